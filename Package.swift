@@ -1,0 +1,72 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "jcap",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "JackCapture", targets: ["JackCapture"]),
+        .executable(name: "jcap", targets: ["jcap"]),
+        .executable(name: "jcap-testsignal", targets: ["jcap-testsignal"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+    ],
+    targets: [
+        // C interop: one system-library target per C library, each a module map and a shim header.
+        .systemLibrary(
+            name: "CJack",
+            pkgConfig: "jack",
+            providers: [.apt(["libjack-jackd2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSndfile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        .target(
+            name: "JackCapture",
+            dependencies: [
+                "CJack",
+                "CSndfile",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .executableTarget(
+            name: "jcap",
+            dependencies: [
+                "JackCapture",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "jcap-testsignal",
+            dependencies: [
+                "JackCapture",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "JackCaptureTests",
+            dependencies: ["JackCapture"]
+        ),
+        // Counts allocations made on one chosen thread from inside the malloc hook; in C because
+        // the hook runs inside the allocator and must not allocate or take locks itself.
+        .target(
+            name: "AllocationProbe",
+            path: "Tests/AllocationProbe"
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "JackCapture",
+                "AllocationProbe",
+                "jcap",
+                "jcap-testsignal",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,28 @@
+// The JACK API as jcap's Swift code sees it.
+#ifndef JCAP_CJACK_SHIM_H
+#define JCAP_CJACK_SHIM_H
+
+#include <jack/jack.h>
+#include <jack/types.h>
+#include <stddef.h>
+
+/// jack_client_open is variadic, which Swift cannot call: this fixed-signature wrapper passes the
+/// server name as the one variadic argument when `server_name` is non-NULL (JackServerName).
+static inline jack_client_t *jcap_client_open(const char *client_name, jack_options_t options,
+                                              jack_status_t *status, const char *server_name) {
+    if (server_name != NULL && server_name[0] != '\0') {
+        return jack_client_open(client_name, (jack_options_t)(options | JackServerName), status,
+                                server_name);
+    }
+    return jack_client_open(client_name, options, status);
+}
+
+// The calls the process callback makes, redeclared with Swift's performance attribute so that
+// `@_noAllocation @_noLocks` Swift code may call them. Each is documented by JACK as safe to call
+// from the process thread: it reads client-side shared memory and neither allocates nor locks.
+void *jack_port_get_buffer(jack_port_t *port, jack_nframes_t nframes)
+    __attribute__((swift_attr("@_noLocks")));
+jack_nframes_t jack_last_frame_time(const jack_client_t *client)
+    __attribute__((swift_attr("@_noLocks")));
+
+#endif

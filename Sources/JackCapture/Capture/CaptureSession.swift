@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One take from start to finish: the JACK client and its ports, the file, the disk writer, and
+/// the start and stop frames.
+///
+/// Use: `init` (connects to JACK, resolves and connects the ports: every error about the server,
+/// the ports, the format or the output path comes from here), wait for `isReady` if the ports are
+/// patched by hand, `start()`, poll `status` until `isFinished` (calling `stop()` to end an open
+/// take), then `finish()`.
+public final class CaptureSession: @unchecked Sendable {
+    public let configuration: CaptureConfiguration
+    public let client: JackClient
+    public let engine: CaptureEngine
+    /// The source port each channel records, in order.
+    public let sources: [String]
+    public let format: FileFormat
+    public let outputPath: String
+    public private(set) var writer: DiskWriter?
+    /// The JACK frame the take was armed to start at (nil: the first cycle after `start()`).
+    public private(set) var scheduledStart: UInt32?
+    public private(set) var durationFrames: Int64?
+    private var finished = false
+
+    public init(configuration: CaptureConfiguration) throws(CaptureError) {
+        self.configuration = configuration
+        let path = configuration.outputPath ?? TakeNaming.nextFileName(
+            existing: TakeNaming.fileNames(inDirectory: configuration.takeDirectory),
+            fileExtension: configuration.takeExtension)
+        outputPath = configuration.outputPath ?? CaptureSession.join(configuration.takeDirectory, path)
+        format = try FileFormat(path: outputPath, bitDepth: configuration.bitDepth)
+        try CaptureSession.checkWritable(outputPath, overwrite: configuration.overwrite)
+
+        do {
+            client = try JackClient(name: configuration.clientName, server: configuration.serverName)
+        } catch { throw .jack(error) }
+        sources = try configuration.sources.resolve(physicalCapturePorts: client.physicalCapturePorts(),
+                                                    outputPorts: client.audioOutputPorts())
+        try format.validate(channels: sources.count)
+        if let duration = configuration.duration {
+            durationFrames = duration.frames(atSampleRate: client.sampleRate)
+        }
+        do {
+            let names = (1...sources.count).map { "in_\($0)" }
+            engine = try CaptureEngine(client: client, portShortNames: names, bufferSeconds: configuration.bufferSeconds)
+            try engine.activate()
+            if configuration.connectsPorts {
+                for (source, port) in zip(sources, engine.portNames) { try client.connect(source, to: port) }
+            }
+        } catch { throw .jack(error) }
+    }
+
+    /// True when recording can start: every input port has a connection (with `--no-connect`,
+    /// once they have been patched by hand).
+    public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }
+
+    /// Creates the file, starts the disk writer and arms the engine at the start time.
+    public func start() throws(CaptureError) {
+        let sampleRate = client.sampleRate
+        var startFrame: UInt32?
+        switch configuration.start {
+        case nil:
+            startFrame = nil
+        case .afterReady(let delay)?:
+            startFrame = FrameTime.advance(client.estimatedFrameTime, by: Int(delay.frames(atSampleRate: sampleRate)))
+        case .frame(let frame)?:
+            guard FrameTime.distance(from: client.estimatedFrameTime, to: frame) > 0 else {
+                throw .startInPast("@\(frame) (JACK's clock is at \(client.estimatedFrameTime))")
+            }
+            startFrame = frame
+        case .wallClock(let time)?:
+            let now = WallClockTime.nowMicrosecondsSinceEpoch()
+            let target = time.microsecondsSinceEpoch(today: now)
+            guard target > now else { throw .startInPast("\(time) (today)") }
+            let jackTime = Int64(JackClient.currentTimeMicroseconds) + (target - now)
+            startFrame = client.frameTime(atMicroseconds: UInt64(jackTime))
+        }
+        if let startFrame, FrameTime.distance(from: client.estimatedFrameTime, to: startFrame) < 0 {
+            throw .startInPast("frame \(startFrame)")
+        }
+        scheduledStart = startFrame
+        let file = try SoundFile.create(path: outputPath, format: format, channels: sources.count,
+                                        sampleRate: sampleRate, overwrite: configuration.overwrite)
+        let writer = DiskWriter(engine: engine, file: file)
+        self.writer = writer
+        writer.start()
+        engine.arm(start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: durationFrames)
+    }
+
+    /// Ends the take at the current frame: every frame up to it is written.
+    public func stop() {
+        engine.requestStopNow()
+    }
+
+    public var status: CaptureStatus { engine.status }
+
+    /// True when no more frames will come: the take reached its end, the server went away or the
+    /// disk failed.
+    public var isFinished: Bool {
+        let status = engine.status
+        return status.phase == .finished || status.phase == .missedStart || status.serverGone
+            || (writer?.hasFailed ?? false)
+    }
+
+    /// Waits for the writer to write everything, closes the file and the client, and says how the
+    /// take went. An empty take (cancelled, or its start missed) leaves no file behind.
+    public func finish() -> TakeReport {
+        precondition(!finished, "a take finishes once")
+        finished = true
+        var status = engine.status
+        if status.phase == .recording || status.phase == .waiting, !status.serverGone {
+            engine.requestStopNow()
+            while !isFinished { usleep(2_000) }
+            status = engine.status
+        }
+        writer?.finish(abandoning: status.serverGone && status.phase != .finished)
+        status = engine.status
+        client.deactivate()
+
+        let frames = writer?.framesWritten ?? 0
+        var outcome: TakeReport.Outcome
+        if let failure = writer?.failure {
+            outcome = .writeFailed(failure)
+        } else if status.phase == .missedStart {
+            outcome = .missedStart
+        } else if status.serverGone && status.phase != .finished {
+            outcome = .serverShutDown
+        } else if status.startFrame == nil && frames == 0 {
+            outcome = .cancelled
+        } else if !(writer?.lostSpans.isEmpty ?? true) {
+            outcome = .lostFrames
+        } else {
+            outcome = .complete
+        }
+        if (outcome == .cancelled || outcome == .missedStart), writer != nil {
+            unlink(outputPath)
+        }
+        return TakeReport(
+            outcome: outcome, path: outputPath, format: format, sampleRate: client.sampleRate,
+            sources: sources, portNames: engine.portNames, frames: frames, startFrame: status.startFrame,
+            lostSpans: writer?.lostSpans ?? [], overrunFrames: status.overrunFrames,
+            skippedFrames: status.skippedFrames, xruns: status.xruns)
+    }
+
+    /// Fails early, before anything is connected, if the file exists or its folder is not writable.
+    /// The file itself is created with O_EXCL at `start()`, so a file that appears meanwhile is
+    /// still never overwritten.
+    static func checkWritable(_ path: String, overwrite: Bool) throws(CaptureError) {
+        if !overwrite && access(path, F_OK) == 0 { throw .outputExists(path) }
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let directory = folder.isEmpty ? "/" : folder
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            throw .outputUnwritable(path, reason: "folder '\(directory)' does not exist")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .outputUnwritable(path, reason: "'\(directory)' is not a folder")
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw .outputUnwritable(path, reason: "folder '\(directory)' is not writable")
+        }
+    }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory == "." ? name : (directory.hasSuffix("/") ? directory + name : directory + "/" + name)
+    }
+}

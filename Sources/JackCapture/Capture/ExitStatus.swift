@@ -1,0 +1,55 @@
+/// jcap's exit statuses: one per kind of failure, so scripts can tell them apart.
+public enum ExitStatus: Int32, CaseIterable, Sendable {
+    case success = 0
+    case failure = 1
+    /// The take is complete and aligned, but frames were lost (written as silence).
+    case lostFrames = 3
+    /// Writing the file failed mid-take (a full disk); what was written is readable.
+    case writeFailed = 4
+    /// The JACK server went away mid-take; what was received is in the file.
+    case serverShutDown = 5
+    /// Stopped before the scheduled start: nothing was recorded.
+    case cancelled = 6
+    case noServer = 10
+    /// An unknown port or channel, or a bad channel list.
+    case unknownSource = 11
+    /// A start time or duration that does not parse.
+    case badTime = 12
+    case startInPast = 13
+    case outputUnwritable = 14
+    case outputExists = 15
+    /// An unknown extension, or a sample format the container cannot hold.
+    case unsupportedFormat = 16
+    case tooManyChannels = 17
+    /// The server refused a port, a connection or the activation.
+    case jackRefused = 18
+    /// A bad flag (swift-argument-parser's EX_USAGE).
+    case usage = 64
+
+    public init(for error: CaptureError) {
+        switch error {
+        case .jack(.noServer): self = .noServer
+        case .jack(.noSuchPort): self = .unknownSource
+        case .jack: self = .jackRefused
+        case .noSuchChannel, .noPortMatches, .badChannelList: self = .unknownSource
+        case .badTime, .badDuration: self = .badTime
+        case .startInPast: self = .startInPast
+        case .outputExists: self = .outputExists
+        case .outputUnwritable: self = .outputUnwritable
+        case .unsupportedExtension, .unsupportedEncoding: self = .unsupportedFormat
+        case .tooManyChannels: self = .tooManyChannels
+        case .writeFailed: self = .writeFailed
+        }
+    }
+
+    public init(for outcome: TakeReport.Outcome) {
+        switch outcome {
+        case .complete: self = .success
+        case .lostFrames: self = .lostFrames
+        case .cancelled: self = .cancelled
+        case .missedStart: self = .startInPast
+        case .serverShutDown: self = .serverShutDown
+        case .writeFailed: self = .writeFailed
+        }
+    }
+}

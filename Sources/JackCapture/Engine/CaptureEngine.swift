@@ -1,0 +1,140 @@
+import Atomics
+import CJack
+
+/// When a take starts.
+public enum CaptureStart: Equatable, Sendable {
+    /// On the first cycle after arming, at its first frame.
+    case immediately
+    /// At this JACK frame time, exactly.
+    case atFrame(UInt32)
+}
+
+/// A snapshot of an engine's counters, read without disturbing the process callback.
+public struct CaptureStatus: Equatable, Sendable {
+    public var phase: CapturePhase
+    /// Frames of the take so far (including frames lost and padded).
+    public var position: Int64
+    /// JACK frame time of the take's first frame, once it has started.
+    public var startFrame: UInt32?
+    /// Frames dropped because the ring was full (the disk fell behind).
+    public var overrunFrames: Int64
+    /// Cycles dropped whole because the ring was full.
+    public var overrunCycles: Int64
+    /// Frames JACK's clock jumped over during the take (xruns).
+    public var skippedFrames: Int64
+    /// Xruns the server reported while the client was active.
+    public var xruns: Int64
+    /// How full the ring is, 0 to 1.
+    public var bufferFill: Double
+    /// The server shut down.
+    public var serverGone: Bool
+
+    /// Frames of the take that hold silence instead of what was played.
+    public var lostFrames: Int64 { overrunFrames + skippedFrames }
+}
+
+/// The real-time half of jcap: a JACK client's input ports, the process callback that copies whole
+/// periods from them into a lock-free ring, and the controls to start and stop on exact frames.
+///
+/// The process callback (`captureProcessCallback`) is `@_noAllocation @_noLocks`: it copies, counts
+/// and publishes through atomics, nothing else. Everything here runs on other threads.
+public final class CaptureEngine: @unchecked Sendable {
+    public let client: JackClient
+    /// Full names of the engine's input ports (`jcap:in_1`), in channel order.
+    public let portNames: [String]
+    let ports: [OpaquePointer]
+    let state: UnsafeMutablePointer<CaptureProcessState>
+    private var active = false
+
+    /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
+    /// server's current rate and period), touched so the callback never faults on it.
+    public init(client: JackClient, portShortNames: [String], bufferSeconds: Double) throws(JackError) {
+        self.client = client
+        var ports: [OpaquePointer] = []
+        for name in portShortNames {
+            ports.append(try client.registerAudioInput(named: name))
+        }
+        self.ports = ports
+        portNames = ports.map { client.fullName(of: $0) }
+        let ring = RingBuffer(capacity: CaptureEngine.ringByteCount(
+            seconds: bufferSeconds, sampleRate: client.sampleRate,
+            period: client.bufferSize, channels: ports.count))
+        state = .allocate(capacity: 1)
+        state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring))
+    }
+
+    deinit {
+        if active { client.deactivate() }
+        state.pointee.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// Bytes of ring for `seconds` of `channels` channels, with room for each cycle's header and
+    /// never less than two whole periods.
+    public static func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) -> Int {
+        let frames = max(Int((seconds * Double(sampleRate)).rounded(.up)), 2 * period)
+        let cycles = (frames + period - 1) / period + 1
+        return frames * channels * MemoryLayout<Float>.stride + cycles * CaptureBlockHeader.byteCount
+    }
+
+    public var channelCount: Int { ports.count }
+    public var ring: RingBuffer { state.pointee.ring }
+
+    /// Installs the callbacks and activates the client (jack_activate). The callback does nothing
+    /// until `arm`.
+    public func activate() throws(JackError) {
+        let argument = UnsafeMutableRawPointer(state)
+        client.setProcessCallback(captureProcessCallback, argument: argument)
+        client.setXrunCallback(captureXrunCallback, argument: argument)
+        client.setShutdownCallback(captureShutdownCallback, argument: argument)
+        try client.activate()
+        active = true
+    }
+
+    /// Connections each input port has now (jack_port_connected).
+    public func connectionCounts() -> [Int] { ports.map { client.connectionCount(of: $0) } }
+
+    /// Arms the take: it starts at `start` and, with a `length`, stops after exactly that many
+    /// frames. Call once.
+    public func arm(start: CaptureStart, length: Int64?) {
+        let pointer = state.pointee
+        switch start {
+        case .immediately: pointer.requestedStart.store(CaptureProcessState.immediateStart, ordering: .relaxed)
+        case .atFrame(let frame): pointer.requestedStart.store(Int64(frame), ordering: .relaxed)
+        }
+        pointer.requestedLength.store(length ?? CaptureProcessState.unlimitedLength, ordering: .relaxed)
+        pointer.phase.store(CapturePhase.waiting.rawValue, ordering: .releasing)
+    }
+
+    /// Ends the take just before JACK frame time `frame`: every frame before it is recorded,
+    /// including the part of the cycle that contains it. Stopping before the start cancels the take.
+    public func requestStop(atFrame frame: UInt32) {
+        state.pointee.requestedStop.store(Int64(frame), ordering: .releasing)
+    }
+
+    /// Ends the take at the server's current frame time.
+    public func requestStopNow() {
+        requestStop(atFrame: client.estimatedFrameTime)
+    }
+
+    public var phase: CapturePhase {
+        CapturePhase(rawValue: state.pointee.phase.load(ordering: .acquiring)) ?? .idle
+    }
+
+    public var status: CaptureStatus {
+        let s = state.pointee
+        let start = s.startFrame.load(ordering: .relaxed)
+        let ring = s.ring
+        return CaptureStatus(
+            phase: phase,
+            position: s.position.load(ordering: .acquiring),
+            startFrame: start < 0 ? nil : UInt32(truncatingIfNeeded: start),
+            overrunFrames: s.overrunFrames.load(ordering: .relaxed),
+            overrunCycles: s.overrunCycles.load(ordering: .relaxed),
+            skippedFrames: s.skippedFrames.load(ordering: .relaxed),
+            xruns: s.xruns.load(ordering: .relaxed),
+            bufferFill: Double(ring.readableByteCount()) / Double(ring.capacity),
+            serverGone: s.serverGone.load(ordering: .acquiring))
+    }
+}

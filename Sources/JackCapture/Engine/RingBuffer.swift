@@ -1,0 +1,94 @@
+import Atomics
+
+/// A lock-free single-producer, single-consumer ring of bytes.
+///
+/// The producer is the JACK process callback, the consumer the disk writer. Each side owns one
+/// index and only reads the other's, so the two never wait for each other: the producer learns how
+/// much room there is, copies a whole block, then publishes it with one releasing store; the
+/// consumer learns how much is published, copies it out, then frees the room with one releasing
+/// store. The indices count bytes since the start and never wrap (a 64-bit count of bytes outlives
+/// any recording); a position in storage is the index modulo the capacity.
+///
+/// The ring is a plain struct of pointers, so the real-time side reaches it without reference
+/// counting. `deallocate()` must be called once, after both threads are done with it.
+public struct RingBuffer: @unchecked Sendable {
+    /// Bytes the ring holds when full.
+    public let capacity: Int
+    @usableFromInline let storage: UnsafeMutableRawPointer
+    @usableFromInline let writeIndex: UnsafeAtomic<Int>
+    @usableFromInline let readIndex: UnsafeAtomic<Int>
+
+    /// Allocates `capacity` bytes and touches every page, so that the real-time thread never takes
+    /// a page fault on first use; where the process may, the pages are also locked in memory.
+    public init(capacity: Int) {
+        precondition(capacity > 0, "a ring buffer needs room for at least one byte")
+        self.capacity = capacity
+        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
+        _ = lockInMemory(storage, byteCount: capacity)
+        writeIndex = .create(0)
+        readIndex = .create(0)
+    }
+
+    public func deallocate() {
+        unlockFromMemory(storage, byteCount: capacity)
+        storage.deallocate()
+        writeIndex.destroy()
+        readIndex.destroy()
+    }
+
+    // MARK: Producer side
+
+    /// Bytes the producer may write now.
+    @inlinable
+    @_noAllocation @_noLocks
+    public func writableByteCount() -> Int {
+        capacity - (writeIndex.load(ordering: .relaxed) - readIndex.load(ordering: .acquiring))
+    }
+
+    /// Copies `byteCount` bytes to `offset` bytes past the write index, without publishing them.
+    /// The caller has checked `writableByteCount()` covers `offset + byteCount`.
+    @inlinable
+    @_noAllocation @_noLocks
+    public func stage(from source: UnsafeRawPointer, byteCount: Int, at offset: Int) {
+        let start = (writeIndex.load(ordering: .relaxed) + offset) % capacity
+        let first = min(byteCount, capacity - start)
+        (storage + start).copyMemory(from: source, byteCount: first)
+        if first < byteCount {
+            storage.copyMemory(from: source + first, byteCount: byteCount - first)
+        }
+    }
+
+    /// Publishes the first `byteCount` staged bytes to the consumer.
+    @inlinable
+    @_noAllocation @_noLocks
+    public func commitWrite(byteCount: Int) {
+        writeIndex.store(writeIndex.load(ordering: .relaxed) + byteCount, ordering: .releasing)
+    }
+
+    // MARK: Consumer side
+
+    /// Bytes published and not yet consumed.
+    @inlinable
+    public func readableByteCount() -> Int {
+        writeIndex.load(ordering: .acquiring) - readIndex.load(ordering: .relaxed)
+    }
+
+    /// Copies `byteCount` published bytes, starting `offset` bytes past the read index, without
+    /// consuming them. The caller has checked `readableByteCount()` covers `offset + byteCount`.
+    @inlinable
+    public func peek(into destination: UnsafeMutableRawPointer, byteCount: Int, at offset: Int) {
+        let start = (readIndex.load(ordering: .relaxed) + offset) % capacity
+        let first = min(byteCount, capacity - start)
+        destination.copyMemory(from: storage + start, byteCount: first)
+        if first < byteCount {
+            (destination + first).copyMemory(from: storage, byteCount: byteCount - first)
+        }
+    }
+
+    /// Frees `byteCount` bytes for the producer.
+    @inlinable
+    public func commitRead(byteCount: Int) {
+        readIndex.store(readIndex.load(ordering: .relaxed) + byteCount, ordering: .releasing)
+    }
+}

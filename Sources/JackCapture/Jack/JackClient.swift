@@ -1,0 +1,163 @@
+import CJack
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection to a JACK server: a thin wrapper over libjack's client calls, one method per call.
+///
+/// Not thread-safe beyond what libjack guarantees; jcap uses one from the main thread while the
+/// server runs the process callback on its own thread.
+public final class JackClient: @unchecked Sendable {
+    /// The `jack_client_t *`.
+    public let handle: OpaquePointer
+    private var closed = false
+
+    /// Opens a client (jack_client_open). Never starts a server (JackNoStartServer): a recording
+    /// tool that silently starts its own server records silence from the wrong device.
+    ///
+    /// - Parameters:
+    ///   - name: the name asked for; JACK makes it unique (`jcap-01`) if another client has it.
+    ///   - server: a server name (jackd -n), or nil for the default (or `$JACK_DEFAULT_SERVER`).
+    public init(name: String, server: String? = nil) throws(JackError) {
+        JackClient.silenceLibraryMessages()
+        var status = jack_status_t(rawValue: 0)
+        let options = jack_options_t(rawValue: JackNoStartServer.rawValue)
+        guard let handle = jcap_client_open(name, options, &status, server) else {
+            if status.rawValue & JackServerFailed.rawValue != 0 {
+                throw .noServer(server: server ?? JackClient.defaultServerName)
+            }
+            throw .clientOpenFailed(status: status.rawValue)
+        }
+        self.handle = handle
+    }
+
+    deinit { close() }
+
+    /// The server name clients reach when none is given.
+    public static var defaultServerName: String? {
+        guard let name = getenv("JACK_DEFAULT_SERVER") else { return nil }
+        return String(cString: name)
+    }
+
+    /// Disconnects from the server (jack_client_close). Safe to call more than once.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        jack_client_close(handle)
+    }
+
+    /// The name the server gave this client (jack_get_client_name).
+    public var name: String { String(cString: jack_get_client_name(handle)) }
+
+    /// Frames per second (jack_get_sample_rate).
+    public var sampleRate: Int { Int(jack_get_sample_rate(handle)) }
+
+    /// Frames per period (jack_get_buffer_size).
+    public var bufferSize: Int { Int(jack_get_buffer_size(handle)) }
+
+    /// The server's estimate of the current frame time (jack_frame_time). Callable from any thread;
+    /// exact frame times come only from jack_last_frame_time inside the process callback.
+    public var estimatedFrameTime: UInt32 { jack_frame_time(handle) }
+
+    /// JACK's clock in microseconds (jack_get_time).
+    public static var currentTimeMicroseconds: UInt64 { jack_get_time() }
+
+    /// The frame time at a moment of JACK's clock (jack_time_to_frames).
+    public func frameTime(atMicroseconds time: UInt64) -> UInt32 {
+        jack_time_to_frames(handle, time)
+    }
+
+    /// The thread the server runs the process callback on (jack_client_thread_id).
+    public var processThread: pthread_t { jack_client_thread_id(handle) }
+
+    /// Registers an audio input port (jack_port_register), returning its `jack_port_t *`.
+    public func registerAudioInput(named shortName: String) throws(JackError) -> OpaquePointer {
+        guard let port = jack_port_register(handle, shortName, JACK_DEFAULT_AUDIO_TYPE,
+                                            UInt(JackPortIsInput.rawValue), 0) else {
+            throw .portRegistrationFailed(name: shortName)
+        }
+        return port
+    }
+
+    /// Registers an audio output port (jack_port_register), returning its `jack_port_t *`.
+    public func registerAudioOutput(named shortName: String) throws(JackError) -> OpaquePointer {
+        guard let port = jack_port_register(handle, shortName, JACK_DEFAULT_AUDIO_TYPE,
+                                            UInt(JackPortIsOutput.rawValue), 0) else {
+            throw .portRegistrationFailed(name: shortName)
+        }
+        return port
+    }
+
+    /// A port's full name, `client:port` (jack_port_name).
+    public func fullName(of port: OpaquePointer) -> String {
+        String(cString: jack_port_name(port))
+    }
+
+    /// How many connections a port of this client has (jack_port_connected).
+    public func connectionCount(of port: OpaquePointer) -> Int {
+        Int(jack_port_connected(port))
+    }
+
+    /// Names of audio ports with all of `flags` (jack_get_ports), in the server's order.
+    public func audioPorts(flags: JackPortFlags) -> [String] {
+        guard let list = jack_get_ports(handle, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue)) else {
+            return []
+        }
+        defer { jack_free(list) }
+        var names: [String] = []
+        var index = 0
+        while let name = list[index] {
+            names.append(String(cString: name))
+            index += 1
+        }
+        return names
+    }
+
+    /// Audio ports that produce signal: what jcap can record from.
+    public func audioOutputPorts() -> [String] { audioPorts(flags: JackPortIsOutput) }
+
+    /// The hardware (or dummy) capture ports, `system:capture_1` first.
+    public func physicalCapturePorts() -> [String] {
+        audioPorts(flags: JackPortFlags(rawValue: JackPortIsOutput.rawValue | JackPortIsPhysical.rawValue))
+    }
+
+    /// Connects `source` to `destination` (jack_connect). An existing connection is not an error.
+    public func connect(_ source: String, to destination: String) throws(JackError) {
+        let result = jack_connect(handle, source, destination)
+        guard result == 0 || result == EEXIST else {
+            throw .connectionFailed(source: source, destination: destination)
+        }
+    }
+
+    /// Installs the process callback (jack_set_process_callback); before `activate()` only.
+    public func setProcessCallback(_ callback: JackProcessCallback, argument: UnsafeMutableRawPointer) {
+        jack_set_process_callback(handle, callback, argument)
+    }
+
+    /// Installs the xrun callback (jack_set_xrun_callback); before `activate()` only.
+    public func setXrunCallback(_ callback: JackXRunCallback, argument: UnsafeMutableRawPointer) {
+        jack_set_xrun_callback(handle, callback, argument)
+    }
+
+    /// Installs the callback run when the server shuts the client down (jack_on_info_shutdown).
+    public func setShutdownCallback(_ callback: JackInfoShutdownCallback, argument: UnsafeMutableRawPointer) {
+        jack_on_info_shutdown(handle, callback, argument)
+    }
+
+    /// Starts the process callback (jack_activate).
+    public func activate() throws(JackError) {
+        guard jack_activate(handle) == 0 else { throw .activationFailed }
+    }
+
+    /// Stops the process callback (jack_deactivate).
+    public func deactivate() {
+        jack_deactivate(handle)
+    }
+
+    /// libjack prints its own diagnostics to stderr (jack_set_error_function,
+    /// jack_set_info_function); jcap reports each failure itself, in one line.
+    private static func silenceLibraryMessages() {
+        jack_set_error_function { _ in }
+        jack_set_info_function { _ in }
+    }
+}

@@ -1,0 +1,36 @@
+/// What went wrong talking to the JACK server.
+public enum JackError: Error, Equatable, Sendable {
+    /// jack_client_open could not reach a server. `server` is the server name asked for, if any.
+    case noServer(server: String?)
+    /// jack_client_open failed for another reason, given as JACK's status bits.
+    case clientOpenFailed(status: UInt32)
+    /// jack_port_register failed.
+    case portRegistrationFailed(name: String)
+    /// jack_activate failed.
+    case activationFailed
+    /// jack_connect failed for a reason other than the connection already existing.
+    case connectionFailed(source: String, destination: String)
+    /// No port of that name exists.
+    case noSuchPort(String)
+}
+
+extension JackError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .noServer(let server):
+            let named = server.map { " named '\($0)'" } ?? ""
+            let start = server.map { "jackd -n \($0) -d dummy" } ?? "jackd -d alsa (or: tools/jackd-private start)"
+            return "no JACK server\(named) is running; start one, e.g. '\(start)'"
+        case .clientOpenFailed(let status):
+            return "the JACK server refused the client (status 0x\(String(status, radix: 16)))"
+        case .portRegistrationFailed(let name):
+            return "the JACK server refused to register port '\(name)' (port limit reached? raise it with jackd -p)"
+        case .activationFailed:
+            return "the JACK server refused to activate the client"
+        case .connectionFailed(let source, let destination):
+            return "could not connect JACK port '\(source)' to '\(destination)'"
+        case .noSuchPort(let name):
+            return "no JACK port named '\(name)'"
+        }
+    }
+}

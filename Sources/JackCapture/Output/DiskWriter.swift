@@ -1,0 +1,177 @@
+import Atomics
+import Foundation
+
+/// Frames of a take that hold silence because they never reached the file: dropped whole on
+/// overrun, or skipped by JACK's clock in an xrun.
+public struct LostSpan: Equatable, Sendable, CustomStringConvertible {
+    /// Index in the take of the first silent frame.
+    public var position: Int64
+    public var frames: Int64
+
+    public init(position: Int64, frames: Int64) {
+        self.position = position
+        self.frames = frames
+    }
+
+    public var description: String { "\(frames) frames at \(position)" }
+}
+
+/// The disk-writer thread: drains the engine's ring into a sound file.
+///
+/// Blocks arrive planar, one per cycle; the writer interleaves them and writes them with
+/// libsndfile. Whenever a block's position is past the frames written so far, the frames between
+/// were lost (the callback dropped a cycle, or JACK's clock jumped): the writer writes exactly
+/// that much silence first, so every later frame stays at its true place in the take, and notes
+/// the span. The header is rewritten twice a second so a killed process leaves a readable file.
+public final class DiskWriter: @unchecked Sendable {
+    public let engine: CaptureEngine
+    public let file: SoundFile
+    private let channels: Int
+    private let headerInterval: Int64
+    private let framesWrittenCounter = ManagedAtomic<Int64>(0)
+    private let abandonFlag = ManagedAtomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    private var started = false
+
+    // Owned by the writer thread while it runs; read by others after `finish()`.
+    private(set) public var lostSpans: [LostSpan] = []
+    private(set) public var failure: CaptureError?
+    private let failedFlag = ManagedAtomic<Bool>(false)
+
+    /// Called on the writer thread before each block is written, with the block's position: how
+    /// tests make a deliberately slow disk.
+    var beforeEachBlock: (@Sendable (Int64) -> Void)?
+
+    public init(engine: CaptureEngine, file: SoundFile) {
+        self.engine = engine
+        self.file = file
+        channels = engine.channelCount
+        headerInterval = Int64(max(1, file.sampleRate / 2))
+    }
+
+    /// Frames in the file so far (silence for lost spans included).
+    public var framesWritten: Int64 { framesWrittenCounter.load(ordering: .relaxed) }
+
+    /// True once a write has failed; the take cannot continue.
+    public var hasFailed: Bool { failedFlag.load(ordering: .acquiring) }
+
+    public func start() {
+        precondition(!started, "a disk writer runs once")
+        started = true
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.name = "jcap disk writer"
+        thread.start()
+    }
+
+    /// Waits for the writer to write every frame of the take and closes the file. With
+    /// `abandoning`, the take will not finish (the server is gone): the writer writes what the
+    /// ring holds and stops there.
+    public func finish(abandoning: Bool = false) {
+        if abandoning { abandonFlag.store(true, ordering: .releasing) }
+        if started { done.wait() }
+        do {
+            try file.close()
+        } catch {
+            if failure == nil { failure = error }
+        }
+    }
+
+    private func run() {
+        var planar = [Float]()
+        var interleaved = [Float]()
+        var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
+        var written: Int64 = 0
+        var sinceHeaderUpdate: Int64 = 0
+        let ring = engine.ring
+        let idleSleep = useconds_t(max(1_000, min(10_000, 500_000 * engine.client.bufferSize / max(1, file.sampleRate))))
+
+        func write(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
+            try file.write(interleaved: samples, frames: frames)
+            written += Int64(frames)
+            sinceHeaderUpdate += Int64(frames)
+            framesWrittenCounter.store(written, ordering: .relaxed)
+            if sinceHeaderUpdate >= headerInterval {
+                file.updateHeader()
+                sinceHeaderUpdate = 0
+            }
+        }
+
+        func writeSilence(until position: Int64) throws(CaptureError) {
+            guard position > written else { return }
+            lostSpans.append(LostSpan(position: written, frames: position - written))
+            let chunk = 4_096
+            if interleaved.count < chunk * channels { interleaved = [Float](repeating: 0, count: chunk * channels) }
+            var remaining = position - written
+            while remaining > 0 {
+                let frames = Int(min(remaining, Int64(chunk)))
+                for index in 0..<(frames * channels) { interleaved[index] = 0 }
+                try interleaved.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                    try write(buffer.baseAddress!, frames: frames)
+                }
+                remaining -= Int64(frames)
+            }
+        }
+
+        do throws(CaptureError) {
+            while true {
+                let phase = engine.phase
+                let ending = phase == .finished || phase == .missedStart
+                let abandoned = abandonFlag.load(ordering: .acquiring)
+                var drained = false
+                while ring.readableByteCount() >= CaptureBlockHeader.byteCount {
+                    withUnsafeMutableBytes(of: &headerBytes) { raw in
+                        ring.peek(into: raw.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0)
+                    }
+                    let frames = Int(headerBytes.frameCount)
+                    let blockBytes = CaptureBlockHeader.blockByteCount(frames: frames, channels: channels)
+                    let samples = frames * channels
+                    if planar.count < samples { planar = [Float](repeating: 0, count: samples) }
+                    if interleaved.count < samples { interleaved = [Float](repeating: 0, count: samples) }
+                    planar.withUnsafeMutableBytes { raw in
+                        ring.peek(into: raw.baseAddress!, byteCount: samples * MemoryLayout<Float>.stride,
+                                  at: CaptureBlockHeader.byteCount)
+                    }
+                    ring.commitRead(byteCount: blockBytes)
+                    beforeEachBlock?(headerBytes.position)
+                    try writeSilence(until: headerBytes.position)
+                    DiskWriter.interleave(planar: planar, into: &interleaved, frames: frames, channels: channels)
+                    try interleaved.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                        try write(buffer.baseAddress!, frames: frames)
+                    }
+                    drained = true
+                }
+                if ending {
+                    // Every block is on the ring before the callback publishes `finished`; frames
+                    // lost at the very end are padded up to the take's final length.
+                    if phase == .finished { try writeSilence(until: engine.status.position) }
+                    break
+                }
+                if abandoned { break }
+                if !drained { usleep(idleSleep) }
+            }
+            file.updateHeader()
+        } catch {
+            failure = error
+            failedFlag.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Planar channel blocks to interleaved frames: `planar` holds `channels` runs of `frames`.
+    static func interleave(planar: [Float], into interleaved: inout [Float], frames: Int, channels: Int) {
+        planar.withUnsafeBufferPointer { source in
+            interleaved.withUnsafeMutableBufferPointer { destination in
+                for channel in 0..<channels {
+                    let run = source.baseAddress! + channel * frames
+                    var out = destination.baseAddress! + channel
+                    for frame in 0..<frames {
+                        out.pointee = run[frame]
+                        out += channels
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import CSndfile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open sound file: a thin wrapper over libsndfile, one method per call.
+public final class SoundFile: @unchecked Sendable {
+    /// The `SNDFILE *`.
+    let handle: OpaquePointer
+    public let path: String
+    public let channels: Int
+    public let sampleRate: Int
+    /// Frames in the file when it was opened for reading (0 for a file opened for writing).
+    public let frames: Int64
+    /// libsndfile's format code.
+    public let format: Int32
+    private var closed = false
+
+    private init(handle: OpaquePointer, path: String, info: SF_INFO) {
+        self.handle = handle
+        self.path = path
+        channels = Int(info.channels)
+        sampleRate = Int(info.samplerate)
+        frames = Int64(info.frames)
+        format = info.format
+    }
+
+    deinit { try? close() }
+
+    /// Creates a file for writing (open(2) with O_EXCL, then sf_open_fd). An existing file is
+    /// never touched unless `overwrite`; the format is checked (sf_format_check) before anything
+    /// is created or truncated, so a bad format never damages a file.
+    public static func create(path: String, format: FileFormat, channels: Int, sampleRate: Int,
+                              overwrite: Bool) throws(CaptureError) -> SoundFile {
+        try format.validate(channels: channels)
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        info.format = format.sndfileFormat
+        guard sf_format_check(&info) == Int32(SF_TRUE) else {
+            throw .unsupportedEncoding("libsndfile cannot write \(format.displayName) with \(channels) channels at \(sampleRate) Hz")
+        }
+        let flags = O_WRONLY | O_CREAT | (overwrite ? O_TRUNC : O_EXCL)
+        let descriptor = Glibc.open(path, flags, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == EEXIST { throw .outputExists(path) }
+            throw .outputUnwritable(path, reason: String(cString: strerror(code)))
+        }
+        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+            let reason = String(cString: sf_strerror(nil))
+            Glibc.close(descriptor)
+            unlink(path)
+            throw .unsupportedEncoding("libsndfile cannot write \(format.displayName) with \(channels) channels: \(reason)")
+        }
+        let file = SoundFile(handle: handle, path: path, info: info)
+        if format.container == .wav {
+            _ = jcap_sf_command_bool(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), 1)
+        }
+        // Float to integer conversion clips at full scale instead of wrapping around.
+        _ = jcap_sf_command_bool(handle, Int32(SFC_SET_CLIPPING), 1)
+        return file
+    }
+
+    /// Opens an existing file for reading (sf_open).
+    public static func open(readingFrom path: String) throws(CaptureError) -> SoundFile {
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw .outputUnwritable(path, reason: String(cString: sf_strerror(nil)))
+        }
+        return SoundFile(handle: handle, path: path, info: info)
+    }
+
+    /// Writes `frames` interleaved frames (sf_writef_float). A short write is an error (a full
+    /// disk); libsndfile's message and errno say which.
+    public func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
+        let written = sf_writef_float(handle, samples, sf_count_t(frames))
+        guard written == frames else {
+            let code = errno
+            let library = String(cString: sf_strerror(handle))
+            let reason = code != 0 ? "\(String(cString: strerror(code))) (\(library))" : library
+            throw .writeFailed(path: path, reason: reason)
+        }
+    }
+
+    /// Reads up to `frames` interleaved frames (sf_readf_float); returns how many it read.
+    public func read(into samples: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        Int(sf_readf_float(handle, samples, sf_count_t(frames)))
+    }
+
+    /// Rewrites the header to describe everything written so far (SFC_UPDATE_HEADER_NOW), so the
+    /// file is readable if the process dies.
+    public func updateHeader() {
+        sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+    }
+
+    /// Finishes and closes the file (sf_close). Safe to call more than once.
+    public func close() throws(CaptureError) {
+        guard !closed else { return }
+        closed = true
+        let result = sf_close(handle)
+        guard result == 0 else {
+            throw .writeFailed(path: path, reason: String(cString: sf_error_number(result)))
+        }
+    }
+}

@@ -1,0 +1,142 @@
+/// A signal from which every recorded sample can be checked: the sample that channel `c` carries
+/// at JACK frame time `t` encodes both.
+///
+/// Each sample is an integer `k` in [-2^21, 2^21) divided by 2^23: exact in 32-bit float and in
+/// 24- and 32-bit PCM (libsndfile scales by 2^23 - 1 and rounds, which recovers `k` while
+/// |k| < 2^22), so a recording can be compared bit for bit. `k` is the frame time, offset by
+/// 4,093 frames per channel, modulo 2^22 (87 seconds at 48 kHz): a frame recorded from the wrong
+/// channel, a frame missing, repeated or shifted all decode to the wrong time. On a speaker it is
+/// a quiet sawtooth, at most -12 dBFS.
+public enum TestSignal {
+    public static let timeModulus = 1 << 22
+    /// Frames of offset per channel: prime, and small enough that channels 0 to 1,023 all differ.
+    public static let channelOffset = 4_093
+    static let scale: Float = 1.0 / Float(1 << 23)
+
+    /// The code of channel `channel` (0-based) at frame time `frameTime`.
+    @inlinable
+    @_noAllocation @_noLocks
+    public static func code(frameTime: UInt32, channel: Int) -> Int {
+        let phase = (Int(frameTime) + channel &* channelOffset) & (timeModulus - 1)
+        return phase - timeModulus / 2
+    }
+
+    /// The sample of channel `channel` (0-based) at frame time `frameTime`.
+    @inlinable
+    @_noAllocation @_noLocks
+    public static func sample(frameTime: UInt32, channel: Int) -> Float {
+        Float(code(frameTime: frameTime, channel: channel)) * (1.0 / Float(1 << 23))
+    }
+
+    /// Fills `frames` samples of one channel, starting at frame time `start`.
+    @_noAllocation @_noLocks
+    public static func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, start: UInt32, channel: Int) {
+        var phase = (Int(start) + channel &* channelOffset) & (timeModulus - 1)
+        for index in 0..<frames {
+            buffer[index] = Float(phase - timeModulus / 2) * (1.0 / Float(1 << 23))
+            phase = (phase + 1) & (timeModulus - 1)
+        }
+    }
+
+    /// The frame time (modulo 2^22) a sample of `channel` encodes, or nil if it is no sample of
+    /// the signal at all.
+    public static func frameTime(decoding sample: Float, channel: Int) -> Int? {
+        let scaled = sample * Float(1 << 23)
+        guard scaled == scaled.rounded(), abs(scaled) <= Float(timeModulus / 2) else { return nil }
+        let code = Int(scaled)
+        return ((code + timeModulus / 2 - channel * channelOffset) % timeModulus + timeModulus) % timeModulus
+    }
+}
+
+/// What a recording of the test signal holds, checked sample by sample.
+public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
+    public var frames: Int64 = 0
+    public var channels = 0
+    /// The frame time (modulo 2^22) the take's first signal frame encodes, reckoned back to the
+    /// file's first frame.
+    public var firstFrameTime: Int?
+    /// Spans of frames silent on every channel (where jcap wrote silence for lost frames).
+    public var silentSpans: [LostSpan] = []
+    /// Samples that are neither silence nor the signal at the right time on the right channel.
+    public var wrongSamples: Int64 = 0
+    /// The first few wrong samples: (frame, channel, expected frame time, decoded frame time).
+    public var firstWrong: [WrongSample] = []
+
+    public struct WrongSample: Equatable, Sendable {
+        public var frame: Int64
+        public var channel: Int
+        public var expected: Int
+        public var found: Int?
+    }
+
+    /// Every frame is the signal: no silence, nothing wrong.
+    public var isIntact: Bool { wrongSamples == 0 && silentSpans.isEmpty && firstFrameTime != nil }
+
+    public var description: String {
+        var text = "\(frames) frames, \(channels) channels"
+        if let firstFrameTime { text += ", first frame encodes frame time \(firstFrameTime) (mod 2^22)" }
+        text += isIntact ? "; every sample is the test signal, in order, on the right channel"
+            : "; \(wrongSamples) wrong samples, silent spans: \(silentSpans.isEmpty ? "none" : silentSpans.map(\.description).joined(separator: ", "))"
+        return text
+    }
+
+    /// Reads a recorded file and checks every sample against the test signal. Frames silent on
+    /// every channel are reported as spans (the file's padding for lost frames); any other
+    /// mismatch counts as wrong.
+    public static func check(file: SoundFile) -> TestSignalReport {
+        var report = TestSignalReport()
+        report.channels = file.channels
+        let channels = file.channels
+        let chunk = 16_384
+        var buffer = [Float](repeating: 0, count: chunk * channels)
+        var frameIndex: Int64 = 0
+        var silentStart: Int64?
+        while true {
+            let read = buffer.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: chunk) }
+            if read <= 0 { break }
+            for local in 0..<read {
+                let frame = frameIndex + Int64(local)
+                let base = local * channels
+                var silent = true
+                for channel in 0..<channels where buffer[base + channel] != 0 { silent = false; break }
+                if silent {
+                    if silentStart == nil { silentStart = frame }
+                    continue
+                }
+                if let start = silentStart {
+                    report.silentSpans.append(LostSpan(position: start, frames: frame - start))
+                    silentStart = nil
+                }
+                if report.firstFrameTime == nil {
+                    guard let decoded = TestSignal.frameTime(decoding: buffer[base], channel: 0) else {
+                        report.note(frame: frame, channel: 0, expected: -1, found: nil)
+                        continue
+                    }
+                    report.firstFrameTime = ((decoded - Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
+                        + TestSignal.timeModulus) % TestSignal.timeModulus
+                }
+                let expected = (report.firstFrameTime! + Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
+                for channel in 0..<channels {
+                    let sample = buffer[base + channel]
+                    if sample != TestSignal.sample(frameTime: UInt32(expected), channel: channel) {
+                        report.note(frame: frame, channel: channel, expected: expected,
+                                    found: TestSignal.frameTime(decoding: sample, channel: channel))
+                    }
+                }
+            }
+            frameIndex += Int64(read)
+        }
+        if let start = silentStart {
+            report.silentSpans.append(LostSpan(position: start, frames: frameIndex - start))
+        }
+        report.frames = frameIndex
+        return report
+    }
+
+    private mutating func note(frame: Int64, channel: Int, expected: Int, found: Int?) {
+        wrongSamples += 1
+        if firstWrong.count < 8 {
+            firstWrong.append(WrongSample(frame: frame, channel: channel, expected: expected, found: found))
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CJack
+
+/// A JACK client whose output ports play the test signal: `out_1` ... `out_N`, channel `c` carrying
+/// `TestSignal.sample(frameTime:channel:)` at every frame time. Its process callback is real-time
+/// safe like jcap's own.
+public final class TestSignalGenerator: @unchecked Sendable {
+    public let client: JackClient
+    public let portNames: [String]
+    private let state: UnsafeMutablePointer<GeneratorState>
+
+    struct GeneratorState {
+        let client: OpaquePointer
+        let ports: UnsafeMutablePointer<OpaquePointer?>
+        let channelCount: Int
+    }
+
+    public init(client: JackClient, channels: Int) throws(JackError) {
+        self.client = client
+        var ports: [OpaquePointer] = []
+        for index in 1...max(1, channels) {
+            ports.append(try client.registerAudioOutput(named: "out_\(index)"))
+        }
+        portNames = ports.map { client.fullName(of: $0) }
+        let list = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: ports.count)
+        list.initialize(from: ports.map { Optional($0) }, count: ports.count)
+        state = .allocate(capacity: 1)
+        state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count))
+        client.setProcessCallback(testSignalProcessCallback, argument: UnsafeMutableRawPointer(state))
+        try client.activate()
+    }
+
+    deinit {
+        client.deactivate()
+        state.pointee.ports.deallocate()
+        state.deallocate()
+    }
+}
+
+@_noAllocation @_noLocks
+func testSignalProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+    guard let argument else { return 0 }
+    let state = argument.assumingMemoryBound(to: TestSignalGenerator.GeneratorState.self)
+    let start = jack_last_frame_time(state.pointee.client)
+    for channel in 0..<state.pointee.channelCount {
+        if let port = state.pointee.ports[channel], let buffer = jack_port_get_buffer(port, frameCount) {
+            TestSignal.render(into: buffer.assumingMemoryBound(to: Float.self), frames: Int(frameCount),
+                              start: start, channel: channel)
+        }
+    }
+    return 0
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import JackCapture
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct TestSignalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jcap-testsignal",
+        abstract: "Play jcap's test signal on JACK ports, or check a recording of it sample by sample.",
+        subcommands: [Play.self, Verify.self],
+        defaultSubcommand: Play.self)
+
+    struct Play: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play the test signal on out_1 ... out_N until SIGINT/SIGTERM.")
+
+        @Option(name: .long, help: "Number of output ports.")
+        var channels = 2
+
+        @Option(name: .long, help: "JACK client name.")
+        var name = "testsignal"
+
+        @Option(name: .long, help: "JACK server name.")
+        var server: String?
+
+        func run() throws {
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGINT)
+            sigaddset(&blocked, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            let generator: TestSignalGenerator
+            do {
+                let client = try JackClient(name: name, server: server)
+                generator = try TestSignalGenerator(client: client, channels: channels)
+            } catch {
+                StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
+                throw ExitCode(ExitStatus(for: .jack(error)).rawValue)
+            }
+            StandardStreams.writeOutput("playing the test signal on \(generator.portNames.joined(separator: " "))\n")
+            var received: Int32 = 0
+            sigwait(&blocked, &received)
+            _ = generator
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check every sample of a recording of the test signal.")
+
+        @Argument(help: "The recorded file.")
+        var file: String
+
+        func run() throws {
+            do {
+                let sound = try SoundFile.open(readingFrom: file)
+                let report = TestSignalReport.check(file: sound)
+                print("\(file): \(report)")
+                if !report.isIntact { throw ExitCode(1) }
+            } catch let error as CaptureError {
+                StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
+                throw ExitCode(1)
+            }
+        }
+    }
+}

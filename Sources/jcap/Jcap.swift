@@ -1,0 +1,143 @@
+import ArgumentParser
+import JackCapture
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Jcap: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jcap",
+        abstract: "Record JACK ports to a sound file, sample-accurately.",
+        discussion: """
+            Examples:
+              jcap --channels 1,2 --at +3s --for 60s
+              jcap --port 'synth:out_*' --for 1:30 -o synth.wav --bit-depth 24
+              jcap --channels 1-8 -o drums.flac            # until Ctrl-C
+
+            Exit status: 0 complete; 3 frames lost (written as silence); 4 write failed;
+            5 JACK server shut down; 6 stopped before the start; 10 no JACK server;
+            11 unknown port or channel; 12 bad time or duration; 13 start time in the past;
+            14 unwritable path; 15 file exists; 16 unsupported format; 17 too many channels
+            for the format; 18 JACK refused a port or connection; 64 bad option.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("Physical capture channels, 1-based: 1,2 or 1-8,10.", valueName: "list"))
+    var channels: String?
+
+    @Option(name: .long, help: ArgumentHelp("A JACK output port to record: exact name or glob ('synth:out_*'). Repeatable.", valueName: "pattern"))
+    var port: [String] = []
+
+    @Flag(name: .long, help: "Register the ports but connect nothing: patch them by hand (qjackctl); recording starts once every port is connected.")
+    var noConnect = false
+
+    @Option(name: .long, help: "JACK client name (made unique by the server if taken).")
+    var name = "jcap"
+
+    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
+    var server: String?
+
+    @Option(name: .long, help: ArgumentHelp("Start time: +3s / +250ms / +48000f after ready, @FRAME (JACK frame time), or 14:30:00[.250] today.", valueName: "time"))
+    var at: String?
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("Length: 60s, 1.01s, 250ms, 48000f, 1:30, 1:02:03.5. Default: until Ctrl-C.", valueName: "duration"))
+    var duration: String?
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file; the extension picks the format (wav w64 rf64 caf aiff flac ogg opus mp3). Default: take-NNN.wav here.", valueName: "path"))
+    var output: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sample format for PCM containers: 16, 24, 32 or float (default 24).", valueName: "depth"))
+    var bitDepth: String?
+
+    @Flag(name: .long, help: "Replace the output file if it exists.")
+    var overwrite = false
+
+    @Option(name: .long, help: ArgumentHelp("Ring buffer length: how long the disk may stall without losing frames (default 4s).", valueName: "duration"))
+    var buffer: String = "4s"
+
+    func run() throws {
+        let signals = StopSignals()
+        var console = Console()
+        let configuration: CaptureConfiguration
+        do {
+            configuration = try makeConfiguration()
+        } catch {
+            throw console.fail(error)
+        }
+
+        let session: CaptureSession
+        do {
+            session = try CaptureSession(configuration: configuration)
+        } catch {
+            throw console.fail(error)
+        }
+        console.describe(session)
+
+        if !configuration.connectsPorts {
+            console.line("waiting for \(session.engine.portNames.joined(separator: ", ")) to be connected")
+            while !session.isReady {
+                if signals.signal != nil {
+                    console.line("stopped before any port was connected; nothing recorded")
+                    throw ExitCode(ExitStatus.cancelled.rawValue)
+                }
+                usleep(20_000)
+            }
+        }
+
+        do {
+            try session.start()
+        } catch {
+            throw console.fail(error)
+        }
+        console.announceStart(session)
+
+        var stopping = false
+        while !session.isFinished {
+            if !stopping, signals.signal != nil {
+                session.stop()
+                stopping = true
+            }
+            console.progress(session)
+            usleep(50_000)
+        }
+        let report = session.finish()
+        console.summarize(report)
+        let status = ExitStatus(for: report.outcome)
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    func makeConfiguration() throws(CaptureError) -> CaptureConfiguration {
+        var configuration = CaptureConfiguration()
+        configuration.clientName = name
+        configuration.serverName = server
+        if let channels, !port.isEmpty {
+            throw .badChannelList(channels, reason: "use --channels or --port, not both")
+        }
+        if let channels {
+            configuration.sources = .channels(try SourceSelection.parseChannelList(channels))
+        } else if !port.isEmpty {
+            configuration.sources = .ports(port)
+        }
+        configuration.connectsPorts = !noConnect
+        configuration.outputPath = output
+        configuration.overwrite = overwrite
+        if let bitDepth {
+            guard let depth = BitDepth(rawValue: bitDepth.lowercased()) else {
+                throw .unsupportedEncoding("bad --bit-depth '\(bitDepth)': use 16, 24, 32 or float")
+            }
+            configuration.bitDepth = depth
+        }
+        if let at { configuration.start = try StartTime(parsing: at) }
+        if let duration {
+            let parsed = try CaptureDuration(parsing: duration)
+            guard !parsed.isZero else { throw .badDuration(duration, reason: "a take must be longer than zero") }
+            configuration.duration = parsed
+        }
+        let bufferLength = try CaptureDuration(parsing: buffer)
+        configuration.bufferSeconds = Double(bufferLength.frames(atSampleRate: 1_000_000)) / 1_000_000
+        guard configuration.bufferSeconds >= 0.01 else {
+            throw .badDuration(buffer, reason: "the buffer must hold at least 10ms")
+        }
+        return configuration
+    }
+}
