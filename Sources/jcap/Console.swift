@@ -71,7 +71,9 @@ struct Console {
         }
         var text = "jcap: wrote \(report.path): \(report.frames) frames (\(Console.clock(report.seconds))), "
         text += "\(report.channels) channels, \(report.format.displayName)"
-        if let start = report.startFrame { text += ", first frame at JACK frame \(start)" }
+        if let start = report.startFrame {
+            text += ", JACK frames \(start) to \(FrameTime.advance(start, by: Int(report.frames)))"
+        }
         line(text)
         line("jcap: xruns \(report.xruns), lost frames \(report.lostFrames)")
         if !report.lostSpans.isEmpty {

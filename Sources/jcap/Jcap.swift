@@ -93,8 +93,9 @@ struct Jcap: ParsableCommand {
 
         var stopping = false
         while !session.isFinished {
-            if !stopping, signals.signal != nil {
-                session.stop()
+            if !stopping, let signal = signals.signal {
+                let frame = session.stop()
+                console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
                 stopping = true
             }
             console.progress(session)

@@ -88,8 +88,9 @@ public final class CaptureSession: @unchecked Sendable {
         engine.arm(start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: durationFrames)
     }
 
-    /// Ends the take at the current frame: every frame up to it is written.
-    public func stop() {
+    /// Ends the take at the current frame, which it returns: every frame before it is written.
+    @discardableResult
+    public func stop() -> UInt32 {
         engine.requestStopNow()
     }
 

@@ -113,9 +113,12 @@ public final class CaptureEngine: @unchecked Sendable {
         state.pointee.requestedStop.store(Int64(frame), ordering: .releasing)
     }
 
-    /// Ends the take at the server's current frame time.
-    public func requestStopNow() {
-        requestStop(atFrame: client.estimatedFrameTime)
+    /// Ends the take at the server's current frame time, which it returns.
+    @discardableResult
+    public func requestStopNow() -> UInt32 {
+        let frame = client.estimatedFrameTime
+        requestStop(atFrame: frame)
+        return frame
     }
 
     public var phase: CapturePhase {

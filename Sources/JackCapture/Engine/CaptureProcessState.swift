@@ -200,8 +200,16 @@ extension CaptureProcessState {
         if stopRequest != Self.noStop {
             let untilStop = FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: stopRequest))
             if untilStop < end {
-                end = max(offset, untilStop)
                 finishing = true
+                if untilStop >= offset {
+                    end = untilStop
+                } else {
+                    // The stop frame lies in a cycle already on the ring (a stop "now" names a
+                    // frame the server has just delivered): end the take there. The writer holds
+                    // the newest block back until the take ends, so it can cut it to this length.
+                    end = offset
+                    takePosition = max(0, takePosition - Int64(offset - untilStop))
+                }
             }
         }
 

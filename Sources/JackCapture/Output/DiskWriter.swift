@@ -118,24 +118,36 @@ public final class DiskWriter: @unchecked Sendable {
         do throws(CaptureError) {
             while true {
                 let phase = engine.phase
-                let ending = phase == .finished || phase == .missedStart
                 let abandoned = abandonFlag.load(ordering: .acquiring)
+                let ending = phase == .finished || phase == .missedStart || abandoned
+                // The take's final length, once it has ended: a stop can fall inside the newest block.
+                let end = phase == .finished ? engine.status.position : Int64.max
                 var drained = false
-                while ring.readableByteCount() >= CaptureBlockHeader.byteCount {
+                while true {
+                    let readable = ring.readableByteCount()
+                    guard readable >= CaptureBlockHeader.byteCount else { break }
                     withUnsafeMutableBytes(of: &headerBytes) { raw in
                         ring.peek(into: raw.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0)
                     }
-                    let frames = Int(headerBytes.frameCount)
-                    let blockBytes = CaptureBlockHeader.blockByteCount(frames: frames, channels: channels)
+                    let blockBytes = CaptureBlockHeader.blockByteCount(frames: Int(headerBytes.frameCount), channels: channels)
+                    // Hold the newest block until a later one arrives or the take ends.
+                    if !ending && readable < blockBytes + CaptureBlockHeader.byteCount { break }
+                    let frames = Int(min(Int64(headerBytes.frameCount), max(0, end - headerBytes.position)))
+                    let stored = Int(headerBytes.frameCount)
                     let samples = frames * channels
                     if planar.count < samples { planar = [Float](repeating: 0, count: samples) }
                     if interleaved.count < samples { interleaved = [Float](repeating: 0, count: samples) }
                     planar.withUnsafeMutableBytes { raw in
-                        ring.peek(into: raw.baseAddress!, byteCount: samples * MemoryLayout<Float>.stride,
-                                  at: CaptureBlockHeader.byteCount)
+                        // Channel after channel, the first `frames` of each run of `stored`.
+                        for channel in 0..<channels {
+                            ring.peek(into: raw.baseAddress! + channel * frames * MemoryLayout<Float>.stride,
+                                      byteCount: frames * MemoryLayout<Float>.stride,
+                                      at: CaptureBlockHeader.byteCount + channel * stored * MemoryLayout<Float>.stride)
+                        }
                     }
                     ring.commitRead(byteCount: blockBytes)
                     beforeEachBlock?(headerBytes.position)
+                    guard frames > 0 else { continue }
                     try writeSilence(until: headerBytes.position)
                     DiskWriter.interleave(planar: planar, into: &interleaved, frames: frames, channels: channels)
                     try interleaved.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
@@ -146,10 +158,9 @@ public final class DiskWriter: @unchecked Sendable {
                 if ending {
                     // Every block is on the ring before the callback publishes `finished`; frames
                     // lost at the very end are padded up to the take's final length.
-                    if phase == .finished { try writeSilence(until: engine.status.position) }
+                    if phase == .finished { try writeSilence(until: end) }
                     break
                 }
-                if abandoned { break }
                 if !drained { usleep(idleSleep) }
             }
             file.updateHeader()
