@@ -55,6 +55,20 @@ struct Jcap: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Ring buffer length: how long the disk may stall without losing frames (default 4s).", valueName: "duration"))
     var buffer: String = "4s"
 
+    /// Like ParsableCommand's, but a bad option gets the same one-line error as every other
+    /// failure, with its hint to `--help`.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            if status == .success || error is ExitCode { exit(withError: error) }
+            StandardStreams.writeError("jcap: error: \(message(for: error)) (see 'jcap --help')\n")
+            exit(withError: ExitCode(ExitStatus.usage.rawValue))
+        }
+    }
+
     func run() throws {
         let signals = StopSignals()
         var console = Console()

@@ -1,0 +1,190 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// Real recordings with the jcap executable against a private dummy jackd, checked sample by sample
+/// against the test signal.
+final class CaptureIntegrationTests: JackTestCase {
+    func testTwoChannelsEverySampleExactLength() throws {
+        let run = try runJcap(signalPorts(2) + ["--for", "1.01s", "-o", "two.wav"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let report = try check("two.wav")
+        XCTAssertEqual(report.channels, 2)
+        XCTAssertEqual(report.frames, 48_480, "1.01 s at 48 kHz is 48,480 frames")
+        XCTAssertTrue(report.isIntact, report.description)
+    }
+
+    func testEightChannelsToFlacEverySample() throws {
+        let run = try runJcap(signalPorts(8) + ["--for", "2s", "-o", "eight.flac"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let report = try check("eight.flac")
+        XCTAssertEqual(report.channels, 8)
+        XCTAssertEqual(report.frames, 96_000)
+        XCTAssertTrue(report.isIntact, report.description)
+    }
+
+    func testSixtyFourChannelsInNaturalOrderEverySample() throws {
+        let run = try runJcap(["--port", "sig:out_*", "--for", "48000f", "--bit-depth", "float", "-o", "many.w64"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("channel 10: jcap:in_10 <- sig:out_10"), run.errors)
+        let report = try check("many.w64")
+        XCTAssertEqual(report.channels, 64)
+        XCTAssertEqual(report.frames, 48_000)
+        XCTAssertTrue(report.isIntact, report.description)
+    }
+
+    func testAbsoluteStartFrameAndLengthAreExact() throws {
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let run = try runJcap(signalPorts(4) + ["--at", "@\(start)", "--for", "12345f", "-o", "at.wav"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let report = try check("at.wav")
+        XCTAssertEqual(report.frames, 12_345)
+        XCTAssertEqual(report.firstFrameTime, signalTime(start), "the first frame is frame \(start) exactly")
+        XCTAssertTrue(report.isIntact, report.description)
+        XCTAssertTrue(run.errors.contains("JACK frames \(start) to \(FrameTime.advance(start, by: 12_345))"), run.errors)
+    }
+
+    func testRelativeStartIsAfterReadyAndExact() throws {
+        let launched = observer.estimatedFrameTime
+        let run = try runJcap(signalPorts(2) + ["--at", "+500ms", "--for", "250ms", "-o", "rel.wav"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let report = try check("rel.wav")
+        XCTAssertEqual(report.frames, 12_000)
+        XCTAssertTrue(report.isIntact, report.description)
+        let scheduled = try XCTUnwrap(number(after: "starting at frame ", in: run.errors), run.errors)
+        XCTAssertEqual(report.firstFrameTime, signalTime(UInt32(scheduled)), "starts on the frame it announced")
+        let delay = signalDistance(from: signalTime(launched), to: report.firstFrameTime!)
+        XCTAssertGreaterThanOrEqual(delay, 24_000, "starts at least 500 ms after jcap was launched")
+        XCTAssertLessThan(delay, 24_000 + 10 * server.sampleRate)
+    }
+
+    func testWallClockStartConvertsThroughTheServerClock() throws {
+        let now = WallClockTime.nowMicrosecondsSinceEpoch()
+        let target = (now / 10_000 + 250) * 10_000  // 2.5 s ahead, on a 10 ms boundary
+        var seconds = time_t(target / 1_000_000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        let text = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec,
+                          Int(target % 1_000_000) / 1_000)
+        let expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
+            + UInt64(target - WallClockTime.nowMicrosecondsSinceEpoch()))
+        let run = try runJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let report = try check("wall.wav")
+        XCTAssertEqual(report.frames, 4_800)
+        XCTAssertTrue(report.isIntact, report.description)
+        let scheduled = try XCTUnwrap(number(after: "starting at frame ", in: run.errors), run.errors)
+        XCTAssertEqual(report.firstFrameTime, signalTime(UInt32(scheduled)))
+        // Two clients' conversions of one instant agree to within JACK's clock estimate (2 ms).
+        let difference = min(signalDistance(from: signalTime(expected), to: report.firstFrameTime!),
+                             signalDistance(from: report.firstFrameTime!, to: signalTime(expected)))
+        XCTAssertLessThan(difference, 96, "\(text) should be JACK frame \(expected)")
+    }
+
+    func testInterruptKeepsEveryFrameUpToTheStopFrame() throws {
+        let jcap = try launchJcap(signalPorts(8) + ["-o", "int.wav"])
+        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+        usleep(1_200_000)
+        jcap.signal(SIGINT)
+        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let stop = try XCTUnwrap(number(after: "stopping before JACK frame ", in: jcap.errorOutput), jcap.errorOutput)
+        let report = try check("int.wav")
+        XCTAssertTrue(report.isIntact, report.description)
+        XCTAssertGreaterThan(report.frames, 48_000)
+        let end = (report.firstFrameTime! + Int(report.frames)) % TestSignal.timeModulus
+        XCTAssertEqual(end, signalTime(UInt32(stop)), "the take ends on the stop frame, partial period included")
+    }
+
+    func testTerminateAlsoFinishesTheFile() throws {
+        let jcap = try launchJcap(signalPorts(2) + ["-o", "term.caf"])
+        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+        usleep(500_000)
+        jcap.signal(SIGTERM)
+        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let report = try check("term.caf")
+        XCTAssertTrue(report.isIntact, report.description)
+        XCTAssertGreaterThan(report.frames, 0)
+    }
+
+    func testKillNineLeavesAReadableFile() throws {
+        let jcap = try launchJcap(signalPorts(8) + ["-o", "killed.wav"])
+        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+        usleep(3_000_000)
+        let killedAt = observer.estimatedFrameTime
+        jcap.signal(SIGKILL)
+        _ = try jcap.wait()
+        let report = try check("killed.wav")
+        XCTAssertEqual(report.wrongSamples, 0, report.description)
+        XCTAssertTrue(report.silentSpans.isEmpty, report.description)
+        let recordedSpan = signalDistance(from: report.firstFrameTime!, to: signalTime(killedAt))
+        XCTAssertGreaterThanOrEqual(Int(report.frames), recordedSpan - server.sampleRate,
+                                    "all but the last second is readable")
+    }
+
+    func testNoConnectWaitsForPortsPatchedByHand() throws {
+        let jcap = try launchJcap(["--no-connect", "--name", "patchme", "--port", "sig:out_3", "--for", "0.5s", "-o", "patched.wav"])
+        try Self.waitFor("jcap's port") { observer.audioPorts(flags: .init(0)).contains("patchme:in_1") }
+        usleep(300_000)
+        XCTAssertTrue(jcap.process.isRunning, "jcap waits while its port is unconnected")
+        try observer.connect("sig:out_1", to: "patchme:in_1")
+        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let report = try check("patched.wav")
+        XCTAssertEqual(report.frames, 24_000)
+        XCTAssertTrue(report.isIntact, "records what was patched in (channel 1 of the signal): \(report)")
+    }
+
+    func testSecondInstanceGetsAUniqueName() throws {
+        let first = try launchJcap(["--name", "twin"] + signalPorts(1) + ["-o", "first.wav"])
+        try Self.waitFor("first instance") { first.errorOutput.contains("recording") }
+        let second = try runJcap(["--name", "twin"] + signalPorts(1) + ["--for", "0.2s", "-o", "second.wav"])
+        first.signal(SIGINT)
+        XCTAssertEqual(try first.wait(), 0, first.errorOutput)
+        XCTAssertEqual(second.status, 0, second.errors)
+        XCTAssertTrue(first.errorOutput.contains("client 'twin'"), first.errorOutput)
+        XCTAssertFalse(second.errors.contains("client 'twin',"), second.errors)
+        XCTAssertTrue(second.errors.contains("client 'twin-"), second.errors)
+        XCTAssertTrue(try check("second.wav").isIntact)
+    }
+
+    func testDefaultsRecordChannelsOneAndTwoToANewTakeName() throws {
+        try Data("not a take".utf8).write(to: URL(fileURLWithPath: path("take-004.wav")))
+        let run = try runJcap(["--for", "100ms"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("system:capture_1"), run.errors)
+        XCTAssertTrue(run.errors.contains("system:capture_2"), run.errors)
+        let file = try SoundFile.open(readingFrom: path("take-005.wav"))
+        XCTAssertEqual(file.channels, 2)
+        XCTAssertEqual(file.frames, 4_800)
+        XCTAssertEqual(try String(contentsOfFile: path("take-004.wav"), encoding: .utf8), "not a take")
+    }
+
+    func testBadInputGetsOneLineErrorsAndDistinctStatuses() throws {
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: path("keep.wav")))
+        let past = FrameTime.advance(observer.estimatedFrameTime, by: -48_000)
+        let cases: [(arguments: [String], status: ExitStatus, mentions: String)] = [
+            (["--port", "nosuch:out_*", "-o", "a.wav"], .unknownSource, "nosuch:out_*"),
+            (["--channels", "1,99", "-o", "a.wav"], .unknownSource, "99"),
+            (["--channels", "1-x"], .unknownSource, "1-x"),
+            (["--for", "1.x"], .badTime, "1.x"),
+            (["--at", "25:00:00"], .badTime, "25:00:00"),
+            (["--at", "@\(past)", "--for", "1s", "-o", "past.wav"], .startInPast, "@\(past)"),
+            (["-o", "keep.wav", "--for", "1s"], .outputExists, "keep.wav"),
+            (["-o", "nofolder/a.wav"], .outputUnwritable, "nofolder"),
+            (["-o", "a.mp4"], .unsupportedFormat, ".mp4"),
+            (["-o", "a.flac", "--bit-depth", "float"], .unsupportedFormat, "FLAC"),
+            (["--port", "sig:out_?", "--port", "sig:out_1?", "-o", "a.flac"], .tooManyChannels, "8"),
+            (["--server", "no-such-server"], .noServer, "no-such-server"),
+            (["--bogus"], .usage, "bogus"),
+        ]
+        for (arguments, status, mentions) in cases {
+            let run = try runJcap(arguments)
+            XCTAssertEqual(run.status, status.rawValue, "\(arguments): \(run.errors)")
+            let errorLines = run.errors.split(separator: "\n").filter { $0.contains("error") }
+            XCTAssertEqual(errorLines.count, 1, "\(arguments): one error line: \(run.errors)")
+            XCTAssertTrue(run.errors.contains(mentions), "\(arguments): names '\(mentions)': \(run.errors)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: path("keep.wav"), encoding: .utf8), "precious")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory)
+        XCTAssertEqual(left, ["keep.wav"], "no failed run leaves a file behind")
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// A test class with a private dummy JACK server of its own (started once for the class, stopped by
+/// PID after it), the test-signal client playing on 64 ports (`sig:out_1` ... `sig:out_64`), and a
+/// client of the test's own to read the server's clock and patch ports.
+class JackTestCase: XCTestCase {
+    nonisolated(unsafe) static var server: PrivateJackServer!
+    nonisolated(unsafe) static var signal: Subprocess!
+    nonisolated(unsafe) static var observer: JackClient!
+    nonisolated(unsafe) static var setUpFailure: Error?
+    static let signalChannels = 64
+
+    class var period: Int { 256 }
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            server = try PrivateJackServer(period: period)
+            observer = try JackClient(name: "observer", server: server.name)
+            signal = try Subprocess(try Executables.built("jcap-testsignal"),
+                                    ["play", "--channels", "\(signalChannels)", "--name", "sig"],
+                                    server: server.name, directory: NSTemporaryDirectory())
+            try waitFor("test signal ports") { observer.audioOutputPorts().contains("sig:out_\(signalChannels)") }
+        } catch {
+            setUpFailure = error
+        }
+    }
+
+    override class func tearDown() {
+        signal?.signal(SIGTERM)
+        _ = try? signal?.wait(timeout: 10)
+        signal = nil
+        observer?.close()
+        observer = nil
+        server?.stop()
+        server = nil
+        super.tearDown()
+    }
+
+    var directory: String!
+
+    override func setUpWithError() throws {
+        if let failure = Self.setUpFailure { throw failure }
+        directory = NSTemporaryDirectory() + "/jcaptest-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var server: PrivateJackServer { Self.server }
+    var observer: JackClient { Self.observer }
+
+    /// `--port` arguments for the first `count` test-signal channels.
+    func signalPorts(_ count: Int) -> [String] {
+        (1...count).flatMap { ["--port", "sig:out_\($0)"] }
+    }
+
+    /// Starts jcap against this class's server.
+    func launchJcap(_ arguments: [String]) throws -> Subprocess {
+        try Subprocess(try Executables.built("jcap"), arguments, server: server.name, directory: directory)
+    }
+
+    /// Runs jcap to the end; returns its exit status and standard error.
+    func runJcap(_ arguments: [String], timeout: TimeInterval = 60) throws -> (status: Int32, errors: String) {
+        let jcap = try launchJcap(arguments)
+        let status = try jcap.wait(timeout: timeout)
+        return (status, jcap.errorOutput)
+    }
+
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    /// Checks every sample of a recording of the test signal.
+    func check(_ name: String) throws -> TestSignalReport {
+        TestSignalReport.check(file: try SoundFile.open(readingFrom: path(name)))
+    }
+
+    /// The test signal's frame time (modulo 2^22) for a JACK frame time.
+    func signalTime(_ frame: UInt32) -> Int { Int(frame) % TestSignal.timeModulus }
+
+    /// Frames from `earlier` to `later`, both modulo 2^22.
+    func signalDistance(from earlier: Int, to later: Int) -> Int {
+        ((later - earlier) % TestSignal.timeModulus + TestSignal.timeModulus) % TestSignal.timeModulus
+    }
+
+    /// The first number after `prefix` in `text`.
+    func number(after prefix: String, in text: String) -> Int64? {
+        guard let range = text.range(of: prefix) else { return nil }
+        return Int64(text[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    static func waitFor(_ what: String, timeout: TimeInterval = 15, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw TestFailure("timed out waiting for \(what)") }
+            usleep(20_000)
+        }
+    }
+}

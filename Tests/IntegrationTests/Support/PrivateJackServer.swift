@@ -1,0 +1,82 @@
+import Foundation
+import JackCapture
+import XCTest
+
+/// A named dummy JACK server of the test's own: started with a unique name, stopped by its PID.
+final class PrivateJackServer {
+    let name: String
+    let sampleRate: Int
+    let period: Int
+    private let process: Process
+    let logPath: String
+
+    init(period: Int = 256, sampleRate: Int = 48_000, capturePorts: Int = 8, portLimit: Int = 1_024) throws {
+        name = "jcaptest-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        self.sampleRate = sampleRate
+        self.period = period
+        logPath = NSTemporaryDirectory() + "/\(name).log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process = Process()
+        process.executableURL = try Executables.system("jackd")
+        let realtime = getuid() == 0 ? ["-R", "-P", "70"] : ["--no-realtime"]
+        process.arguments = realtime + ["-n", name, "-p", "\(portLimit)", "-d", "dummy", "-r", "\(sampleRate)",
+                                        "-p", "\(period)", "-C", "\(capturePorts)", "-P", "2"]
+        let log = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let client = try? JackClient(name: "probe", server: name) {
+                client.close()
+                return
+            }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        stop()
+        throw TestFailure("jackd '\(name)' did not start: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+    }
+
+    /// Stops the server: SIGTERM to its PID, SIGKILL if it lingers.
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The package's own executables, built next to the test bundle, and system ones from PATH.
+enum Executables {
+    static var buildFolder: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    static func built(_ name: String) throws -> URL {
+        for folder in [buildFolder, buildFolder.deletingLastPathComponent()] {
+            let url = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw TestFailure("\(name) is not built next to \(buildFolder.path)")
+    }
+
+    static func system(_ name: String) throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") + ["/usr/bin", "/usr/sbin"] {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
+        }
+        throw TestFailure("\(name) is not installed (run tools/setup)")
+    }
+}

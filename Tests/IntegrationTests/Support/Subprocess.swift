@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+
+/// A program run by a test, its output kept in files (a pipe could fill up and stall it).
+final class Subprocess {
+    let process = Process()
+    let outputPath: String
+    let errorPath: String
+
+    init(_ executable: URL, _ arguments: [String], server: String?, directory: String) throws {
+        let id = UUID().uuidString
+        outputPath = NSTemporaryDirectory() + "/jcaptest-\(id).out"
+        errorPath = NSTemporaryDirectory() + "/jcaptest-\(id).err"
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var environment = ProcessInfo.processInfo.environment
+        if let server { environment["JACK_DEFAULT_SERVER"] = server }
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    var errorOutput: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    var pid: Int32 { process.processIdentifier }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the program to exit (at most `timeout` seconds, then kills it and fails).
+    @discardableResult
+    func wait(timeout: TimeInterval = 60) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw TestFailure("\(process.executableURL!.lastPathComponent) did not exit within \(timeout) s; stderr: \(errorOutput)")
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: outputPath)
+        try? FileManager.default.removeItem(atPath: errorPath)
+    }
+}
