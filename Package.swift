@@ -65,6 +65,7 @@ let package = Package(
                 "AllocationProbe",
                 "jcap",
                 "jcap-testsignal",
+                .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),

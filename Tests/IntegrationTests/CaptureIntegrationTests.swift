@@ -6,25 +6,31 @@ import XCTest
 /// against the test signal.
 final class CaptureIntegrationTests: JackTestCase {
     func testTwoChannelsEverySampleExactLength() throws {
-        let run = try runJcap(signalPorts(2) + ["--for", "1.01s", "-o", "two.wav"])
+        let (run, report) = try withoutXruns {
+            let run = try runJcap(signalPorts(2) + ["--for", "1.01s", "-o", "two.wav"])
+            return (run, try check("two.wav"))
+        }
         XCTAssertEqual(run.status, 0, run.errors)
-        let report = try check("two.wav")
         XCTAssertEqual(report.channels, 2)
         XCTAssertEqual(report.frames, 48_480, "1.01 s at 48 kHz is 48,480 frames")
         XCTAssertTrue(report.isIntact, report.description)
     }
 
     func testEightChannelsToFlacEverySample() throws {
-        let run = try runJcap(signalPorts(8) + ["--for", "2s", "-o", "eight.flac"])
+        let (run, report) = try withoutXruns {
+            let run = try runJcap(signalPorts(8) + ["--for", "2s", "-o", "eight.flac"])
+            return (run, try check("eight.flac"))
+        }
         XCTAssertEqual(run.status, 0, run.errors)
-        let report = try check("eight.flac")
         XCTAssertEqual(report.channels, 8)
         XCTAssertEqual(report.frames, 96_000)
         XCTAssertTrue(report.isIntact, report.description)
     }
 
     func testSixtyFourChannelsInNaturalOrderEverySample() throws {
-        let run = try runJcap(["--port", "sig:out_*", "--for", "48000f", "--bit-depth", "float", "-o", "many.w64"])
+        let run = try withoutXruns {
+            try runJcap(["--port", "sig:out_*", "--for", "48000f", "--bit-depth", "float", "-o", "many.w64"])
+        }
         XCTAssertEqual(run.status, 0, run.errors)
         XCTAssertTrue(run.errors.contains("channel 10: jcap:in_10 <- sig:out_10"), run.errors)
         let report = try check("many.w64")
@@ -34,8 +40,11 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testAbsoluteStartFrameAndLengthAreExact() throws {
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
-        let run = try runJcap(signalPorts(4) + ["--at", "@\(start)", "--for", "12345f", "-o", "at.wav"])
+        var start: UInt32 = 0
+        let run = try withoutXruns {
+            start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+            return try runJcap(signalPorts(4) + ["--at", "@\(start)", "--for", "12345f", "-o", "at.wav"])
+        }
         XCTAssertEqual(run.status, 0, run.errors)
         let report = try check("at.wav")
         XCTAssertEqual(report.frames, 12_345)
@@ -45,8 +54,11 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testRelativeStartIsAfterReadyAndExact() throws {
-        let launched = observer.estimatedFrameTime
-        let run = try runJcap(signalPorts(2) + ["--at", "+500ms", "--for", "250ms", "-o", "rel.wav"])
+        var launched: UInt32 = 0
+        let run = try withoutXruns {
+            launched = observer.estimatedFrameTime
+            return try runJcap(signalPorts(2) + ["--at", "+500ms", "--for", "250ms", "-o", "rel.wav"])
+        }
         XCTAssertEqual(run.status, 0, run.errors)
         let report = try check("rel.wav")
         XCTAssertEqual(report.frames, 12_000)
@@ -59,16 +71,19 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testWallClockStartConvertsThroughTheServerClock() throws {
-        let now = WallClockTime.nowMicrosecondsSinceEpoch()
-        let target = (now / 10_000 + 250) * 10_000  // 2.5 s ahead, on a 10 ms boundary
-        var seconds = time_t(target / 1_000_000)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        let text = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec,
+        var text = "", expected: UInt32 = 0
+        let run = try withoutXruns {
+            let now = WallClockTime.nowMicrosecondsSinceEpoch()
+            let target = (now / 10_000 + 250) * 10_000  // 2.5 s ahead, on a 10 ms boundary
+            var seconds = time_t(target / 1_000_000)
+            var parts = tm()
+            localtime_r(&seconds, &parts)
+            text = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec,
                           Int(target % 1_000_000) / 1_000)
-        let expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
-            + UInt64(target - WallClockTime.nowMicrosecondsSinceEpoch()))
-        let run = try runJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav"])
+            expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
+                + UInt64(target - WallClockTime.nowMicrosecondsSinceEpoch()))
+            return try runJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav"])
+        }
         XCTAssertEqual(run.status, 0, run.errors)
         let report = try check("wall.wav")
         XCTAssertEqual(report.frames, 4_800)
@@ -82,10 +97,14 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testInterruptKeepsEveryFrameUpToTheStopFrame() throws {
-        let jcap = try launchJcap(signalPorts(8) + ["-o", "int.wav"])
-        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
-        usleep(1_200_000)
-        jcap.signal(SIGINT)
+        let jcap = try withoutXruns {
+            let jcap = try launchJcap(signalPorts(8) + ["-o", "int.wav"])
+            try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+            usleep(1_200_000)
+            jcap.signal(SIGINT)
+            _ = try jcap.wait()
+            return jcap
+        }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
         let stop = try XCTUnwrap(number(after: "stopping before JACK frame ", in: jcap.errorOutput), jcap.errorOutput)
         let report = try check("int.wav")
@@ -96,10 +115,14 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testTerminateAlsoFinishesTheFile() throws {
-        let jcap = try launchJcap(signalPorts(2) + ["-o", "term.caf"])
-        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
-        usleep(500_000)
-        jcap.signal(SIGTERM)
+        let jcap = try withoutXruns {
+            let jcap = try launchJcap(signalPorts(2) + ["-o", "term.caf"])
+            try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+            usleep(500_000)
+            jcap.signal(SIGTERM)
+            _ = try jcap.wait()
+            return jcap
+        }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
         let report = try check("term.caf")
         XCTAssertTrue(report.isIntact, report.description)
@@ -107,12 +130,16 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testKillNineLeavesAReadableFile() throws {
-        let jcap = try launchJcap(signalPorts(8) + ["-o", "killed.wav"])
-        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
-        usleep(3_000_000)
-        let killedAt = observer.estimatedFrameTime
-        jcap.signal(SIGKILL)
-        _ = try jcap.wait()
+        let killedAt = try withoutXruns {
+            let jcap = try launchJcap(signalPorts(8) + ["-o", "killed.wav"])
+            try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+            usleep(3_000_000)
+            let killedAt = observer.estimatedFrameTime
+            closeXrunWindow()
+            jcap.signal(SIGKILL)
+            _ = try jcap.wait()
+            return killedAt
+        }
         let report = try check("killed.wav")
         XCTAssertEqual(report.wrongSamples, 0, report.description)
         XCTAssertTrue(report.silentSpans.isEmpty, report.description)
@@ -122,11 +149,15 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testNoConnectWaitsForPortsPatchedByHand() throws {
-        let jcap = try launchJcap(["--no-connect", "--name", "patchme", "--port", "sig:out_3", "--for", "0.5s", "-o", "patched.wav"])
-        try Self.waitFor("jcap's port") { observer.audioPorts(flags: .init(0)).contains("patchme:in_1") }
-        usleep(300_000)
-        XCTAssertTrue(jcap.process.isRunning, "jcap waits while its port is unconnected")
-        try observer.connect("sig:out_1", to: "patchme:in_1")
+        let jcap = try withoutXruns {
+            let jcap = try launchJcap(["--no-connect", "--name", "patchme", "--port", "sig:out_3", "--for", "0.5s", "-o", "patched.wav"])
+            try Self.waitFor("jcap's port") { observer.audioPorts(flags: .init(0)).contains("patchme:in_1") }
+            usleep(300_000)
+            XCTAssertTrue(jcap.process.isRunning, "jcap waits while its port is unconnected")
+            try observer.connect("sig:out_1", to: "patchme:in_1")
+            _ = try jcap.wait()
+            return jcap
+        }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
         let report = try check("patched.wav")
         XCTAssertEqual(report.frames, 24_000)
@@ -134,10 +165,14 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testSecondInstanceGetsAUniqueName() throws {
-        let first = try launchJcap(["--name", "twin"] + signalPorts(1) + ["-o", "first.wav"])
-        try Self.waitFor("first instance") { first.errorOutput.contains("recording") }
-        let second = try runJcap(["--name", "twin"] + signalPorts(1) + ["--for", "0.2s", "-o", "second.wav"])
-        first.signal(SIGINT)
+        let (first, second) = try withoutXruns {
+            let first = try launchJcap(["--name", "twin"] + signalPorts(1) + ["-o", "first.wav"])
+            try Self.waitFor("first instance") { first.errorOutput.contains("recording") }
+            let second = try runJcap(["--name", "twin"] + signalPorts(1) + ["--for", "0.2s", "-o", "second.wav"])
+            first.signal(SIGINT)
+            _ = try first.wait()
+            return (first, second)
+        }
         XCTAssertEqual(try first.wait(), 0, first.errorOutput)
         XCTAssertEqual(second.status, 0, second.errors)
         XCTAssertTrue(first.errorOutput.contains("client 'twin'"), first.errorOutput)

@@ -17,13 +17,20 @@ struct TestSignalTests {
         }
     }
 
-    @Test("render matches sample, across the modulus")
+    @Test("the table renders what sample() says, across the modulus and in chunks past the overlap")
     func render() {
-        var buffer = [Float](repeating: 9, count: 300)
-        let start = UInt32(TestSignal.timeModulus - 100)
-        buffer.withUnsafeMutableBufferPointer { TestSignal.render(into: $0.baseAddress!, frames: 300, start: start, channel: 5) }
-        for index in 0..<300 {
-            #expect(buffer[index] == TestSignal.sample(frameTime: start &+ UInt32(index), channel: 5))
+        let table = TestSignal.Table()
+        defer { table.deallocate() }
+        let frames = 20_000
+        var buffer = [Float](repeating: 9, count: frames)
+        for (start, channel) in [(UInt32(TestSignal.timeModulus - 100), 5), (UInt32.max - 50, 0), (0, 1_023)] {
+            buffer.withUnsafeMutableBufferPointer {
+                table.render(into: $0.baseAddress!, frames: frames, start: start, channel: channel)
+            }
+            let mismatches = (0..<frames).filter {
+                buffer[$0] != TestSignal.sample(frameTime: start &+ UInt32($0), channel: channel)
+            }
+            #expect(mismatches.isEmpty, "start \(start), channel \(channel)")
         }
     }
 

@@ -22,6 +22,8 @@ public final class CaptureSession: @unchecked Sendable {
     public private(set) var scheduledStart: UInt32?
     public private(set) var durationFrames: Int64?
     private var finished = false
+    /// Runs on the writer thread before each block: how tests make a deliberately slow disk.
+    var beforeEachBlockWritten: (@Sendable (Int64) -> Void)?
 
     public init(configuration: CaptureConfiguration) throws(CaptureError) {
         self.configuration = configuration
@@ -83,6 +85,7 @@ public final class CaptureSession: @unchecked Sendable {
         let file = try SoundFile.create(path: outputPath, format: format, channels: sources.count,
                                         sampleRate: sampleRate, overwrite: configuration.overwrite)
         let writer = DiskWriter(engine: engine, file: file)
+        writer.beforeEachBlock = beforeEachBlockWritten
         self.writer = writer
         writer.start()
         engine.arm(start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: durationFrames)

@@ -28,13 +28,36 @@ public enum TestSignal {
         Float(code(frameTime: frameTime, channel: channel)) * (1.0 / Float(1 << 23))
     }
 
-    /// Fills `frames` samples of one channel, starting at frame time `start`.
-    @_noAllocation @_noLocks
-    public static func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, start: UInt32, channel: Int) {
-        var phase = (Int(start) + channel &* channelOffset) & (timeModulus - 1)
-        for index in 0..<frames {
-            buffer[index] = Float(phase - timeModulus / 2) * (1.0 / Float(1 << 23))
-            phase = (phase + 1) & (timeModulus - 1)
+    /// Every channel of the signal is a window onto one sawtooth of 2^22 samples, so a generator
+    /// renders a whole period of a channel with one copy from this table (16 MB, built once),
+    /// cheap enough for a thousand channels on the process thread.
+    public struct Table: @unchecked Sendable {
+        /// The sawtooth, followed by its first `overlap` samples again so a copy never wraps.
+        let samples: UnsafeMutablePointer<Float>
+        static var overlap: Int { @_noAllocation @_noLocks get { 8_192 } }
+
+        public init() {
+            samples = .allocate(capacity: TestSignal.timeModulus + Self.overlap)
+            for index in 0..<(TestSignal.timeModulus + Self.overlap) {
+                samples[index] = Float((index & (TestSignal.timeModulus - 1)) - TestSignal.timeModulus / 2)
+                    * (1.0 / Float(1 << 23))
+            }
+        }
+
+        public func deallocate() { samples.deallocate() }
+
+        /// Fills `frames` samples of channel `channel` (0-based), starting at frame time `start`.
+        @_noAllocation @_noLocks
+        public func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, start: UInt32, channel: Int) {
+            var phase = (Int(start) + channel &* TestSignal.channelOffset) & (TestSignal.timeModulus - 1)
+            var done = 0
+            while done < frames {
+                let chunk = min(frames - done, Self.overlap)
+                UnsafeMutableRawPointer(buffer + done).copyMemory(
+                    from: UnsafeRawPointer(samples + phase), byteCount: chunk * MemoryLayout<Float>.stride)
+                phase = (phase + chunk) & (TestSignal.timeModulus - 1)
+                done += chunk
+            }
         }
     }
 

@@ -12,10 +12,13 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let client: OpaquePointer
         let ports: UnsafeMutablePointer<OpaquePointer?>
         let channelCount: Int
+        let table: TestSignal.Table
     }
 
     public init(client: JackClient, channels: Int) throws(JackError) {
         self.client = client
+        // Built before any port exists: a port appears to others only once it can be connected.
+        let table = TestSignal.Table()
         var ports: [OpaquePointer] = []
         for index in 1...max(1, channels) {
             ports.append(try client.registerAudioOutput(named: "out_\(index)"))
@@ -24,7 +27,8 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let list = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: ports.count)
         list.initialize(from: ports.map { Optional($0) }, count: ports.count)
         state = .allocate(capacity: 1)
-        state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count))
+        state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count,
+                                            table: table))
         client.setProcessCallback(testSignalProcessCallback, argument: UnsafeMutableRawPointer(state))
         try client.activate()
     }
@@ -32,6 +36,7 @@ public final class TestSignalGenerator: @unchecked Sendable {
     deinit {
         client.deactivate()
         state.pointee.ports.deallocate()
+        state.pointee.table.deallocate()
         state.deallocate()
     }
 }
@@ -43,8 +48,8 @@ func testSignalProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeM
     let start = jack_last_frame_time(state.pointee.client)
     for channel in 0..<state.pointee.channelCount {
         if let port = state.pointee.ports[channel], let buffer = jack_port_get_buffer(port, frameCount) {
-            TestSignal.render(into: buffer.assumingMemoryBound(to: Float.self), frames: Int(frameCount),
-                              start: start, channel: channel)
+            state.pointee.table.render(into: buffer.assumingMemoryBound(to: Float.self), frames: Int(frameCount),
+                                       start: start, channel: channel)
         }
     }
     return 0

@@ -1,0 +1,72 @@
+import AllocationProbe
+import Foundation
+import MallocInterposerSwift
+import XCTest
+@testable import JackCapture
+
+/// The process callback allocates nothing: every allocation on the JACK process thread is counted
+/// by malloc-interposer's hook while 8 channels are recorded. A control client that allocates in
+/// its callback proves the count sees that thread.
+final class AllocationTests: JackTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        MallocInterposerSwift.initialize()
+        MallocInterposerSwift.setAllocationHook(allocation_probe_hook)
+        MallocInterposerSwift.hook()
+    }
+
+    override func tearDownWithError() throws {
+        allocation_probe_unwatch()
+        MallocInterposerSwift.unhook()
+        MallocInterposerSwift.setAllocationHook(nil)
+        try super.tearDownWithError()
+    }
+
+    func testControlClientThatAllocatesIsCaught() throws {
+        let control = try JackClient(name: "allocating", server: server.name)
+        control.setProcessCallback({ _, _ in
+            allocationSink(malloc(64))
+            return 0
+        }, argument: UnsafeMutableRawPointer(bitPattern: 1)!)
+        try control.activate()
+        usleep(200_000)
+        allocation_probe_watch(control.processThread)
+        usleep(500_000)
+        allocation_probe_unwatch()
+        control.deactivate()
+        control.close()
+        XCTAssertGreaterThan(allocation_probe_count(), 50, "the probe counts allocations on a JACK process thread")
+    }
+
+    func testRecordingEightChannelsAllocatesNothingOnTheProcessThread() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "noalloc"
+        configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
+        configuration.outputPath = path("noalloc.wav")
+        configuration.overwrite = true
+        let (counted, cyclesWatched, report) = try withoutXruns {
+            let session = try CaptureSession(configuration: configuration)
+            try session.start()
+            try Self.waitFor("recording") { session.status.position > 0 }
+            let cycles = session.engine.state.pointee.cycles.load(ordering: .relaxed)
+            allocation_probe_watch(session.client.processThread)
+            usleep(2_000_000)
+            allocation_probe_unwatch()
+            let counted = allocation_probe_count()
+            let cyclesWatched = session.engine.state.pointee.cycles.load(ordering: .relaxed) - cycles
+            session.stop()
+            return (counted, cyclesWatched, session.finish())
+        }
+        XCTAssertEqual(counted, 0, "\(counted) allocations (\(allocation_probe_bytes()) bytes) on the process thread")
+        XCTAssertGreaterThan(cyclesWatched, 300, "the callback ran while watched")
+        XCTAssertEqual(report.outcome, .complete, "lost \(report.lostSpans), overrun \(report.overrunFrames), skipped \(report.skippedFrames), xruns \(report.xruns)")
+        XCTAssertTrue(try check("noalloc.wav").isIntact)
+    }
+}
+
+/// Keeps the control's allocation observable (and leaks nothing).
+@inline(never)
+func allocationSink(_ pointer: UnsafeMutableRawPointer?) {
+    free(pointer)
+}

@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// When the disk falls behind, whole cycles are dropped, counted, and padded with silence at their
+/// exact positions, so everything after them stays aligned; the take reports where.
+final class OverrunTests: JackTestCase {
+    func testSlowWriterOverrunIsCountedPaddedAndReported() throws {
+        let (report, status, signal) = try withoutXruns { try overrunTake() }
+
+        XCTAssertEqual(report.outcome, .lostFrames)
+        XCTAssertEqual(ExitStatus(for: report.outcome), .lostFrames, "jcap exits non-zero")
+        XCTAssertGreaterThan(status.overrunCycles, 0)
+        XCTAssertEqual(report.lostFrames, status.overrunFrames + status.skippedFrames, "every lost frame is counted")
+        XCTAssertGreaterThanOrEqual(report.lostFrames, Int64(0.4 * Double(server.sampleRate)))
+        XCTAssertEqual(report.frames, 96_000, "the file keeps the take's length")
+
+        XCTAssertEqual(signal.frames, 96_000)
+        XCTAssertEqual(signal.wrongSamples, 0, "no frame is shifted: \(signal) \(signal.firstWrong)")
+        XCTAssertEqual(signal.silentSpans, report.lostSpans, "silence exactly where the report says")
+        XCTAssertTrue(report.lostSpans.allSatisfy { $0.position >= 24_000 }, "\(report.lostSpans)")
+    }
+
+    /// 2 s of 4 channels through a 0.1 s ring, the disk stalling for 0.6 s once, half a second in.
+    private func overrunTake() throws -> (TakeReport, CaptureStatus, TestSignalReport) {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "overrun"
+        configuration.sources = .ports((1...4).map { "sig:out_\($0)" })
+        configuration.outputPath = path("overrun.wav")
+        configuration.bufferSeconds = 0.1
+        configuration.duration = .frames(96_000)
+        let session = try CaptureSession(configuration: configuration)
+        let stalled = ManagedFlag()
+        session.beforeEachBlockWritten = { position in
+            if position >= 24_000 && stalled.setOnce() { usleep(600_000) }
+        }
+        try session.start()
+        try Self.waitFor("the take to end", timeout: 30) { session.isFinished }
+        let status = session.status
+        let report = session.finish()
+        return (report, status, try check("overrun.wav"))
+    }
+}
+
+/// A flag one thread sets once.
+final class ManagedFlag: @unchecked Sendable {
+    private var set = false
+    private let lock = NSLock()
+    /// True the first time only.
+    func setOnce() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if set { return false }
+        set = true
+        return true
+    }
+}
