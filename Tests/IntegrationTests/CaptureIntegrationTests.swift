@@ -196,7 +196,11 @@ final class CaptureIntegrationTests: JackTestCase {
     func testBadInputGetsOneLineErrorsAndDistinctStatuses() throws {
         try Data("precious".utf8).write(to: URL(fileURLWithPath: path("keep.wav")))
         let past = FrameTime.advance(observer.estimatedFrameTime, by: -48_000)
-        let cases: [(arguments: [String], status: ExitStatus, mentions: String)] = [
+        var earlier = time_t(WallClockTime.nowMicrosecondsSinceEpoch() / 1_000_000 - 120)
+        var parts = tm()
+        localtime_r(&earlier, &parts)
+        let twoMinutesAgo = String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+        var cases: [(arguments: [String], status: ExitStatus, mentions: String)] = [
             (["--port", "nosuch:out_*", "-o", "a.wav"], .unknownSource, "nosuch:out_*"),
             (["--channels", "1,99", "-o", "a.wav"], .unknownSource, "99"),
             (["--channels", "1-x"], .unknownSource, "1-x"),
@@ -211,6 +215,9 @@ final class CaptureIntegrationTests: JackTestCase {
             (["--server", "no-such-server"], .noServer, "no-such-server"),
             (["--bogus"], .usage, "bogus"),
         ]
+        if parts.tm_hour < 23 || parts.tm_min < 58 {  // two minutes ago is still today
+            cases.append((["--at", twoMinutesAgo, "-o", "wall.wav"], .startInPast, twoMinutesAgo))
+        }
         for (arguments, status, mentions) in cases {
             let run = try runJcap(arguments)
             XCTAssertEqual(run.status, status.rawValue, "\(arguments): \(run.errors)")

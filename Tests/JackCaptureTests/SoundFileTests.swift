@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import JackCapture
+
+@Suite("Sound files (libsndfile)", .serialized)
+struct SoundFileTests {
+    let folder: String
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "/jcap-soundfile-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func bytes(_ path: String, _ range: Range<Int>) throws -> [UInt8] {
+        let handle = try #require(FileHandle(forReadingAtPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        return [UInt8](try handle.read(upToCount: range.count) ?? Data())
+    }
+
+    func fourCC(_ path: String, at offset: Int) throws -> String {
+        String(decoding: try bytes(path, offset..<offset + 4), as: UTF8.self)
+    }
+
+    /// The WAVE format tag in the fmt chunk (after the RIFF header and, for RF64-capable files, a
+    /// JUNK chunk that reserves room for the ds64 chunk).
+    func formatTag(_ path: String) throws -> UInt16 {
+        let header = try bytes(path, 0..<128)
+        var offset = 12
+        while offset + 8 <= header.count {
+            let id = String(decoding: header[offset..<offset + 4], as: UTF8.self)
+            let size = Int(header[offset + 4]) | Int(header[offset + 5]) << 8 | Int(header[offset + 6]) << 16
+            if id == "fmt " { return UInt16(header[offset + 8]) | UInt16(header[offset + 9]) << 8 }
+            offset += 8 + size
+        }
+        Issue.record("no fmt chunk in \(path)")
+        return 0
+    }
+
+    @Test("a .wav file is RIFF/WAVE, WAVE_FORMAT_EXTENSIBLE for more than 2 channels")
+    func wavHeader() throws {
+        for channels in [2, 8] {
+            let path = folder + "/c\(channels).wav"
+            let file = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: nil),
+                                            channels: channels, sampleRate: 48_000, overwrite: false)
+            let silence = [Float](repeating: 0, count: 480 * channels)
+            try silence.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try file.write(interleaved: buffer.baseAddress!, frames: 480)
+            }
+            try file.close()
+            #expect(try fourCC(path, at: 0) == "RIFF")
+            #expect(try fourCC(path, at: 8) == "WAVE")
+            if channels > 2 { #expect(try formatTag(path) == 0xFFFE) }
+            let reread = try SoundFile.open(readingFrom: path)
+            #expect(reread.channels == channels)
+            #expect(reread.frames == 480)
+        }
+    }
+
+    @Test("the header describes everything written once updated, before the file is closed")
+    func headerWhileWriting() throws {
+        let path = folder + "/open.wav"
+        let file = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: .int24),
+                                        channels: 2, sampleRate: 48_000, overwrite: false)
+        let samples = [Float](repeating: 0.25, count: 48_000 * 2)
+        try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+            try file.write(interleaved: buffer.baseAddress!, frames: 48_000)
+        }
+        file.updateHeader()
+        let reader = try SoundFile.open(readingFrom: path)
+        #expect(reader.frames == 48_000)
+        try file.close()
+    }
+
+    @Test("an existing file is never opened for writing without overwrite, and stays as it was")
+    func neverOverwrites() throws {
+        let path = folder + "/exists.wav"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: CaptureError.outputExists(path)) {
+            try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: nil),
+                                 channels: 2, sampleRate: 48_000, overwrite: false)
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
+        // A format libsndfile refuses fails before the existing file is truncated.
+        #expect(throws: CaptureError.self) {
+            try SoundFile.create(path: folder + "/x.flac", format: try FileFormat(path: "x.flac", bitDepth: nil),
+                                 channels: 9, sampleRate: 48_000, overwrite: true)
+        }
+        _ = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: nil),
+                                 channels: 2, sampleRate: 48_000, overwrite: true)
+        #expect(try fourCC(path, at: 0) == "RIFF")
+    }
+
+    @Test("a .wav file turns into RF64 by itself past 4 GB, and every frame reads back",
+          .enabled(if: SoundFileTests.freeBytes() > 10_000_000_000, "needs 10 GB of free disk"))
+    func switchesToRF64() throws {
+        let path = folder + "/big.wav"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let channels = 8
+        let chunkFrames = 1 << 20  // 32 MB of float per write
+        let file = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: .float),
+                                        channels: channels, sampleRate: 48_000, overwrite: false)
+        var chunk = [Float](repeating: 0, count: chunkFrames * channels)
+        let chunks = 129  // 129 × 32 MB = 4.03 GiB of audio: just past what a RIFF size can describe
+        for index in 0..<chunks {
+            chunk[0] = Float(index) / 256  // mark each chunk's first sample
+            try chunk.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try file.write(interleaved: buffer.baseAddress!, frames: chunkFrames)
+            }
+        }
+        try file.close()
+        #expect(try fourCC(path, at: 0) == "RF64")
+        let reader = try SoundFile.open(readingFrom: path)
+        #expect(reader.frames == Int64(chunks * chunkFrames))
+    }
+
+    static func freeBytes() -> Int64 {
+        let attributes = try? FileManager.default.attributesOfFileSystem(forPath: NSTemporaryDirectory())
+        return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value ?? 0
+    }
+}
