@@ -97,14 +97,7 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testInterruptKeepsEveryFrameUpToTheStopFrame() throws {
-        let jcap = try withoutXruns {
-            let jcap = try launchJcap(signalPorts(8) + ["-o", "int.wav"])
-            try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
-            usleep(1_200_000)
-            jcap.signal(SIGINT)
-            _ = try jcap.wait()
-            return jcap
-        }
+        let jcap = try withoutXruns { try signalledTake(signalPorts(8) + ["-o", "int.wav"], after: 1.2, SIGINT) }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
         let stop = try XCTUnwrap(number(after: "stopping before JACK frame ", in: jcap.errorOutput), jcap.errorOutput)
         let report = try check("int.wav")
@@ -115,18 +108,21 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testTerminateAlsoFinishesTheFile() throws {
-        let jcap = try withoutXruns {
-            let jcap = try launchJcap(signalPorts(2) + ["-o", "term.caf"])
-            try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
-            usleep(500_000)
-            jcap.signal(SIGTERM)
-            _ = try jcap.wait()
-            return jcap
-        }
+        let jcap = try withoutXruns { try signalledTake(signalPorts(2) + ["-o", "term.caf"], after: 0.5, SIGTERM) }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
         let report = try check("term.caf")
         XCTAssertTrue(report.isIntact, report.description)
         XCTAssertGreaterThan(report.frames, 0)
+    }
+
+    /// Runs jcap without a length and sends it `signal` `seconds` after it starts recording.
+    private func signalledTake(_ arguments: [String], after seconds: Double, _ signal: Int32) throws -> Subprocess {
+        let jcap = try launchJcap(arguments)
+        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+        usleep(useconds_t(seconds * 1_000_000))
+        jcap.signal(signal)
+        _ = try jcap.wait()
+        return jcap
     }
 
     func testKillNineLeavesAReadableFile() throws {
