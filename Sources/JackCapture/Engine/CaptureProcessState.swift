@@ -57,6 +57,9 @@ struct CaptureProcessState {
     let xruns: UnsafeAtomic<Int64>
     /// Set when the server shut the client down (jack_on_info_shutdown).
     let serverGone: UnsafeAtomic<Bool>
+    /// Whether the callback measures levels; when off, metering costs one atomic load a cycle.
+    let meteringEnabled: UnsafeAtomic<Bool>
+    let meters: MeterAccumulators
 
     // The callback's own.
     var start: UInt32 = 0
@@ -86,6 +89,8 @@ struct CaptureProcessState {
         cycles = .create(0)
         xruns = .create(0)
         serverGone = .create(false)
+        meteringEnabled = .create(false)
+        meters = MeterAccumulators(channelCount: ports.count)
     }
 
     func deallocate() {
@@ -95,6 +100,8 @@ struct CaptureProcessState {
         ring.deallocate()
         phase.destroy()
         serverGone.destroy()
+        meteringEnabled.destroy()
+        meters.deallocate()
         for atomic in [requestedStart, requestedLength, requestedStop, position, startFrame,
                        overrunFrames, overrunCycles, skippedFrames, cycles, xruns] {
             atomic.destroy()
@@ -135,9 +142,18 @@ extension CaptureProcessState {
     /// One JACK cycle: the frames [f0, f0 + n) where f0 is jack_last_frame_time.
     @_noAllocation @_noLocks
     mutating func process(frameCount nframes: UInt32) {
+        let taken = advanceTake(frameCount: nframes)
+        if meteringEnabled.load(ordering: .relaxed) {
+            measureLevels(frameCount: nframes, taken: taken)
+        }
+    }
+
+    /// Moves the take along by one cycle; returns the span of the cycle copied into it.
+    @_noAllocation @_noLocks
+    private mutating func advanceTake(frameCount nframes: UInt32) -> Range<Int> {
         let current = phase.load(ordering: .acquiring)
         guard current == CapturePhase.waiting.rawValue || current == CapturePhase.recording.rawValue
-        else { return }
+        else { return 0..<0 }
         _ = cycles.loadThenWrappingIncrement(ordering: .relaxed)
         let n = Int(nframes)
         let cycleStart = jack_last_frame_time(client)
@@ -153,17 +169,17 @@ extension CaptureProcessState {
                 && FrameTime.distance(from: start, to: UInt32(truncatingIfNeeded: stopRequest)) <= 0 {
                 // Stopped before the start frame: the take is cancelled, and empty.
                 phase.store(CapturePhase.finished.rawValue, ordering: .releasing)
-                return
+                return 0..<0
             }
             let untilStart = FrameTime.distance(from: cycleStart, to: start)
             if untilStart >= n {
                 waitedCycles += 1
-                return
+                return 0..<0
             }
             if untilStart < 0 {
                 if waitedCycles == 0 {
                     phase.store(CapturePhase.missedStart.rawValue, ordering: .releasing)
-                    return
+                    return 0..<0
                 }
                 // An xrun made JACK's clock jump over the start frame: those frames reached no
                 // client. The take still starts at the start frame; they become silence.
@@ -224,6 +240,18 @@ extension CaptureProcessState {
         } else if current == CapturePhase.waiting.rawValue {
             phase.store(CapturePhase.recording.rawValue, ordering: .releasing)
         }
+        return count > 0 ? offset..<end : 0..<0
+    }
+
+    /// Feeds every port's cycle to the meters; `taken` is the part that went into the take.
+    @_noAllocation @_noLocks
+    private func measureLevels(frameCount nframes: UInt32, taken: Range<Int>) {
+        for channel in 0..<channelCount {
+            guard let port = ports[channel], let buffer = jack_port_get_buffer(port, nframes) else { continue }
+            meters.measure(channel: channel, samples: UnsafePointer(buffer.assumingMemoryBound(to: Float.self)),
+                           count: Int(nframes), taken: taken)
+        }
+        meters.finishCycle(frames: Int(nframes))
     }
 
     /// Copies frames [offset, offset + count) of every port as one block, or, when the ring lacks

@@ -1,0 +1,104 @@
+import Atomics
+
+/// What the process callback gathers for the meters: per channel, per cycle, the peak absolute
+/// sample and the sum of squares, and over the take, the highest peak and the samples at or beyond
+/// full scale. Everything is published through atomics; ballistics, averaging and decibels are
+/// computed by `ChannelMeters` off the real-time thread.
+///
+/// Peaks are stored as the bit patterns of non-negative floats, which order like the floats
+/// themselves, so a running maximum is an integer compare-and-exchange.
+struct MeterAccumulators {
+    let channelCount: Int
+    /// Highest |sample| since the reader last took it (exchanged with 0 by the reader).
+    let windowPeaks: UnsafeMutablePointer<UnsafeAtomic<UInt32>.Storage>
+    /// Running sum of squares since metering began, as Double bits (only the callback writes it).
+    let sumsOfSquares: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+    /// Highest |sample| recorded in the take.
+    let takePeaks: UnsafeMutablePointer<UnsafeAtomic<UInt32>.Storage>
+    /// Samples recorded in the take at or beyond full scale.
+    let clipCounts: UnsafeMutablePointer<UnsafeAtomic<Int64>.Storage>
+    /// Frames per channel measured since metering began (published after the sums).
+    let meteredFrames: UnsafeAtomic<Int64>
+
+    init(channelCount: Int) {
+        self.channelCount = channelCount
+        windowPeaks = .allocate(capacity: channelCount)
+        sumsOfSquares = .allocate(capacity: channelCount)
+        takePeaks = .allocate(capacity: channelCount)
+        clipCounts = .allocate(capacity: channelCount)
+        for channel in 0..<channelCount {
+            (windowPeaks + channel).initialize(to: .init(0))
+            (sumsOfSquares + channel).initialize(to: .init(0))
+            (takePeaks + channel).initialize(to: .init(0))
+            (clipCounts + channel).initialize(to: .init(0))
+        }
+        meteredFrames = .create(0)
+    }
+
+    func deallocate() {
+        windowPeaks.deallocate()
+        sumsOfSquares.deallocate()
+        takePeaks.deallocate()
+        clipCounts.deallocate()
+        meteredFrames.destroy()
+    }
+
+    /// One cycle of one channel: `samples[0..<count]` feed the live meter, `taken` (a range within
+    /// them, possibly empty) is what went into the take.
+    @_noAllocation @_noLocks
+    func measure(channel: Int, samples: UnsafePointer<Float>, count: Int, taken: Range<Int>) {
+        let cycle = Self.measure(samples, from: 0, to: count)
+        var current = UnsafeAtomic<UInt32>(at: windowPeaks + channel).load(ordering: .relaxed)
+        while cycle.peak.bitPattern > current {
+            let (exchanged, original) = UnsafeAtomic<UInt32>(at: windowPeaks + channel)
+                .weakCompareExchange(expected: current, desired: cycle.peak.bitPattern, ordering: .relaxed)
+            if exchanged { break }
+            current = original
+        }
+        let sums = UnsafeAtomic<UInt64>(at: sumsOfSquares + channel)
+        let total = Double(bitPattern: sums.load(ordering: .relaxed)) + Double(cycle.sumOfSquares)
+        sums.store(total.bitPattern, ordering: .relaxed)
+
+        guard !taken.isEmpty else { return }
+        let take = taken.count == count ? cycle : Self.measure(samples, from: taken.lowerBound, to: taken.upperBound)
+        let takePeak = UnsafeAtomic<UInt32>(at: takePeaks + channel)
+        if take.peak.bitPattern > takePeak.load(ordering: .relaxed) {
+            takePeak.store(take.peak.bitPattern, ordering: .relaxed)
+        }
+        if take.clips > 0 {
+            let clips = UnsafeAtomic<Int64>(at: clipCounts + channel)
+            clips.store(clips.load(ordering: .relaxed) + Int64(take.clips), ordering: .relaxed)
+        }
+    }
+
+    /// Publishes that `frames` more frames per channel have been measured.
+    @_noAllocation @_noLocks
+    func finishCycle(frames: Int) {
+        meteredFrames.store(meteredFrames.load(ordering: .relaxed) + Int64(frames), ordering: .releasing)
+    }
+
+    struct Measurement {
+        var peak: Float
+        var sumOfSquares: Float
+        var clips: Int
+    }
+
+    /// Peak |sample|, sum of squares and samples at or beyond full scale in `samples[start..<end]`.
+    /// A cycle's sum fits a Float's precision; the running total is kept in Double.
+    @_noAllocation @_noLocks
+    static func measure(_ samples: UnsafePointer<Float>, from start: Int, to end: Int) -> Measurement {
+        var peak: Float = 0
+        var sum: Float = 0
+        var clips = 0
+        var index = start
+        while index < end {
+            let sample = samples[index]
+            let magnitude = sample.magnitude
+            if magnitude > peak { peak = magnitude }
+            sum += sample * sample
+            if magnitude >= 1 { clips += 1 }
+            index += 1
+        }
+        return Measurement(peak: peak, sumOfSquares: sum, clips: clips)
+    }
+}
