@@ -25,9 +25,20 @@ struct TestSignalCommand: ParsableCommand {
         @Option(name: .long, help: "JACK server name.")
         var server: String?
 
+        @Option(name: .long, help: "code (every sample encodes its frame time and channel), sine or silence.")
+        var signal: Signal = .code
+
+        @Option(name: .long, help: "Sine frequency in whole hertz.")
+        var frequency = 1_000
+
+        @Option(name: .long, help: "Sine level in dBFS: 0 peaks at full scale, +3 is beyond it.")
+        var level = 0.0
+
+        enum Signal: String, ExpressibleByArgument { case code, sine, silence }
+
         func run() throws {
-            signal(SIGINT, SIG_IGN)
-            signal(SIGTERM, SIG_IGN)
+            Glibc.signal(SIGINT, SIG_IGN)
+            Glibc.signal(SIGTERM, SIG_IGN)
             var blocked = sigset_t()
             sigemptyset(&blocked)
             sigaddset(&blocked, SIGINT)
@@ -36,7 +47,13 @@ struct TestSignalCommand: ParsableCommand {
             let generator: TestSignalGenerator
             do {
                 let client = try JackClient(name: name, server: server)
-                generator = try TestSignalGenerator(client: client, channels: channels)
+                generator = try TestSignalGenerator(client: client, channels: channels) { [signal, frequency, level] rate in
+                    switch signal {
+                    case .code: .code()
+                    case .sine: .sine(frequency: frequency, level: level, sampleRate: rate)
+                    case .silence: .silence()
+                    }
+                }
             } catch {
                 StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
                 throw ExitCode(ExitStatus(for: .jack(error)).rawValue)

@@ -19,7 +19,7 @@ struct TestSignalTests {
 
     @Test("the table renders what sample() says, across the modulus and in chunks past the overlap")
     func render() {
-        let table = TestSignal.Table()
+        let table = TestSignal.Table.code()
         defer { table.deallocate() }
         let frames = 20_000
         var buffer = [Float](repeating: 9, count: frames)
@@ -32,6 +32,24 @@ struct TestSignalTests {
             }
             #expect(mismatches.isEmpty, "start \(start), channel \(channel)")
         }
+    }
+
+    @Test("sine tables: one exact period, the level asked for, any number of frames")
+    func sine() {
+        let table = TestSignal.Table.sine(frequency: 1_000, level: -20, sampleRate: 48_000)
+        defer { table.deallocate() }
+        #expect(table.period == 48)
+        var buffer = [Float](repeating: 9, count: 10_000)
+        buffer.withUnsafeMutableBufferPointer { table.render(into: $0.baseAddress!, frames: 10_000, start: 12, channel: 3) }
+        #expect(abs(buffer[0] - 0.1) < 1e-6, "frame 12 of a 1 kHz period of 48 is the crest")
+        #expect(abs((buffer.max() ?? 0) - 0.1) < 1e-6)
+        let odd = TestSignal.Table.sine(frequency: 997, level: 0, sampleRate: 44_100)
+        defer { odd.deallocate() }
+        #expect(odd.period == 44_100)
+        let silence = TestSignal.Table.silence()
+        defer { silence.deallocate() }
+        buffer.withUnsafeMutableBufferPointer { silence.render(into: $0.baseAddress!, frames: 10_000, start: 5, channel: 0) }
+        #expect(buffer.allSatisfy { $0 == 0 })
     }
 
     @Test("24-bit PCM holds every code exactly (libsndfile scaling and rounding)")

@@ -99,6 +99,27 @@ public final class CaptureSession: @unchecked Sendable {
 
     public var status: CaptureStatus { engine.status }
 
+    // MARK: Metering, as AVAudioRecorder has it (channels are 0-based)
+
+    /// Whether levels are measured. Off, metering costs the process callback nothing but one
+    /// atomic load a cycle; the take summary then has no peaks.
+    public var isMeteringEnabled: Bool {
+        get { engine.isMeteringEnabled }
+        set { engine.isMeteringEnabled = newValue }
+    }
+
+    /// Takes in the levels measured since the last call.
+    public func updateMeters() { engine.meters.update() }
+
+    /// RMS level of a channel in dBFS (-160 for silence), as of the last `updateMeters()`.
+    public func averagePower(forChannel channel: Int) -> Float { engine.meters.averagePower(forChannel: channel) }
+
+    /// Peak level of a channel in dBFS (0 at full scale, above 0 beyond it).
+    public func peakPower(forChannel channel: Int) -> Float { engine.meters.peakPower(forChannel: channel) }
+
+    /// Everything the meter shows for a channel.
+    public func meterReading(forChannel channel: Int) -> MeterReading { engine.meters.reading(forChannel: channel) }
+
     /// True when no more frames will come: the take reached its end, the server went away or the
     /// disk failed.
     public var isFinished: Bool {
@@ -140,11 +161,15 @@ public final class CaptureSession: @unchecked Sendable {
         if (outcome == .cancelled || outcome == .missedStart), writer != nil {
             unlink(outputPath)
         }
+        let channelLevels = isMeteringEnabled
+            ? (0..<sources.count).map { ChannelLevels(highestPeak: engine.meters.highestPeak(forChannel: $0),
+                                                      clipCount: engine.meters.clipCount(forChannel: $0)) }
+            : nil
         return TakeReport(
             outcome: outcome, path: outputPath, format: format, sampleRate: client.sampleRate,
             sources: sources, portNames: engine.portNames, frames: frames, startFrame: status.startFrame,
             lostSpans: writer?.lostSpans ?? [], overrunFrames: status.overrunFrames,
-            skippedFrames: status.skippedFrames, xruns: status.xruns)
+            skippedFrames: status.skippedFrames, xruns: status.xruns, channelLevels: channelLevels)
     }
 
     /// Fails early, before anything is connected, if the file exists or its folder is not writable.

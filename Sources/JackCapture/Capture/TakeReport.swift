@@ -30,8 +30,18 @@ public struct TakeReport: Sendable {
     public var overrunFrames: Int64
     public var skippedFrames: Int64
     public var xruns: Int64
+    /// Each channel's highest peak and clipped samples over the take; nil with metering off.
+    public var channelLevels: [ChannelLevels]?
 
     public var lostFrames: Int64 { lostSpans.reduce(0) { $0 + $1.frames } }
     public var channels: Int { sources.count }
     public var seconds: Double { Double(frames) / Double(max(1, sampleRate)) }
+}
+
+/// A channel's levels over a whole take.
+public struct ChannelLevels: Equatable, Sendable {
+    /// dBFS.
+    public var highestPeak: Float
+    /// Samples at or beyond full scale.
+    public var clipCount: Int64
 }

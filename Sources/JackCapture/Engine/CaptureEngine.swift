@@ -121,6 +121,17 @@ public final class CaptureEngine: @unchecked Sendable {
         return frame
     }
 
+    /// Whether the process callback measures levels for `meters`. Off, it costs the callback one
+    /// atomic load per cycle.
+    public var isMeteringEnabled: Bool {
+        get { state.pointee.meteringEnabled.load(ordering: .relaxed) }
+        set { state.pointee.meteringEnabled.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The channels' meters; `meters.update()` takes in what the callback measured.
+    public private(set) lazy var meters = ChannelMeters(accumulators: state.pointee.meters,
+                                                        sampleRate: client.sampleRate)
+
     public var phase: CapturePhase {
         CapturePhase(rawValue: state.pointee.phase.load(ordering: .acquiring)) ?? .idle
     }

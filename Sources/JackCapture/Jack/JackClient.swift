@@ -129,6 +129,13 @@ public final class JackClient: @unchecked Sendable {
         }
     }
 
+    /// Breaks a connection (jack_disconnect).
+    public func disconnect(_ source: String, from destination: String) throws(JackError) {
+        guard jack_disconnect(handle, source, destination) == 0 else {
+            throw .connectionFailed(source: source, destination: destination)
+        }
+    }
+
     /// Installs the process callback (jack_set_process_callback); before `activate()` only.
     public func setProcessCallback(_ callback: JackProcessCallback, argument: UnsafeMutableRawPointer) {
         jack_set_process_callback(handle, callback, argument)

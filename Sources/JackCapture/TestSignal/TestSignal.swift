@@ -1,3 +1,5 @@
+import Foundation
+
 /// A signal from which every recorded sample can be checked: the sample that channel `c` carries
 /// at JACK frame time `t` encodes both.
 ///
@@ -28,34 +30,57 @@ public enum TestSignal {
         Float(code(frameTime: frameTime, channel: channel)) * (1.0 / Float(1 << 23))
     }
 
-    /// Every channel of the signal is a window onto one sawtooth of 2^22 samples, so a generator
-    /// renders a whole period of a channel with one copy from this table (16 MB, built once),
-    /// cheap enough for a thousand channels on the process thread.
+    /// A periodic signal ready to play: one period (plus a copy of its start, so a period's worth
+    /// of frames never wraps), channel `c` reading it `c × channelOffset` frames ahead. Rendering a
+    /// cycle is then one copy per channel, cheap enough for a thousand channels on the process
+    /// thread.
     public struct Table: @unchecked Sendable {
-        /// The sawtooth, followed by its first `overlap` samples again so a copy never wraps.
         let samples: UnsafeMutablePointer<Float>
+        public let period: Int
+        let channelOffset: Int
         static var overlap: Int { @_noAllocation @_noLocks get { 8_192 } }
 
-        public init() {
-            samples = .allocate(capacity: TestSignal.timeModulus + Self.overlap)
-            for index in 0..<(TestSignal.timeModulus + Self.overlap) {
-                samples[index] = Float((index & (TestSignal.timeModulus - 1)) - TestSignal.timeModulus / 2)
-                    * (1.0 / Float(1 << 23))
+        public init(period: Int, channelOffset: Int, sample: (Int) -> Float) {
+            self.period = period
+            self.channelOffset = channelOffset
+            samples = .allocate(capacity: period + Self.overlap)
+            for index in 0..<period { samples[index] = sample(index) }
+            for index in period..<(period + Self.overlap) { samples[index] = samples[index % period] }
+        }
+
+        /// The frame-time code: each channel a window onto one sawtooth of 2^22 samples (16 MB).
+        public static func code() -> Table {
+            Table(period: TestSignal.timeModulus, channelOffset: TestSignal.channelOffset) {
+                Float($0 - TestSignal.timeModulus / 2) * (1.0 / Float(1 << 23))
             }
         }
+
+        /// A sine of a whole number of hertz at `level` dBFS (0: peaks at exactly full scale) on
+        /// every channel, in phase with JACK's frame time.
+        public static func sine(frequency: Int, level: Double, sampleRate: Int) -> Table {
+            var a = frequency, b = sampleRate
+            while b != 0 { (a, b) = (b, a % b) }
+            let period = sampleRate / a
+            let amplitude = pow(10, level / 20)
+            return Table(period: period, channelOffset: 0) {
+                Float(amplitude * sin(2 * Double.pi * Double(frequency) * Double($0) / Double(sampleRate)))
+            }
+        }
+
+        public static func silence() -> Table { Table(period: 1, channelOffset: 0) { _ in 0 } }
 
         public func deallocate() { samples.deallocate() }
 
         /// Fills `frames` samples of channel `channel` (0-based), starting at frame time `start`.
         @_noAllocation @_noLocks
         public func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, start: UInt32, channel: Int) {
-            var phase = (Int(start) + channel &* TestSignal.channelOffset) & (TestSignal.timeModulus - 1)
+            var phase = (Int(start) % period + (channel &* channelOffset) % period) % period
             var done = 0
             while done < frames {
                 let chunk = min(frames - done, Self.overlap)
                 UnsafeMutableRawPointer(buffer + done).copyMemory(
                     from: UnsafeRawPointer(samples + phase), byteCount: chunk * MemoryLayout<Float>.stride)
-                phase = (phase + chunk) & (TestSignal.timeModulus - 1)
+                phase = (phase + chunk) % period
                 done += chunk
             }
         }

@@ -1,8 +1,8 @@
 import CJack
 
-/// A JACK client whose output ports play the test signal: `out_1` ... `out_N`, channel `c` carrying
-/// `TestSignal.sample(frameTime:channel:)` at every frame time. Its process callback is real-time
-/// safe like jcap's own.
+/// A JACK client whose output ports play a test signal on `out_1` ... `out_N`: by default the
+/// frame-time code (channel `c` carrying `TestSignal.sample(frameTime:channel:)` at every frame
+/// time), or a sine or silence for the meters. Its process callback is real-time safe like jcap's.
 public final class TestSignalGenerator: @unchecked Sendable {
     public let client: JackClient
     public let portNames: [String]
@@ -15,10 +15,10 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let table: TestSignal.Table
     }
 
-    public init(client: JackClient, channels: Int) throws(JackError) {
+    public init(client: JackClient, channels: Int, signal: (Int) -> TestSignal.Table = { _ in .code() }) throws(JackError) {
         self.client = client
         // Built before any port exists: a port appears to others only once it can be connected.
-        let table = TestSignal.Table()
+        let table = signal(client.sampleRate)
         var ports: [OpaquePointer] = []
         for index in 1...max(1, channels) {
             ports.append(try client.registerAudioOutput(named: "out_\(index)"))

@@ -57,7 +57,7 @@ class JackTestCase: XCTestCase {
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: directory)
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     var server: PrivateJackServer { Self.server }

@@ -1,0 +1,128 @@
+import Atomics
+import Foundation
+
+/// One channel's meter, in dBFS: 0 at full scale, -160 for silence, above 0 beyond full scale.
+public struct MeterReading: Equatable, Sendable {
+    /// RMS level, integrated over `ChannelMeters.averagingTime`.
+    public var averagePower: Float
+    /// Sample peak with a fall-back of `ChannelMeters.peakReleaseRate` dB per second.
+    public var peakPower: Float
+    /// The highest peak of the last `ChannelMeters.peakHoldTime` seconds.
+    public var peakHold: Float
+    /// The highest peak of the take so far.
+    public var highestPeak: Float
+    /// Samples of the take at or beyond full scale; the clip indicator latches on the first.
+    public var clipCount: Int64
+
+    public var isClipped: Bool { clipCount > 0 }
+
+    public static let silent = MeterReading(averagePower: ChannelMeters.floor, peakPower: ChannelMeters.floor,
+                                            peakHold: ChannelMeters.floor, highestPeak: ChannelMeters.floor,
+                                            clipCount: 0)
+}
+
+/// Meters for every channel of a capture engine, computed off the real-time thread from what the
+/// process callback accumulates (`MeterAccumulators`). Call `update()` 10 to 30 times a second.
+///
+/// The ballistics are those of a digital studio meter (IEC 60268-18, as in x42's meters and
+/// jkmeter): the peak meter reads true sample peaks with instant attack and falls back at 20 dB
+/// in 1.7 s, so short transients stay visible; the peak hold keeps the highest peak for 2 s; the
+/// average meter is RMS through a first-order integrator with a 300 ms time constant, the
+/// integration time of a VU meter, so it follows loudness rather than transients. A full-scale
+/// sine reads 0 dBFS peak and -3.01 dBFS average (RMS without the AES-17 +3 dB offset, as
+/// AVAudioRecorder reports it). Time is counted in audio frames, not wall-clock time, so the
+/// meters move the same however often they are read.
+public final class ChannelMeters: @unchecked Sendable {
+    public static let floor: Float = -160
+    public static let averagingTime = 0.3
+    public static let peakReleaseRate = 20.0 / 1.7
+    public static let peakHoldTime = 2.0
+
+    let accumulators: MeterAccumulators
+    let sampleRate: Double
+    private var lastFrames: Int64 = 0
+    private var lastSums: [Double]
+    private var meanSquares: [Double]
+    private var peaks: [Double]
+    private var holds: [Double]
+    private var holdAges: [Double]
+
+    init(accumulators: MeterAccumulators, sampleRate: Int) {
+        self.accumulators = accumulators
+        self.sampleRate = Double(sampleRate)
+        let count = accumulators.channelCount
+        lastSums = [Double](repeating: 0, count: count)
+        meanSquares = [Double](repeating: 0, count: count)
+        peaks = [Double](repeating: 0, count: count)
+        holds = [Double](repeating: 0, count: count)
+        holdAges = [Double](repeating: 0, count: count)
+    }
+
+    public var channelCount: Int { accumulators.channelCount }
+
+    /// Takes in everything measured since the last update and moves the meters on.
+    public func update() {
+        let frames = accumulators.meteredFrames.load(ordering: .acquiring)
+        let newFrames = frames - lastFrames
+        guard newFrames > 0 else { return }
+        lastFrames = frames
+        let seconds = Double(newFrames) / sampleRate
+        let averaging = 1 - exp(-seconds / Self.averagingTime)
+        let release = pow(10, -Self.peakReleaseRate * seconds / 20)
+        for channel in 0..<channelCount {
+            let sum = Double(bitPattern: UnsafeAtomic<UInt64>(at: accumulators.sumsOfSquares + channel)
+                .load(ordering: .relaxed))
+            let meanSquare = max(0, sum - lastSums[channel]) / Double(newFrames)
+            lastSums[channel] = sum
+            meanSquares[channel] += averaging * (meanSquare - meanSquares[channel])
+
+            let windowPeak = Double(Float(bitPattern: UnsafeAtomic<UInt32>(at: accumulators.windowPeaks + channel)
+                .exchange(0, ordering: .relaxed)))
+            peaks[channel] = max(windowPeak, peaks[channel] * release)
+            holdAges[channel] += seconds
+            if windowPeak >= holds[channel] || holdAges[channel] > Self.peakHoldTime {
+                holds[channel] = windowPeak
+                holdAges[channel] = 0
+            }
+        }
+    }
+
+    /// RMS level of a channel (0-based) in dBFS.
+    public func averagePower(forChannel channel: Int) -> Float {
+        Self.decibels(power: meanSquares[channel])
+    }
+
+    /// Peak level of a channel (0-based) in dBFS.
+    public func peakPower(forChannel channel: Int) -> Float {
+        Self.decibels(amplitude: peaks[channel])
+    }
+
+    public func reading(forChannel channel: Int) -> MeterReading {
+        MeterReading(averagePower: averagePower(forChannel: channel), peakPower: peakPower(forChannel: channel),
+                     peakHold: Self.decibels(amplitude: holds[channel]),
+                     highestPeak: highestPeak(forChannel: channel), clipCount: clipCount(forChannel: channel))
+    }
+
+    /// The highest peak of the take so far, in dBFS.
+    public func highestPeak(forChannel channel: Int) -> Float {
+        Self.decibels(amplitude: Double(Float(bitPattern: UnsafeAtomic<UInt32>(at: accumulators.takePeaks + channel)
+            .load(ordering: .relaxed))))
+    }
+
+    /// Samples of the take at or beyond full scale.
+    public func clipCount(forChannel channel: Int) -> Int64 {
+        UnsafeAtomic<Int64>(at: accumulators.clipCounts + channel).load(ordering: .relaxed)
+    }
+
+    /// 20 log10(amplitude), never below -160.
+    public static func decibels(amplitude: Double) -> Float {
+        guard amplitude > 0 else { return floor }
+        return Swift.max(floor, Float(20 * log10(amplitude)))
+    }
+
+    /// 10 log10(power), never below -160.
+    public static func decibels(power: Double) -> Float {
+        guard power > 0 else { return floor }
+        return Swift.max(floor, Float(10 * log10(power)))
+    }
+}

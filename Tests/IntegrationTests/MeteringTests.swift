@@ -1,0 +1,114 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// The meters read known signals from the test-signal client right: a full-scale sine, one at
+/// -20 dBFS, one 3 dB beyond full scale, and silence.
+final class MeteringTests: JackTestCase {
+    nonisolated(unsafe) static var sines: [Subprocess] = []
+    static let sources = [
+        ("fullscale", ["--signal", "sine", "--level=0"]),
+        ("minus20", ["--signal", "sine", "--level=-20"]),
+        ("hot", ["--signal", "sine", "--level=3"]),
+        ("quiet", ["--signal", "silence"]),
+    ]
+
+    override class func setUp() {
+        super.setUp()
+        guard setUpFailure == nil else { return }
+        do {
+            for (name, arguments) in sources {
+                sines.append(try Subprocess(try Executables.built("jcap-testsignal"),
+                                            ["play", "--channels", "1", "--name", name] + arguments,
+                                            server: server.name, directory: NSTemporaryDirectory()))
+            }
+            do {
+                try waitFor("sine ports") { sources.allSatisfy { observer.audioOutputPorts().contains("\($0.0):out_1") } }
+            } catch {
+                throw TestFailure("\(error): \(sines.map { $0.errorOutput + $0.output }); ports: \(observer.audioOutputPorts().filter { !$0.hasPrefix("sig:") })")
+            }
+        } catch {
+            setUpFailure = error
+        }
+    }
+
+    override class func tearDown() {
+        for sine in sines { sine.signal(SIGTERM); _ = try? sine.wait(timeout: 10) }
+        sines = []
+        super.tearDown()
+    }
+
+    func meteredSession(metering: Bool = true) throws -> CaptureSession {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "meters"
+        configuration.sources = .ports(Self.sources.map { "\($0.0):out_1" })
+        configuration.outputPath = path("metered.wav")
+        configuration.bitDepth = .float
+        let session = try CaptureSession(configuration: configuration)
+        session.isMeteringEnabled = metering
+        return session
+    }
+
+    func testKnownSignalsReadTheirLevels() throws {
+        let session = try meteredSession()
+        try session.start()
+        // Read the way a console does, 20 times a second, for 2 s: ~7 averaging time constants.
+        for _ in 0..<40 {
+            usleep(50_000)
+            session.updateMeters()
+        }
+        session.stop()
+        let report = session.finish()
+        XCTAssertEqual(report.outcome, .complete)
+
+        XCTAssertEqual(session.peakPower(forChannel: 0), 0, accuracy: 0.1, "full-scale sine peaks at 0 dBFS")
+        XCTAssertEqual(session.averagePower(forChannel: 0), -3.01, accuracy: 0.1, "and averages -3.01 dBFS")
+        XCTAssertEqual(session.peakPower(forChannel: 1), -20, accuracy: 0.1)
+        XCTAssertEqual(session.averagePower(forChannel: 1), -23.01, accuracy: 0.1)
+        XCTAssertGreaterThan(session.peakPower(forChannel: 2), 2.9, "beyond full scale reads above 0")
+        XCTAssertEqual(session.averagePower(forChannel: 2), -0.01, accuracy: 0.1)
+        XCTAssertEqual(session.peakPower(forChannel: 3), -160)
+        XCTAssertEqual(session.averagePower(forChannel: 3), -160)
+
+        let hot = session.meterReading(forChannel: 2)
+        XCTAssertTrue(hot.isClipped, "the clip indicator latches")
+        XCTAssertGreaterThan(hot.clipCount, 1_000)
+        XCTAssertEqual(hot.highestPeak, 3, accuracy: 0.1)
+        XCTAssertFalse(session.meterReading(forChannel: 1).isClipped)
+        XCTAssertFalse(session.meterReading(forChannel: 3).isClipped)
+        XCTAssertEqual(session.meterReading(forChannel: 1).peakHold, -20, accuracy: 0.1)
+
+        let levels = try XCTUnwrap(report.channelLevels)
+        XCTAssertEqual(levels[1].highestPeak, -20, accuracy: 0.1)
+        XCTAssertEqual(levels[1].clipCount, 0)
+        XCTAssertGreaterThan(levels[2].clipCount, 0)
+        XCTAssertEqual(levels[3].highestPeak, -160)
+    }
+
+    func testPeakFallsBackAfterTheSignalStops() throws {
+        let session = try meteredSession()
+        try session.start()
+        for _ in 0..<10 { usleep(50_000); session.updateMeters() }
+        XCTAssertEqual(session.peakPower(forChannel: 1), -20, accuracy: 0.1)
+        try observer.disconnect("minus20:out_1", from: "meters:in_2")
+        for _ in 0..<20 { usleep(50_000); session.updateMeters() }
+        // After ~1 s of silence the peak has fallen about 11.8 dB, the average far more.
+        let peak = session.peakPower(forChannel: 1)
+        XCTAssertLessThan(peak, -27)
+        XCTAssertGreaterThan(peak, -40)
+        XCTAssertLessThan(session.averagePower(forChannel: 1), -30)
+        session.stop()
+        _ = session.finish()
+    }
+
+    func testMeteringOffMeasuresNothing() throws {
+        let session = try meteredSession(metering: false)
+        try session.start()
+        usleep(300_000)
+        session.updateMeters()
+        XCTAssertEqual(session.peakPower(forChannel: 0), -160)
+        session.stop()
+        XCTAssertNil(session.finish().channelLevels)
+    }
+}
