@@ -59,9 +59,13 @@ struct TestSignalCommand: ParsableCommand {
                 throw ExitCode(ExitStatus(for: .jack(error)).rawValue)
             }
             StandardStreams.writeOutput("playing the test signal on \(generator.portNames.joined(separator: " "))\n")
-            var received: Int32 = 0
-            sigwait(&blocked, &received)
-            _ = generator
+            // Until SIGINT or SIGTERM, or until the server goes away (then there is nothing to play).
+            var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+            while sigtimedwait(&blocked, nil, &timeout) < 0 && !generator.serverGone {}
+            if generator.serverGone {
+                StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
+                throw ExitCode(ExitStatus.serverShutDown.rawValue)
+            }
         }
     }
 

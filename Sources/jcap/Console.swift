@@ -4,27 +4,63 @@ import JackCapture
 import Glibc
 #endif
 
-/// What jcap tells the person at the terminal, on standard error (standard output stays free for
-/// other programs).
-struct Console {
-    let isTerminal = isatty(STDERR_FILENO) == 1
-    private var lastProgress = 0.0
+/// `--meter`: how jcap shows a take while it runs.
+enum MeterDisplay: String, ExpressibleByArgument, CaseIterable {
+    /// One bar per channel, folding into columns when they do not fit the terminal.
+    case bars
+    /// Columns of short bars, always.
+    case compact
+    /// Nothing while recording (and no metering: it then costs the process callback nothing).
+    case none
+    /// One JSON object per line on standard output, 10 a second.
+    case json
+}
+
+/// What jcap tells the person at the terminal. The live meter goes to standard output when that is
+/// a terminal (redrawn in place) or is asked for as JSON; otherwise standard output gets a plain
+/// status line a second. Messages, errors and the final summary go to standard error.
+final class Console {
+    enum Mode: Equatable {
+        case screen(MeterScreen.Layout)
+        case json
+        case statusLines
+        case silent
+    }
+
+    let mode: Mode
+    private let errorIsTerminal = isatty(STDERR_FILENO) == 1
+    private var drawnLines = 0
+    private var cursorHidden = false
+    private var updates = 0
+
+    init(display: MeterDisplay?) {
+        let outputIsTerminal = isatty(STDOUT_FILENO) == 1
+        switch display {
+        case .none?: mode = .silent
+        case .json?: mode = .json
+        case .compact?: mode = outputIsTerminal ? .screen(.compact) : .statusLines
+        case .bars?, nil: mode = outputIsTerminal ? .screen(.automatic) : .statusLines
+        }
+    }
+
+    var wantsMeters: Bool { mode != .silent }
+
+    // MARK: Messages
 
     func line(_ text: String) {
-        var text = text
-        if isTerminal { text = "\r\u{1B}[K" + text }
+        eraseScreen()
         StandardStreams.writeError(text + "\n")
     }
 
     /// Prints the error on one line and returns the exit code to throw.
     func fail(_ error: CaptureError) -> ExitCode {
+        endDisplay()
         line("jcap: error: \(error)")
         return ExitCode(ExitStatus(for: error).rawValue)
     }
 
     func describe(_ session: CaptureSession) {
-        let rate = session.client.sampleRate
-        line("jcap: client '\(session.client.name)', \(rate) Hz, \(session.client.bufferSize)-frame periods")
+        line("jcap: client '\(session.client.name)', \(session.client.sampleRate) Hz, \(session.client.bufferSize)-frame periods")
         for (index, (port, source)) in zip(session.engine.portNames, session.sources).enumerated() {
             let wiring = session.configuration.connectsPorts ? "<- \(source)" : "(patch by hand)"
             line("  channel \(index + 1): \(port) \(wiring)")
@@ -38,28 +74,76 @@ struct Console {
         line(text)
     }
 
-    mutating func progress(_ session: CaptureSession) {
-        guard isTerminal else { return }
-        let status = session.status
-        let rate = Double(session.client.sampleRate)
-        var text: String
-        switch status.phase {
-        case .waiting:
-            let remaining = session.scheduledStart.map {
-                Double(FrameTime.distance(from: session.client.estimatedFrameTime, to: $0)) / rate
-            } ?? 0
-            text = "waiting to start: \(Console.clock(max(0, remaining)))"
-        default:
-            text = "REC \(Console.clock(Double(status.position) / rate))  \(status.position) frames"
-            if let total = session.durationFrames {
-                text += "  left \(Console.clock(Double(max(0, total - status.position)) / rate))"
-            }
-            text += "  buffer \(Int(status.bufferFill * 100))%  xruns \(status.xruns)  lost \(status.lostFrames)"
+    // MARK: The live display
+
+    /// Shows one update; called about 20 times a second.
+    func show(_ snapshot: MeterSnapshot) {
+        updates += 1
+        switch mode {
+        case .silent:
+            return
+        case .json:
+            if updates % 2 == 0 { StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n") }
+        case .statusLines:
+            if updates % 20 == 0 { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
+        case .screen(let layout):
+            let size = Console.terminalSize()
+            let screen = MeterScreen(width: size.columns, height: size.rows - 1, layout: layout, colors: true)
+            let lines = screen.render(snapshot)
+            var text = cursorHidden ? "" : "\u{1B}[?25l"
+            cursorHidden = true
+            if drawnLines > 0 { text += "\u{1B}[\(drawnLines)F" }
+            text += lines.map { "\r" + $0 + "\u{1B}[K" }.joined(separator: "\n") + "\n\u{1B}[J"
+            StandardStreams.writeOutput(text)
+            drawnLines = lines.count
         }
-        StandardStreams.writeError("\r\u{1B}[K" + text)
     }
 
-    func summarize(_ report: TakeReport) {
+    /// Removes the live display and gives the cursor back.
+    func endDisplay() {
+        eraseScreen()
+        if cursorHidden {
+            StandardStreams.writeOutput("\u{1B}[?25h")
+            cursorHidden = false
+        }
+    }
+
+    private func eraseScreen() {
+        guard drawnLines > 0 else { return }
+        StandardStreams.writeOutput("\u{1B}[\(drawnLines)F\u{1B}[J")
+        drawnLines = 0
+    }
+
+    /// A status line without escape codes, for logs and pipes.
+    static func statusLine(_ snapshot: MeterSnapshot) -> String {
+        var text: String
+        switch snapshot.state {
+        case .waitingForPorts: text = "waiting for the ports to be connected"
+        case .countdown(let frames): text = "starts in \(clockText(frames: frames, sampleRate: snapshot.sampleRate))"
+        case .recording, .finished:
+            text = "rec \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
+        }
+        text += ", buffer \(Int((snapshot.bufferFill * 100).rounded()))%, xruns \(snapshot.xruns), lost \(snapshot.lostFrames)"
+        let screen = MeterScreen(width: 80, height: 24)
+        text += "; peak dBFS: " + snapshot.channels.map {
+            "\($0.name) " + screen.decibelText($0.reading.peakPower, width: 0) + ($0.reading.isClipped ? " CLIP" : "")
+        }.joined(separator: ", ")
+        return text
+    }
+
+    /// The terminal's size (TIOCGWINSZ), or 80 × 24.
+    static func terminalSize() -> (columns: Int, rows: Int) {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
+            return (Int(size.ws_col), Int(size.ws_row))
+        }
+        return (80, 24)
+    }
+
+    // MARK: Summary
+
+    func summarize(_ report: TakeReport, names: [String]) {
+        endDisplay()
         switch report.outcome {
         case .cancelled:
             line("jcap: stopped before the start; nothing recorded, no file written")
@@ -69,12 +153,19 @@ struct Console {
             return
         default: break
         }
-        var text = "jcap: wrote \(report.path): \(report.frames) frames (\(Console.clock(report.seconds))), "
+        var text = "jcap: wrote \(report.path): \(report.frames) frames (\(clockText(frames: report.frames, sampleRate: report.sampleRate))), "
         text += "\(report.channels) channels, \(report.format.displayName)"
         if let start = report.startFrame {
             text += ", JACK frames \(start) to \(FrameTime.advance(start, by: Int(report.frames)))"
         }
         line(text)
+        if let levels = report.channelLevels {
+            let screen = MeterScreen(width: 80, height: 24)
+            for (name, level) in zip(names, levels) {
+                let clips = level.clipCount == 0 ? "no clips" : "\(level.clipCount) samples clipped"
+                line("  \(name): peak \(screen.decibelText(level.highestPeak, width: 0)) dBFS, \(clips)")
+            }
+        }
         line("jcap: xruns \(report.xruns), lost frames \(report.lostFrames)")
         if !report.lostSpans.isEmpty {
             line("jcap: lost \(report.lostFrames) frames, written as silence at file positions: "
@@ -87,15 +178,5 @@ struct Console {
             line("jcap: error: \(error); everything written before it is in the file")
         default: break
         }
-    }
-
-    /// HH:MM:SS.mmm
-    static func clock(_ seconds: Double) -> String {
-        let milliseconds = Int((seconds * 1000).rounded())
-        let h = milliseconds / 3_600_000, m = milliseconds / 60_000 % 60, s = milliseconds / 1000 % 60
-        let ms = milliseconds % 1000
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let fraction = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-        return "\(two(h)):\(two(m)):\(two(s)).\(fraction)"
     }
 }

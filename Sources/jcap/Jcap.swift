@@ -55,6 +55,9 @@ struct Jcap: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Ring buffer length: how long the disk may stall without losing frames (default 4s).", valueName: "duration"))
     var buffer: String = "4s"
 
+    @Option(name: .long, help: ArgumentHelp("Live meter: bars (folding into columns when needed), compact, none, or json lines on standard output. Default: bars on a terminal, a plain status line a second otherwise.", valueName: "style"))
+    var meter: MeterDisplay?
+
     /// Like ParsableCommand's, but a bad option gets the same one-line error as every other
     /// failure, with its hint to `--help`.
     static func main() {
@@ -71,7 +74,8 @@ struct Jcap: ParsableCommand {
 
     func run() throws {
         let signals = StopSignals()
-        var console = Console()
+        let console = Console(display: meter)
+        defer { console.endDisplay() }
         let configuration: CaptureConfiguration
         do {
             configuration = try makeConfiguration()
@@ -86,15 +90,22 @@ struct Jcap: ParsableCommand {
             throw console.fail(error)
         }
         console.describe(session)
+        session.isMeteringEnabled = console.wantsMeters
+        let names = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? session.sources : session.engine.portNames)
+        func update(waitingForPorts: Bool = false) {
+            if session.isMeteringEnabled { session.updateMeters() }
+            console.show(MeterSnapshot(session: session, names: names, waitingForPorts: waitingForPorts))
+        }
 
         if !configuration.connectsPorts {
-            console.line("waiting for \(session.engine.portNames.joined(separator: ", ")) to be connected")
+            console.line("jcap: waiting for \(session.engine.portNames.joined(separator: ", ")) to be connected")
             while !session.isReady {
                 if signals.signal != nil {
-                    console.line("stopped before any port was connected; nothing recorded")
+                    console.line("jcap: stopped before any port was connected; nothing recorded")
                     throw ExitCode(ExitStatus.cancelled.rawValue)
                 }
-                usleep(20_000)
+                update(waitingForPorts: true)
+                usleep(50_000)
             }
         }
 
@@ -112,11 +123,11 @@ struct Jcap: ParsableCommand {
                 console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
                 stopping = true
             }
-            console.progress(session)
+            update()
             usleep(50_000)
         }
         let report = session.finish()
-        console.summarize(report)
+        console.summarize(report, names: names)
         let status = ExitStatus(for: report.outcome)
         if status != .success { throw ExitCode(status.rawValue) }
     }

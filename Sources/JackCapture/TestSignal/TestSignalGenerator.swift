@@ -1,3 +1,4 @@
+import Atomics
 import CJack
 
 /// A JACK client whose output ports play a test signal on `out_1` ... `out_N`: by default the
@@ -13,6 +14,7 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let ports: UnsafeMutablePointer<OpaquePointer?>
         let channelCount: Int
         let table: TestSignal.Table
+        let serverGone: UnsafeAtomic<Bool>
     }
 
     public init(client: JackClient, channels: Int, signal: (Int) -> TestSignal.Table = { _ in .code() }) throws(JackError) {
@@ -28,15 +30,22 @@ public final class TestSignalGenerator: @unchecked Sendable {
         list.initialize(from: ports.map { Optional($0) }, count: ports.count)
         state = .allocate(capacity: 1)
         state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count,
-                                            table: table))
+                                            table: table, serverGone: .create(false)))
         client.setProcessCallback(testSignalProcessCallback, argument: UnsafeMutableRawPointer(state))
+        client.setShutdownCallback({ _, _, argument in
+            argument?.assumingMemoryBound(to: GeneratorState.self).pointee.serverGone.store(true, ordering: .releasing)
+        }, argument: UnsafeMutableRawPointer(state))
         try client.activate()
     }
+
+    /// True once the server has shut the client down: nothing will play any more.
+    public var serverGone: Bool { state.pointee.serverGone.load(ordering: .acquiring) }
 
     deinit {
         client.deactivate()
         state.pointee.ports.deallocate()
         state.pointee.table.deallocate()
+        state.pointee.serverGone.destroy()
         state.deallocate()
     }
 }

@@ -11,7 +11,8 @@ final class PrivateJackServer {
     let logPath: String
 
     init(period: Int = 256, sampleRate: Int = 48_000, capturePorts: Int = 8, portLimit: Int = 1_024) throws {
-        name = "jcaptest-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        PrivateJackServer.stopOrphans()
+        name = "\(PrivateJackServer.prefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         self.sampleRate = sampleRate
         self.period = period
         logPath = NSTemporaryDirectory() + "/\(name).log"
@@ -50,6 +51,24 @@ final class PrivateJackServer {
     }
 
     deinit { stop() }
+
+    static let prefix = "jcaptest-"
+
+    /// Stops, by PID, private servers whose test process died without stopping them (a crash
+    /// skips tearDown): their names carry the PID of the process that started them.
+    static func stopOrphans() {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
+        for entry in entries {
+            guard let pid = Int32(entry),
+                  let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8) else { continue }
+            let arguments = command.split(separator: "\0").map(String.init)
+            guard arguments.first?.hasSuffix("jackd") == true, let index = arguments.firstIndex(of: "-n"),
+                  index + 1 < arguments.count, arguments[index + 1].hasPrefix(prefix) else { continue }
+            let owner = arguments[index + 1].dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let ownerPID = Int32(owner), ownerPID != getpid(), kill(ownerPID, 0) != 0 else { continue }
+            kill(pid, SIGTERM)
+        }
+    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

@@ -1,0 +1,74 @@
+import JackCapture
+
+/// What the console shows at one moment: the take's state and every channel's meter.
+struct MeterSnapshot: Equatable {
+    enum State: Equatable {
+        /// Waiting for the ports to be patched by hand.
+        case waitingForPorts
+        /// Armed; the start is this many frames away.
+        case countdown(frames: Int64)
+        case recording
+        case finished
+    }
+
+    struct Channel: Equatable {
+        var name: String
+        var reading: MeterReading
+    }
+
+    var state: State
+    var sampleRate: Int
+    var elapsedFrames: Int64
+    /// Frames left of a take with a length.
+    var remainingFrames: Int64?
+    var bufferFill: Double
+    var xruns: Int64
+    var lostFrames: Int64
+    var channels: [Channel]
+}
+
+extension MeterSnapshot {
+    /// The names the console gives channels: each source's port name, without its client when
+    /// that leaves the names distinct (`out_1` rather than `synth:out_1`).
+    static func channelNames(sources: [String]) -> [String] {
+        let short = sources.map { name in name.split(separator: ":", maxSplits: 1).last.map(String.init) ?? name }
+        return Set(short).count == short.count ? short : sources
+    }
+
+    /// The session's state now; `updateMeters()` must have been called for fresh readings.
+    init(session: CaptureSession, names: [String], waitingForPorts: Bool = false) {
+        let status = session.status
+        let rate = session.client.sampleRate
+        var state: State
+        switch status.phase {
+        case .idle: state = waitingForPorts ? .waitingForPorts : .countdown(frames: 0)
+        case .waiting:
+            let frames = session.scheduledStart.map {
+                Int64(max(0, FrameTime.distance(from: session.client.estimatedFrameTime, to: $0)))
+            } ?? 0
+            state = .countdown(frames: frames)
+        case .recording: state = .recording
+        case .finished, .missedStart: state = .finished
+        }
+        self.init(
+            state: state, sampleRate: rate, elapsedFrames: status.position,
+            remainingFrames: session.durationFrames.map { max(0, $0 - status.position) },
+            bufferFill: status.bufferFill, xruns: status.xruns, lostFrames: status.lostFrames,
+            channels: names.indices.map {
+                Channel(name: names[$0],
+                        reading: session.isMeteringEnabled ? session.meterReading(forChannel: $0) : .silent)
+            })
+    }
+}
+
+/// `HH:MM:SS.mmm` for a frame count.
+func clockText(frames: Int64, sampleRate: Int) -> String {
+    let milliseconds = frames * 1_000 / Int64(max(1, sampleRate))
+    let h = milliseconds / 3_600_000, m = milliseconds / 60_000 % 60, s = milliseconds / 1_000 % 60
+    let ms = milliseconds % 1_000
+    func pad(_ value: Int64, _ digits: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+    return "\(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(ms, 3))"
+}
