@@ -52,6 +52,11 @@ let package = Package(
             name: "JackCaptureTests",
             dependencies: ["JackCapture"]
         ),
+        .testTarget(
+            name: "jcapTests",
+            dependencies: ["jcap", "JackCapture"],
+            exclude: ["Screens"]
+        ),
         // Counts allocations made on one chosen thread from inside the malloc hook; in C because
         // the hook runs inside the allocator and must not allocate or take locks itself.
         .target(

@@ -82,14 +82,14 @@ struct MeterScreen {
 
     func barLines(_ channels: [MeterSnapshot.Channel]) -> [String] {
         let longest = channels.map(\.name.count).max() ?? 0
-        let nameWidth = min(longest, max(4, width / 5))
+        let nameWidth = min(longest, max(6, width / 4))
         let tailWidth = 11  // " -12.3 CLIP"
         let barWidth = max(8, width - nameWidth - 1 - 2 - tailWidth)
         let scale = String(repeating: " ", count: nameWidth + 2) + scaleLine(width: barWidth)
         return [scale] + channels.map { channel in
             fit(channel.name, nameWidth) + " [" + bar(channel.reading, width: barWidth) + "]"
                 + " " + decibelText(channel.reading.peakPower, width: 5)
-                + (channel.reading.isClipped ? " " + paint("CLIP", .clip) : "     ")
+                + (channel.reading.isClipped ? " " + paint("CLIP", .clip) : "")
         }
     }
 
@@ -159,7 +159,7 @@ struct MeterScreen {
 
     /// Channels in columns: `name ▕bar▏ -12.3!` each, as many across as fit, folded down.
     func compactLines(_ channels: [MeterSnapshot.Channel], rows available: Int) -> [String] {
-        let nameWidth = min(6, channels.map(\.name.count).max() ?? 0)
+        let nameWidth = min(10, channels.map(\.name.count).max() ?? 0)
         let barWidth = 8
         let cellWidth = nameWidth + 1 + barWidth + 2 + 1 + 5 + 1
         let columns = max(1, (width + 2) / (cellWidth + 2))

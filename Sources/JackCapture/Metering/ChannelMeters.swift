@@ -16,6 +16,14 @@ public struct MeterReading: Equatable, Sendable {
 
     public var isClipped: Bool { clipCount > 0 }
 
+    public init(averagePower: Float, peakPower: Float, peakHold: Float, highestPeak: Float, clipCount: Int64) {
+        self.averagePower = averagePower
+        self.peakPower = peakPower
+        self.peakHold = peakHold
+        self.highestPeak = highestPeak
+        self.clipCount = clipCount
+    }
+
     public static let silent = MeterReading(averagePower: ChannelMeters.floor, peakPower: ChannelMeters.floor,
                                             peakHold: ChannelMeters.floor, highestPeak: ChannelMeters.floor,
                                             clipCount: 0)

@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// What the jcap executable prints while and after it records.
+final class ConsoleIntegrationTests: JackTestCase {
+    func testJSONMeterLinesOnStandardOutput() throws {
+        let jcap = try launchJcap(signalPorts(2) + ["--meter", "json", "--for", "1s", "-o", "json.wav"])
+        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let lines = jcap.output.split(separator: "\n")
+        XCTAssertGreaterThanOrEqual(lines.count, 5, "about 10 lines a second")
+        var lastFrames = -1
+        for line in lines {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            let frames = try XCTUnwrap(object["elapsed_frames"] as? Int)
+            XCTAssertGreaterThanOrEqual(frames, lastFrames, "elapsed frames never go back")
+            lastFrames = frames
+            XCTAssertNotNil(object["buffer_fill"] as? Double)
+            XCTAssertEqual(object["xruns"] as? Int, 0)
+            XCTAssertEqual(object["lost_frames"] as? Int, 0)
+            let channels = try XCTUnwrap(object["channels"] as? [[String: Any]])
+            XCTAssertEqual(channels.map { $0["name"] as? String }, ["out_1", "out_2"])
+            for channel in channels {
+                XCTAssertNotNil(channel["peak_db"] as? Double)
+                XCTAssertNotNil(channel["average_db"] as? Double)
+                XCTAssertNotNil(channel["clip"] as? Bool)
+            }
+        }
+        XCTAssertLessThanOrEqual(lastFrames, 48_000)
+        XCTAssertTrue(jcap.errorOutput.contains("jcap: wrote json.wav"), "the summary stays on standard error")
+    }
+
+    func testPlainStatusLinesWhenNotATerminal() throws {
+        let jcap = try launchJcap(signalPorts(2) + ["--for", "2.5s", "-o", "plain.wav"])
+        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let lines = jcap.output.split(separator: "\n")
+        XCTAssertGreaterThanOrEqual(lines.count, 2, "a line a second: \(jcap.output)")
+        XCTAssertLessThanOrEqual(lines.count, 4)
+        XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("rec ") && $0.contains("peak dBFS: out_1 ") }, jcap.output)
+        XCTAssertFalse(jcap.output.contains("\u{1B}") || jcap.errorOutput.contains("\u{1B}"), "no escape codes")
+    }
+
+    func testSummaryGivesEachChannelsPeakAndClips() throws {
+        let run = try runJcap(signalPorts(3) + ["--for", "0.5s", "-o", "summary.wav"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        for channel in 1...3 {
+            XCTAssertNotNil(run.errors.range(of: "  out_\(channel): peak -[0-9.]+ dBFS, no clips", options: .regularExpression),
+                            run.errors)
+        }
+        XCTAssertTrue(run.errors.contains("xruns 0, lost frames 0"), run.errors)
+    }
+
+    func testNoMeterPrintsNothingLiveAndNoPeaks() throws {
+        let run = try launchJcap(signalPorts(1) + ["--meter", "none", "--for", "1.2s", "-o", "quiet.wav"])
+        XCTAssertEqual(try run.wait(), 0, run.errorOutput)
+        XCTAssertEqual(run.output, "")
+        XCTAssertFalse(run.errorOutput.contains("dBFS"), "metering was off")
+    }
+}
