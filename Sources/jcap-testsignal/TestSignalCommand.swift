@@ -76,9 +76,16 @@ struct TestSignalCommand: ParsableCommand {
         @Argument(help: "The recorded file.")
         var file: String
 
+        @Flag(help: "Report continuity (silent, missing, duplicated, corrupt frames) as key=value, for benchmarks.")
+        var continuity = false
+
         func run() throws {
             do {
                 let sound = try SoundFile.open(readingFrom: file)
+                if continuity {
+                    print(TestSignalContinuity.analyze(file: sound))
+                    return
+                }
                 let report = TestSignalReport.check(file: sound)
                 print("\(file): \(report)")
                 if !report.isIntact { throw ExitCode(1) }

@@ -211,6 +211,7 @@ final class CaptureIntegrationTests: JackTestCase {
             (["--port", "sig:out_?", "--port", "sig:out_1?", "-o", "a.flac"], .tooManyChannels, "8"),
             (["--server", "no-such-server"], .noServer, "no-such-server"),
             (["--bogus"], .usage, "bogus"),
+            (["--name", server.name, "-o", "same.wav"], .jackRefused, "server's name"),
         ]
         if parts.tm_hour < 23 || parts.tm_min < 58 {  // two minutes ago is still today
             cases.append((["--at", twoMinutesAgo, "-o", "wall.wav"], .startInPast, twoMinutesAgo))

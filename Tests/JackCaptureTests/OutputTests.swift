@@ -99,6 +99,7 @@ struct ExitStatusTests {
             .tooManyChannels(container: "FLAC", maximum: 8, requested: 9), .jack(.activationFailed),
             .writeFailed(path: "x", reason: ""),
         ]
+        #expect(ExitStatus(for: .jack(.clientNamedLikeServer("x"))) == .jackRefused)
         let statuses = errors.map { ExitStatus(for: $0) }
         #expect(Set(statuses).count == statuses.count)
         #expect(!statuses.contains(.success))

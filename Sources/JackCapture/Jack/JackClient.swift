@@ -19,6 +19,7 @@ public final class JackClient: @unchecked Sendable {
     ///   - name: the name asked for; JACK makes it unique (`jcap-01`) if another client has it.
     ///   - server: a server name (jackd -n), or nil for the default (or `$JACK_DEFAULT_SERVER`).
     public init(name: String, server: String? = nil) throws(JackError) {
+        if name == (server ?? JackClient.defaultServerName) { throw .clientNamedLikeServer(name) }
         JackClient.silenceLibraryMessages()
         var status = jack_status_t(rawValue: 0)
         let options = jack_options_t(rawValue: JackNoStartServer.rawValue)

@@ -12,6 +12,9 @@ public enum JackError: Error, Equatable, Sendable {
     case connectionFailed(source: String, destination: String)
     /// No port of that name exists.
     case noSuchPort(String)
+    /// The client would have the server's own name: JACK 2 derives both socket paths from the
+    /// name, so closing such a client deletes the server's socket and no client can connect again.
+    case clientNamedLikeServer(String)
 }
 
 extension JackError: CustomStringConvertible {
@@ -31,6 +34,8 @@ extension JackError: CustomStringConvertible {
             return "could not connect JACK port '\(source)' to '\(destination)'"
         case .noSuchPort(let name):
             return "no JACK port named '\(name)'"
+        case .clientNamedLikeServer(let name):
+            return "the client name '\(name)' is the server's name; JACK 2 would lose its server socket (choose another --name)"
         }
     }
 }

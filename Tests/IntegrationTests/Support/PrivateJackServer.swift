@@ -16,7 +16,7 @@ final class PrivateJackServer {
         self.sampleRate = sampleRate
         self.period = period
         logPath = NSTemporaryDirectory() + "/\(name).log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process = Process()
         process.executableURL = try Executables.system("jackd")
         let realtime = getuid() == 0 ? ["-R", "-P", "70"] : ["--no-realtime"]

@@ -11,8 +11,8 @@ final class Subprocess {
         let id = UUID().uuidString
         outputPath = NSTemporaryDirectory() + "/jcaptest-\(id).out"
         errorPath = NSTemporaryDirectory() + "/jcaptest-\(id).err"
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
