@@ -48,6 +48,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Benchmarks (tools/bench): the disk writer's throughput without JACK in the way.
+        .executableTarget(
+            name: "jcap-writer-benchmark",
+            dependencies: ["JackCapture"],
+            path: "tools/bench/writer"
+        ),
         .testTarget(
             name: "JackCaptureTests",
             dependencies: ["JackCapture"]

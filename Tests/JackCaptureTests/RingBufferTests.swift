@@ -103,6 +103,9 @@ struct DiskWriterUnitTests {
         var out = [Float](repeating: 0, count: 6)
         DiskWriter.interleave(planar: planar, into: &out, frames: 3, channels: 2)
         #expect(out == [1, 10, 2, 20, 3, 30])
+        var batch = [Float](repeating: 0, count: 10)
+        DiskWriter.interleave(planar: [4, 5, 40, 50], into: &batch, at: 3, frames: 2, channels: 2)
+        #expect(batch == [0, 0, 0, 0, 0, 0, 4, 40, 5, 50], "appended after three frames already in the batch")
     }
 
     @Test("the ring holds the asked-for seconds plus headers, and at least two periods")

@@ -84,7 +84,7 @@ public final class CaptureSession: @unchecked Sendable {
         scheduledStart = startFrame
         let file = try SoundFile.create(path: outputPath, format: format, channels: sources.count,
                                         sampleRate: sampleRate, overwrite: configuration.overwrite)
-        let writer = DiskWriter(engine: engine, file: file)
+        let writer = DiskWriter(source: engine.writerSource, file: file)
         writer.beforeEachBlock = beforeEachBlockWritten
         self.writer = writer
         writer.start()

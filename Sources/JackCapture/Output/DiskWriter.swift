@@ -16,6 +16,34 @@ public struct LostSpan: Equatable, Sendable, CustomStringConvertible {
     public var description: String { "\(frames) frames at \(position)" }
 }
 
+/// Where a disk writer's blocks come from: a ring, and how the take stands.
+public struct DiskWriterSource: Sendable {
+    public var ring: RingBuffer
+    public var channels: Int
+    /// Frames per JACK period: the writer polls about twice a period when the ring is empty.
+    public var periodFrames: Int
+    /// The take's phase, and its final length once finished (read after the phase).
+    public var progress: @Sendable () -> (phase: CapturePhase, position: Int64)
+
+    public init(ring: RingBuffer, channels: Int, periodFrames: Int,
+                progress: @escaping @Sendable () -> (phase: CapturePhase, position: Int64)) {
+        self.ring = ring
+        self.channels = channels
+        self.periodFrames = periodFrames
+        self.progress = progress
+    }
+}
+
+extension CaptureEngine {
+    /// The engine as a disk writer's source.
+    public var writerSource: DiskWriterSource {
+        DiskWriterSource(ring: ring, channels: channelCount, periodFrames: client.bufferSize) { [self] in
+            let phase = self.phase
+            return (phase, status.position)
+        }
+    }
+}
+
 /// The disk-writer thread: drains the engine's ring into a sound file.
 ///
 /// Blocks arrive planar, one per cycle; the writer interleaves them and writes them with
@@ -24,7 +52,7 @@ public struct LostSpan: Equatable, Sendable, CustomStringConvertible {
 /// that much silence first, so every later frame stays at its true place in the take, and notes
 /// the span. The header is rewritten twice a second so a killed process leaves a readable file.
 public final class DiskWriter: @unchecked Sendable {
-    public let engine: CaptureEngine
+    public let source: DiskWriterSource
     public let file: SoundFile
     private let channels: Int
     private let headerInterval: Int64
@@ -42,10 +70,10 @@ public final class DiskWriter: @unchecked Sendable {
     /// tests make a deliberately slow disk.
     var beforeEachBlock: (@Sendable (Int64) -> Void)?
 
-    public init(engine: CaptureEngine, file: SoundFile) {
-        self.engine = engine
+    public init(source: DiskWriterSource, file: SoundFile) {
+        self.source = source
         self.file = file
-        channels = engine.channelCount
+        channels = source.channels
         headerInterval = Int64(max(1, file.sampleRate / 2))
     }
 
@@ -79,14 +107,21 @@ public final class DiskWriter: @unchecked Sendable {
         }
     }
 
+    /// How long the writer sleeps when the ring has nothing for it. The ring holds seconds, so
+    /// waking 50 times a second loses nothing and lets each wake write many periods at once.
+    static let idleSleepMicroseconds: useconds_t = 20_000
+
     private func run() {
         var planar = [Float]()
-        var interleaved = [Float]()
         var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
         var written: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
-        let ring = engine.ring
-        let idleSleep = useconds_t(max(1_000, min(10_000, 500_000 * engine.client.bufferSize / max(1, file.sampleRate))))
+        let ring = source.ring
+        // Frames interleaved and not yet handed to libsndfile: everything one wake drains goes out
+        // in writes of at least this many frames, not one small write(2) per period.
+        let batchFrames = max(8_192, source.periodFrames)
+        var batch = [Float](repeating: 0, count: batchFrames * channels)
+        var batched = 0
 
         func write(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
             try file.write(interleaved: samples, frames: frames)
@@ -99,16 +134,24 @@ public final class DiskWriter: @unchecked Sendable {
             }
         }
 
+        func flush() throws(CaptureError) {
+            guard batched > 0 else { return }
+            let frames = batched
+            batched = 0
+            try batch.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try write(buffer.baseAddress!, frames: frames)
+            }
+        }
+
         func writeSilence(until position: Int64) throws(CaptureError) {
-            guard position > written else { return }
+            guard position > written + Int64(batched) else { return }
+            try flush()
             lostSpans.append(LostSpan(position: written, frames: position - written))
-            let chunk = 4_096
-            if interleaved.count < chunk * channels { interleaved = [Float](repeating: 0, count: chunk * channels) }
+            for index in batch.indices { batch[index] = 0 }
             var remaining = position - written
             while remaining > 0 {
-                let frames = Int(min(remaining, Int64(chunk)))
-                for index in 0..<(frames * channels) { interleaved[index] = 0 }
-                try interleaved.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                let frames = Int(min(remaining, Int64(batchFrames)))
+                try batch.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
                     try write(buffer.baseAddress!, frames: frames)
                 }
                 remaining -= Int64(frames)
@@ -117,11 +160,12 @@ public final class DiskWriter: @unchecked Sendable {
 
         do throws(CaptureError) {
             while true {
-                let phase = engine.phase
+                let progress = source.progress()
+                let phase = progress.phase
                 let abandoned = abandonFlag.load(ordering: .acquiring)
                 let ending = phase == .finished || phase == .missedStart || abandoned
                 // The take's final length, once it has ended: a stop can fall inside the newest block.
-                let end = phase == .finished ? engine.status.position : Int64.max
+                let end = phase == .finished ? progress.position : Int64.max
                 var drained = false
                 while true {
                     let readable = ring.readableByteCount()
@@ -136,7 +180,6 @@ public final class DiskWriter: @unchecked Sendable {
                     let stored = Int(headerBytes.frameCount)
                     let samples = frames * channels
                     if planar.count < samples { planar = [Float](repeating: 0, count: samples) }
-                    if interleaved.count < samples { interleaved = [Float](repeating: 0, count: samples) }
                     planar.withUnsafeMutableBytes { raw in
                         // Channel after channel, the first `frames` of each run of `stored`.
                         for channel in 0..<channels {
@@ -149,19 +192,19 @@ public final class DiskWriter: @unchecked Sendable {
                     beforeEachBlock?(headerBytes.position)
                     guard frames > 0 else { continue }
                     try writeSilence(until: headerBytes.position)
-                    DiskWriter.interleave(planar: planar, into: &interleaved, frames: frames, channels: channels)
-                    try interleaved.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                        try write(buffer.baseAddress!, frames: frames)
-                    }
+                    if batched + frames > batchFrames { try flush() }
+                    DiskWriter.interleave(planar: planar, into: &batch, at: batched, frames: frames, channels: channels)
+                    batched += frames
                     drained = true
                 }
+                try flush()
                 if ending {
                     // Every block is on the ring before the callback publishes `finished`; frames
                     // lost at the very end are padded up to the take's final length.
                     if phase == .finished { try writeSilence(until: end) }
                     break
                 }
-                if !drained { usleep(idleSleep) }
+                if !drained { usleep(Self.idleSleepMicroseconds) }
             }
             file.updateHeader()
         } catch {
@@ -170,13 +213,15 @@ public final class DiskWriter: @unchecked Sendable {
         }
     }
 
-    /// Planar channel blocks to interleaved frames: `planar` holds `channels` runs of `frames`.
-    static func interleave(planar: [Float], into interleaved: inout [Float], frames: Int, channels: Int) {
+    /// Planar channel blocks to interleaved frames: `planar` holds `channels` runs of `frames`,
+    /// written to `interleaved` from frame `offset` on.
+    static func interleave(planar: [Float], into interleaved: inout [Float], at offset: Int = 0, frames: Int,
+                           channels: Int) {
         planar.withUnsafeBufferPointer { source in
             interleaved.withUnsafeMutableBufferPointer { destination in
                 for channel in 0..<channels {
                     let run = source.baseAddress! + channel * frames
-                    var out = destination.baseAddress! + channel
+                    var out = destination.baseAddress! + offset * channels + channel
                     for frame in 0..<frames {
                         out.pointee = run[frame]
                         out += channels

@@ -1,0 +1,114 @@
+import Atomics
+import Foundation
+
+/// How fast jcap's disk path writes when nothing else limits it: a producer thread fills the ring
+/// in exactly the process callback's block format, as fast as there is room, and the real
+/// `DiskWriter` drains it into a float WAV. The same audio is also written straight through
+/// sf_writef_float, the rate no libsndfile writer can beat.
+public enum DiskWriterBenchmark {
+    public struct Result: Sendable {
+        public var channels: Int
+        public var frames: Int64
+        /// Seconds until the writer had written and closed the file.
+        public var writerSeconds: Double
+        /// ... and until fsync(2) had it on the disk.
+        public var writerSyncedSeconds: Double
+        public var rawSeconds: Double
+        public var rawSyncedSeconds: Double
+
+        public var bytes: Double { Double(frames) * Double(channels) * 4 }
+    }
+
+    public static func run(channels: Int, frames: Int64, period: Int = 1_024, sampleRate: Int = 48_000,
+                           directory: String) throws -> Result {
+        let path = directory + "/jcap-writer-benchmark-\(getpid()).wav"
+        defer { unlink(path) }
+        let format = try FileFormat(path: path, bitDepth: .float)
+
+        // Through the ring and the disk writer.
+        let ring = RingBuffer(capacity: CaptureEngine.ringByteCount(seconds: 4, sampleRate: sampleRate,
+                                                                    period: period, channels: channels))
+        defer { ring.deallocate() }
+        let produced = ManagedAtomic<Int64>(0)
+        let done = ManagedAtomic<Bool>(false)
+        let source = DiskWriterSource(ring: ring, channels: channels, periodFrames: period) {
+            done.load(ordering: .acquiring) ? (.finished, produced.load(ordering: .relaxed)) : (.recording, 0)
+        }
+        let planar = UnsafeMutablePointer<Float>.allocate(capacity: period * channels)
+        defer { planar.deallocate() }
+        let table = TestSignal.Table.code()
+        defer { table.deallocate() }
+        for channel in 0..<channels {
+            table.render(into: planar + channel * period, frames: period, start: 0, channel: channel)
+        }
+        unlink(path)
+        let file = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: sampleRate,
+                                        overwrite: false)
+        let writer = DiskWriter(source: source, file: file)
+        let start = Date()
+        writer.start()
+        // The producer only reads the block it copies from; the pointer outlives the thread.
+        nonisolated(unsafe) let block = planar
+        let producer = Thread {
+            var header = CaptureBlockHeader(position: 0, frameCount: Int32(period), frameTime: 0)
+            let blockBytes = CaptureBlockHeader.blockByteCount(frames: period, channels: channels)
+            var position: Int64 = 0
+            while position < frames {
+                let count = Int(min(Int64(period), frames - position))
+                let bytes = CaptureBlockHeader.blockByteCount(frames: count, channels: channels)
+                while ring.writableByteCount() < max(bytes, blockBytes) { sched_yield() }
+                header.position = position
+                header.frameCount = Int32(count)
+                withUnsafeBytes(of: &header) { ring.stage(from: $0.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0) }
+                for channel in 0..<channels {
+                    ring.stage(from: block + channel * period, byteCount: count * 4,
+                               at: CaptureBlockHeader.byteCount + channel * count * 4)
+                }
+                ring.commitWrite(byteCount: bytes)
+                position += Int64(count)
+                produced.store(position, ordering: .relaxed)
+            }
+            done.store(true, ordering: .releasing)
+        }
+        producer.start()
+        writer.finish()
+        let writerSeconds = Date().timeIntervalSince(start)
+        sync(path)
+        let writerSyncedSeconds = Date().timeIntervalSince(start)
+        if let failure = writer.failure { throw failure }
+        guard writer.framesWritten == frames else {
+            throw CaptureError.writeFailed(path: path, reason: "wrote \(writer.framesWritten) of \(frames) frames")
+        }
+
+        // Straight through libsndfile.
+        unlink(path)
+        let raw = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: sampleRate,
+                                       overwrite: false)
+        var interleaved = [Float](repeating: 0, count: period * channels)
+        let planarCopy = Array(UnsafeBufferPointer(start: planar, count: period * channels))
+        DiskWriter.interleave(planar: planarCopy, into: &interleaved, frames: period, channels: channels)
+        let rawStart = Date()
+        var written: Int64 = 0
+        while written < frames {
+            let count = Int(min(Int64(period), frames - written))
+            try interleaved.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try raw.write(interleaved: buffer.baseAddress!, frames: count)
+            }
+            written += Int64(count)
+        }
+        try raw.close()
+        let rawSeconds = Date().timeIntervalSince(rawStart)
+        sync(path)
+        let rawSyncedSeconds = Date().timeIntervalSince(rawStart)
+        return Result(channels: channels, frames: frames, writerSeconds: writerSeconds,
+                      writerSyncedSeconds: writerSyncedSeconds, rawSeconds: rawSeconds, rawSyncedSeconds: rawSyncedSeconds)
+    }
+
+    /// fsync(2) of a file: until its data is on the disk.
+    private static func sync(_ path: String) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}
