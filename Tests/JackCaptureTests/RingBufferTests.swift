@@ -106,6 +106,14 @@ struct DiskWriterUnitTests {
         var batch = [Float](repeating: 0, count: 10)
         DiskWriter.interleave(planar: [4, 5, 40, 50], into: &batch, at: 3, frames: 2, channels: 2)
         #expect(batch == [0, 0, 0, 0, 0, 0, 4, 40, 5, 50], "appended after three frames already in the batch")
+        // Past one tile in both directions, with ragged edges.
+        let channels = 70, frames = 45
+        let many = (0..<(channels * frames)).map { Float($0) }
+        var wide = [Float](repeating: -1, count: channels * (frames + 2))
+        DiskWriter.interleave(planar: many, into: &wide, at: 2, frames: frames, channels: channels)
+        #expect(wide.prefix(2 * channels).allSatisfy { $0 == -1 })
+        #expect((0..<frames).allSatisfy { f in (0..<channels).allSatisfy { c in
+            wide[(2 + f) * channels + c] == Float(c * frames + f) } })
     }
 
     @Test("the ring holds the asked-for seconds plus headers, and at least two periods")
@@ -114,5 +122,24 @@ struct DiskWriterUnitTests {
         #expect(bytes >= 4 * 48_000 * 8 * 4 + (4 * 48_000 / 256) * CaptureBlockHeader.byteCount)
         let tiny = CaptureEngine.ringByteCount(seconds: 0.0001, sampleRate: 48_000, period: 1_024, channels: 2)
         #expect(tiny >= 2 * CaptureBlockHeader.blockByteCount(frames: 1_024, channels: 2))
+    }
+}
+
+@Suite("Meter accumulation")
+struct MeterAccumulationTests {
+    @Test("peak, sum of squares and clips, whatever the length and alignment")
+    func measure() {
+        let samples: [Float] = [0.5, -1.0, 0.25, 2.0, -0.125, 0, -3.0, 0.75, 0.1]
+        for start in 0..<3 {
+            for end in start...samples.count {
+                let slice = samples[start..<end]
+                let result = samples.withUnsafeBufferPointer {
+                    MeterAccumulators.measure($0.baseAddress!, from: start, to: end)
+                }
+                #expect(result.peak == (slice.map(\.magnitude).max() ?? 0))
+                #expect(abs(result.sumOfSquares - slice.reduce(0) { $0 + $1 * $1 }) < 1e-5)
+                #expect(result.clips == slice.filter { $0.magnitude >= 1 }.count)
+            }
+        }
     }
 }

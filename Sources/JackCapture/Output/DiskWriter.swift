@@ -215,17 +215,32 @@ public final class DiskWriter: @unchecked Sendable {
 
     /// Planar channel blocks to interleaved frames: `planar` holds `channels` runs of `frames`,
     /// written to `interleaved` from frame `offset` on.
+    ///
+    /// A transpose, done in tiles of 32 channels by 32 frames: with many channels, writing one
+    /// channel down the whole block would store every `channels × 4` bytes, a new cache line (and
+    /// at 1024 channels a new page) per sample, which made the writer barely faster than real time.
     static func interleave(planar: [Float], into interleaved: inout [Float], at offset: Int = 0, frames: Int,
                            channels: Int) {
+        let tile = 32
         planar.withUnsafeBufferPointer { source in
             interleaved.withUnsafeMutableBufferPointer { destination in
-                for channel in 0..<channels {
-                    let run = source.baseAddress! + channel * frames
-                    var out = destination.baseAddress! + offset * channels + channel
-                    for frame in 0..<frames {
-                        out.pointee = run[frame]
-                        out += channels
+                let input = source.baseAddress!
+                let output = destination.baseAddress! + offset * channels
+                var firstChannel = 0
+                while firstChannel < channels {
+                    let lastChannel = min(firstChannel + tile, channels)
+                    var firstFrame = 0
+                    while firstFrame < frames {
+                        let lastFrame = min(firstFrame + tile, frames)
+                        for frame in firstFrame..<lastFrame {
+                            let row = output + frame * channels
+                            for channel in firstChannel..<lastChannel {
+                                row[channel] = input[channel * frames + frame]
+                            }
+                        }
+                        firstFrame = lastFrame
                     }
+                    firstChannel = lastChannel
                 }
             }
         }
