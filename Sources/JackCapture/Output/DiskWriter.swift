@@ -118,8 +118,9 @@ public final class DiskWriter: @unchecked Sendable {
         var sinceHeaderUpdate: Int64 = 0
         let ring = source.ring
         // Frames interleaved and not yet handed to libsndfile: everything one wake drains goes out
-        // in writes of at least this many frames, not one small write(2) per period.
-        let batchFrames = max(8_192, source.periodFrames)
+        // in writes of up to 8192 frames (about 1 MB at most, never less than a period), not one
+        // small write(2) per period, without a batch that grows with the channel count.
+        let batchFrames = max(source.periodFrames, min(8_192, (1 << 20) / (channels * MemoryLayout<Float>.stride)))
         var batch = [Float](repeating: 0, count: batchFrames * channels)
         var batched = 0
 
