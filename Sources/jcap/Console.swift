@@ -28,7 +28,6 @@ final class Console {
     }
 
     let mode: Mode
-    private let errorIsTerminal = isatty(STDERR_FILENO) == 1
     private var drawnLines = 0
     private var cursorHidden = false
     private var updates = 0

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ final class StopSignals: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "jcap.signals")
     private var received: Int32 = 0
-    private let lock = NSLockLike()
+    private let lock = NSLock()
 
     init(_ signals: [Int32] = [SIGINT, SIGTERM]) {
         for number in signals {
@@ -27,16 +28,4 @@ final class StopSignals: @unchecked Sendable {
 
     /// The first stop signal received, if any.
     var signal: Int32? { lock.withLock { received == 0 ? nil : received } }
-}
-
-/// A pthread mutex: the main loop and the signal queue share one integer.
-final class NSLockLike: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func withLock<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
-    }
 }

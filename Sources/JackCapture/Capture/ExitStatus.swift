@@ -29,7 +29,6 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     public init(for error: CaptureError) {
         switch error {
         case .jack(.noServer): self = .noServer
-        case .jack(.noSuchPort): self = .unknownSource
         case .jack: self = .jackRefused
         case .noSuchChannel, .noPortMatches, .badChannelList: self = .unknownSource
         case .badTime, .badDuration: self = .badTime

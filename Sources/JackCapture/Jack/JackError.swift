@@ -10,8 +10,6 @@ public enum JackError: Error, Equatable, Sendable {
     case activationFailed
     /// jack_connect failed for a reason other than the connection already existing.
     case connectionFailed(source: String, destination: String)
-    /// No port of that name exists.
-    case noSuchPort(String)
     /// The client would have the server's own name: JACK 2 derives both socket paths from the
     /// name, so closing such a client deletes the server's socket and no client can connect again.
     case clientNamedLikeServer(String)
@@ -32,8 +30,6 @@ extension JackError: CustomStringConvertible {
             return "the JACK server refused to activate the client"
         case .connectionFailed(let source, let destination):
             return "could not connect JACK port '\(source)' to '\(destination)'"
-        case .noSuchPort(let name):
-            return "no JACK port named '\(name)'"
         case .clientNamedLikeServer(let name):
             return "the client name '\(name)' is the server's name; JACK 2 would lose its server socket (choose another --name)"
         }

@@ -13,7 +13,6 @@ public enum TestSignal {
     public static let timeModulus = 1 << 22
     /// Frames of offset per channel: prime, and small enough that channels 0 to 1,023 all differ.
     public static let channelOffset = 4_093
-    static let scale: Float = 1.0 / Float(1 << 23)
 
     /// The code of channel `channel` (0-based) at frame time `frameTime`.
     @inlinable
