@@ -119,6 +119,8 @@ final class Console {
         switch snapshot.state {
         case .waitingForPorts: text = "waiting for the ports to be connected"
         case .countdown(let frames): text = "starts in \(clockText(frames: frames, sampleRate: snapshot.sampleRate))"
+        case .paused:
+            text = "PAUSED at \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
         case .recording, .finished:
             text = "rec \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
         }

@@ -31,6 +31,7 @@ struct MeterJSONLine: Encodable {
         case .waitingForPorts: state = "waiting_for_ports"; countdown_frames = nil
         case .countdown(let frames): state = "countdown"; countdown_frames = frames
         case .recording: state = "recording"; countdown_frames = nil
+        case .paused: state = "paused"; countdown_frames = nil
         case .finished: state = "finished"; countdown_frames = nil
         }
         elapsed_frames = snapshot.elapsedFrames

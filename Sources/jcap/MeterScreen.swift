@@ -47,11 +47,14 @@ struct MeterScreen {
         case .recording:
             parts.append(paint("● REC", .red) + " \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
             parts.append("\(snapshot.elapsedFrames) frames")
+        case .paused:
+            parts.append(paint("‖ PAUSED", .yellow) + " \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
+            parts.append("\(snapshot.elapsedFrames) frames")
         case .finished:
             parts.append("■ DONE \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
             parts.append("\(snapshot.elapsedFrames) frames")
         }
-        if let remaining = snapshot.remainingFrames, snapshot.state == .recording {
+        if let remaining = snapshot.remainingFrames, snapshot.state == .recording || snapshot.state == .paused {
             parts.append("left \(clockText(frames: remaining, sampleRate: rate))")
         }
         parts.append("buffer \(Int((snapshot.bufferFill * 100).rounded()))%")

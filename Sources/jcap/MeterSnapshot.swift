@@ -8,6 +8,8 @@ struct MeterSnapshot: Equatable {
         /// Armed; the start is this many frames away.
         case countdown(frames: Int64)
         case recording
+        /// Paused by the user: nothing is recorded until resumed.
+        case paused
         case finished
     }
 
@@ -48,6 +50,7 @@ extension MeterSnapshot {
             } ?? 0
             state = .countdown(frames: frames)
         case .recording: state = .recording
+        case .paused: state = .paused
         case .finished, .missedStart: state = .finished
         }
         self.init(

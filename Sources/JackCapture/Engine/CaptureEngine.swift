@@ -60,7 +60,8 @@ public final class CaptureEngine: @unchecked Sendable {
             seconds: bufferSeconds, sampleRate: client.sampleRate,
             period: client.bufferSize, channels: ports.count))
         state = .allocate(capacity: 1)
-        state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring))
+        state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
+                                                 sampleRate: client.sampleRate))
     }
 
     deinit {
@@ -71,9 +72,10 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     /// Bytes of ring for `seconds` of `channels` channels, with room for each cycle's header and
-    /// never less than two whole periods.
+    /// never less than two of the longest periods JACK allows (8192 frames), so that the period
+    /// may grow mid-take without every cycle overrunning.
     public static func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) -> Int {
-        let frames = max(Int((seconds * Double(sampleRate)).rounded(.up)), 2 * period)
+        let frames = max(Int((seconds * Double(sampleRate)).rounded(.up)), 2 * max(period, 8_192))
         let cycles = (frames + period - 1) / period + 1
         return frames * channels * MemoryLayout<Float>.stride + cycles * CaptureBlockHeader.byteCount
     }
@@ -88,6 +90,9 @@ public final class CaptureEngine: @unchecked Sendable {
         client.setProcessCallback(captureProcessCallback, argument: argument)
         client.setXrunCallback(captureXrunCallback, argument: argument)
         client.setShutdownCallback(captureShutdownCallback, argument: argument)
+        client.setPortConnectCallback(capturePortConnectCallback, argument: argument)
+        client.setBufferSizeCallback(captureBufferSizeCallback, argument: argument)
+        client.setSampleRateCallback(captureSampleRateCallback, argument: argument)
         try client.activate()
         active = true
     }
@@ -119,6 +124,43 @@ public final class CaptureEngine: @unchecked Sendable {
         let frame = client.estimatedFrameTime
         requestStop(atFrame: frame)
         return frame
+    }
+
+    /// Pauses the take at JACK frame time `frame`: it is the first frame not recorded. A frame the
+    /// callback has already passed pauses at the first frame not yet copied; the `.paused` event
+    /// says where it landed. Replaces a pause asked for earlier and not yet reached.
+    public func requestPause(atFrame frame: UInt32) {
+        state.pointee.requestedPause.store(Int64(frame), ordering: .releasing)
+    }
+
+    /// Resumes a paused take at JACK frame time `frame` (or at the next cycle, if it has passed):
+    /// that frame follows the last one recorded before the pause, with nothing between.
+    public func requestResume(atFrame frame: UInt32) {
+        state.pointee.requestedResume.store(Int64(frame), ordering: .releasing)
+    }
+
+    /// The events published since the last call, in order: first the process callback's (exact
+    /// frames), then the notification thread's. One consumer at a time.
+    public func takeEvents() -> [CaptureEvent] {
+        let s = state.pointee
+        return (s.events.drainEvents(withText: false) + s.notifications.drainEvents(withText: true))
+            .compactMap { CaptureEvent(record: $0.0, text: $0.1) }
+    }
+
+    /// Events lost because a ring was full (the counters still count what they stood for).
+    public var droppedEventCount: Int { state.pointee.droppedEvents.load(ordering: .relaxed) }
+
+    /// The sample rate the server changed to mid-take, if it did (the take stopped there).
+    public var changedSampleRate: Int? {
+        let rate = state.pointee.changedSampleRate.load(ordering: .acquiring)
+        return rate == 0 ? nil : rate
+    }
+
+    /// Runs the sample-rate notification exactly as JACK does (jack_set_sample_rate_callback's
+    /// handler, with this engine's state). No JACK 2 backend on a test machine can change its
+    /// rate while running, so this is how tests reach the handler.
+    func simulateSampleRateNotification(_ rate: Int) {
+        _ = captureSampleRateCallback(jack_nframes_t(rate), UnsafeMutableRawPointer(state))
     }
 
     /// Whether the process callback measures levels for `meters`. Off, it costs the callback one

@@ -14,6 +14,8 @@ public enum CapturePhase: Int, Sendable {
     case finished
     /// The start frame had already passed when the first armed cycle ran.
     case missedStart
+    /// Started, and paused: cycles pass without being recorded until a resume.
+    case paused
 }
 
 /// Everything the process callback touches. It lives at one address for the life of the engine,
@@ -23,6 +25,7 @@ struct CaptureProcessState {
     static var immediateStart: Int64 { @_noAllocation @_noLocks get { -1 } }
     static var noStop: Int64 { @_noAllocation @_noLocks get { -1 } }
     static var unlimitedLength: Int64 { @_noAllocation @_noLocks get { -1 } }
+    static var noRequest: Int64 { @_noAllocation @_noLocks get { -1 } }
 
     // Fixed before activation.
     let client: OpaquePointer
@@ -42,6 +45,10 @@ struct CaptureProcessState {
     let requestedStart: UnsafeAtomic<Int64>
     let requestedLength: UnsafeAtomic<Int64>
     let requestedStop: UnsafeAtomic<Int64>
+    /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
+    /// The callback clears each once it has acted on it.
+    let requestedPause: UnsafeAtomic<Int64>
+    let requestedResume: UnsafeAtomic<Int64>
 
     // Written by the callback, read by other threads.
     /// Frames of the take so far, counting frames lost on overrun or skipped by an xrun.
@@ -60,14 +67,28 @@ struct CaptureProcessState {
     /// Whether the callback measures levels; when off, metering costs one atomic load a cycle.
     let meteringEnabled: UnsafeAtomic<Bool>
     let meters: MeterAccumulators
+    /// The sample rate the take runs at; a notification of another stops the take.
+    let sampleRate: Int
+    /// Set when the server's sample rate changed mid-take: the rate it changed to.
+    let changedSampleRate: UnsafeAtomic<Int>
+
+    // Events for the reporting thread: the callback writes `events`, JACK's notification thread
+    // writes `notifications`.
+    let events: RingBuffer
+    let notifications: RingBuffer
+    let droppedEvents: UnsafeAtomic<Int>
+    let eventRecord: UnsafeMutablePointer<CaptureEventRecord>
 
     // The callback's own.
     var start: UInt32 = 0
     var expectedFrameTime: UInt32 = 0
     var waitedCycles = 0
     var takePosition: Int64 = 0
+    /// The take position where the current run of recorded frames began (the start or the last
+    /// resume): a stop named in an earlier cycle can cut back no further than this.
+    var segmentStart: Int64 = 0
 
-    init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer) {
+    init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int) {
         self.client = client
         self.ports = .allocate(capacity: ports.count)
         self.ports.initialize(from: ports.map { Optional($0) }, count: ports.count)
@@ -91,6 +112,15 @@ struct CaptureProcessState {
         serverGone = .create(false)
         meteringEnabled = .create(false)
         meters = MeterAccumulators(channelCount: ports.count)
+        requestedPause = .create(Self.noRequest)
+        requestedResume = .create(Self.noRequest)
+        self.sampleRate = sampleRate
+        changedSampleRate = .create(0)
+        events = RingBuffer(capacity: 64 * 1_024)
+        notifications = RingBuffer(capacity: 64 * 1_024)
+        droppedEvents = .create(0)
+        eventRecord = .allocate(capacity: 1)
+        eventRecord.initialize(to: CaptureEventRecord(kind: 0, frameTime: 0, position: 0, value: 0, extra: 0))
     }
 
     func deallocate() {
@@ -102,7 +132,12 @@ struct CaptureProcessState {
         serverGone.destroy()
         meteringEnabled.destroy()
         meters.deallocate()
-        for atomic in [requestedStart, requestedLength, requestedStop, position, startFrame,
+        events.deallocate()
+        notifications.deallocate()
+        droppedEvents.destroy()
+        changedSampleRate.destroy()
+        eventRecord.deallocate()
+        for atomic in [requestedStart, requestedLength, requestedStop, requestedPause, requestedResume, position, startFrame,
                        overrunFrames, overrunCycles, skippedFrames, cycles, xruns] {
             atomic.destroy()
         }
@@ -120,12 +155,13 @@ func captureProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeMuta
     return 0
 }
 
-/// JACK's xrun callback (jack_set_xrun_callback): counts them.
-@_noAllocation @_noLocks
+/// JACK's xrun callback (jack_set_xrun_callback): counts them and reports where. JACK 2 calls it
+/// on the client's notification thread, not the process thread.
 func captureXrunCallback(_ argument: UnsafeMutableRawPointer?) -> Int32 {
     guard let argument else { return 0 }
-    _ = argument.assumingMemoryBound(to: CaptureProcessState.self).pointee.xruns
-        .loadThenWrappingIncrement(ordering: .relaxed)
+    let state = argument.assumingMemoryBound(to: CaptureProcessState.self).pointee
+    _ = state.xruns.loadThenWrappingIncrement(ordering: .relaxed)
+    state.notify(.xrun, value: 0)
     return 0
 }
 
@@ -138,6 +174,65 @@ func captureShutdownCallback(_ code: jack_status_t, _ reason: UnsafePointer<CCha
         .store(true, ordering: .releasing)
 }
 
+/// JACK's port-connect callback (jack_set_port_connect_callback), on the notification thread:
+/// reports connections made to or broken from the engine's ports, with the other port's name.
+func capturePortConnectCallback(_ a: jack_port_id_t, _ b: jack_port_id_t, _ connect: Int32,
+                                _ argument: UnsafeMutableRawPointer?) {
+    guard let argument else { return }
+    let state = argument.assumingMemoryBound(to: CaptureProcessState.self).pointee
+    guard let first = jack_port_by_id(state.client, a), let second = jack_port_by_id(state.client, b) else { return }
+    for channel in 0..<state.channelCount {
+        let port = state.ports[channel]
+        let other: OpaquePointer
+        if port == first { other = second } else if port == second { other = first } else { continue }
+        let name = jack_port_name(other).map { String(cString: $0) } ?? "port \(connect != 0 ? b : a)"
+        state.notify(connect != 0 ? .portConnected : .portDisconnected, value: Int64(channel), text: name)
+    }
+}
+
+/// JACK's buffer-size callback (jack_set_buffer_size_callback): the period changes; the process
+/// callback copies whatever period it is given, so recording goes on. Only reported.
+func captureBufferSizeCallback(_ frames: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+    guard let argument else { return 0 }
+    argument.assumingMemoryBound(to: CaptureProcessState.self).pointee.notify(.bufferSizeChanged, value: Int64(frames))
+    return 0
+}
+
+/// JACK's sample-rate callback (jack_set_sample_rate_callback). JACK calls it once when it is
+/// installed; a rate other than the take's stops the take at the next cycle: frames at another
+/// rate cannot continue the same file.
+func captureSampleRateCallback(_ rate: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+    guard let argument else { return 0 }
+    let state = argument.assumingMemoryBound(to: CaptureProcessState.self).pointee
+    guard Int(rate) != state.sampleRate else { return 0 }
+    state.changedSampleRate.store(Int(rate), ordering: .releasing)
+    // The next cycle stops the take at its first frame (a stop named in the past ends at the
+    // cycle boundary it is checked in).
+    state.requestedStop.store(Int64(jack_last_frame_time(state.client)), ordering: .releasing)
+    state.notify(.sampleRateChanged, value: Int64(rate), extra: Int64(state.sampleRate))
+    return 0
+}
+
+extension CaptureProcessState {
+    /// Publishes an event from JACK's notification thread, at the server's current frame estimate.
+    func notify(_ kind: CaptureEventRecord.Kind, value: Int64, extra: Int64 = 0, text: String = "") {
+        let record = CaptureEventRecord(kind: kind.rawValue, frameTime: jack_frame_time(client),
+                                        position: position.load(ordering: .acquiring), value: value, extra: extra)
+        notifications.publish(record, text: text, dropped: droppedEvents)
+    }
+
+    /// Publishes an event from the process callback.
+    @_noAllocation @_noLocks
+    func emit(_ kind: Int32, frameTime: UInt32, position: Int64, value: Int64 = 0) {
+        eventRecord.pointee.kind = kind
+        eventRecord.pointee.frameTime = frameTime
+        eventRecord.pointee.position = position
+        eventRecord.pointee.value = value
+        eventRecord.pointee.extra = 0
+        events.publish(UnsafePointer(eventRecord), dropped: droppedEvents)
+    }
+}
+
 extension CaptureProcessState {
     /// One JACK cycle: the frames [f0, f0 + n) where f0 is jack_last_frame_time.
     @_noAllocation @_noLocks
@@ -148,11 +243,13 @@ extension CaptureProcessState {
         }
     }
 
-    /// Moves the take along by one cycle; returns the span of the cycle copied into it.
+    /// Moves the take along by one cycle; returns the span of the cycle copied into it (from the
+    /// first frame copied to the last, pauses included).
     @_noAllocation @_noLocks
     private mutating func advanceTake(frameCount nframes: UInt32) -> Range<Int> {
         let current = phase.load(ordering: .acquiring)
         guard current == CapturePhase.waiting.rawValue || current == CapturePhase.recording.rawValue
+                || current == CapturePhase.paused.rawValue
         else { return 0..<0 }
         _ = cycles.loadThenWrappingIncrement(ordering: .relaxed)
         let n = Int(nframes)
@@ -185,62 +282,121 @@ extension CaptureProcessState {
                 // client. The take still starts at the start frame; they become silence.
                 takePosition = Int64(-untilStart)
                 _ = skippedFrames.loadThenWrappingIncrement(by: takePosition, ordering: .relaxed)
+                emit(CaptureEventRecord.framesSkippedKind, frameTime: start, position: 0, value: takePosition)
             } else {
                 offset = untilStart
             }
             startFrame.store(Int64(start), ordering: .relaxed)
-        } else {
+            emit(CaptureEventRecord.startedKind, frameTime: start, position: 0)
+        } else if current == CapturePhase.recording.rawValue {
             let jump = FrameTime.distance(from: expectedFrameTime, to: cycleStart)
             if jump > 0 {
                 // JACK's clock skipped frames (an xrun): keep the take aligned with it.
+                emit(CaptureEventRecord.framesSkippedKind, frameTime: expectedFrameTime, position: takePosition, value: Int64(jump))
                 takePosition += Int64(jump)
                 _ = skippedFrames.loadThenWrappingIncrement(by: Int64(jump), ordering: .relaxed)
             }
         }
         expectedFrameTime = FrameTime.advance(cycleStart, by: n)
 
-        // Where in this cycle the take ends, if it does.
-        var end = n
+        // Walk the cycle from the take's first frame in it, switching between recording and
+        // paused at each requested frame, until its end or the take's.
+        var recording = current != CapturePhase.paused.rawValue
+        var cursor = offset
+        var firstCopied = n, lastCopied = 0
         var finishing = false
+        var endFrame = cycleStart
+        var cutBack = false
         let length = requestedLength.load(ordering: .relaxed)
-        if length != Self.unlimitedLength {
-            if takePosition >= length {
-                takePosition = length
-                end = offset
-                finishing = true
-            } else if Int64(end - offset) >= length - takePosition {
-                end = offset + Int(length - takePosition)
-                finishing = true
-            }
-        }
-        if stopRequest != Self.noStop {
-            let untilStop = FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: stopRequest))
-            if untilStop < end {
-                finishing = true
-                if untilStop >= offset {
-                    end = untilStop
-                } else {
-                    // The stop frame lies in a cycle already on the ring (a stop "now" names a
-                    // frame the server has just delivered): end the take there. The writer holds
-                    // the newest block back until the take ends, so it can cut it to this length.
-                    end = offset
-                    takePosition = max(0, takePosition - Int64(offset - untilStop))
+        while cursor < n && !finishing {
+            if recording {
+                var end = n
+                var pausing = false
+                if length != Self.unlimitedLength {
+                    if takePosition >= length {
+                        takePosition = length
+                        end = cursor
+                        finishing = true
+                    } else if Int64(end - cursor) >= length - takePosition {
+                        end = cursor + Int(length - takePosition)
+                        finishing = true
+                    }
                 }
+                if stopRequest != Self.noStop {
+                    let untilStop = FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: stopRequest))
+                    if untilStop < end {
+                        finishing = true
+                        if untilStop >= cursor {
+                            end = untilStop
+                        } else {
+                            // The stop frame lies in a cycle already on the ring (a stop "now"
+                            // names a frame the server has just delivered): end the take there.
+                            // The writer holds the newest block back until the take ends, so it
+                            // can cut it to this length.
+                            end = cursor
+                            let cut = min(Int64(cursor - untilStop), takePosition - segmentStart)
+                            takePosition -= cut
+                            endFrame = FrameTime.advance(cycleStart, by: cursor - Int(cut))
+                            cutBack = true
+                        }
+                    }
+                }
+                let pauseRequest = requestedPause.load(ordering: .acquiring)
+                if pauseRequest != Self.noRequest {
+                    let untilPause = FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: pauseRequest))
+                    if untilPause < end && !(finishing && end == cursor) {
+                        // A pause named in a cycle already copied takes effect here, at the
+                        // first frame not yet copied; the event says where it landed.
+                        end = max(cursor, untilPause)
+                        finishing = false
+                        pausing = true
+                    }
+                }
+                let count = end - cursor
+                if count > 0 {
+                    copyToRing(frames: count, from: cursor, of: nframes, cycleStart: cycleStart)
+                    takePosition += Int64(count)
+                    firstCopied = min(firstCopied, cursor)
+                    lastCopied = end
+                }
+                if pausing {
+                    _ = requestedPause.compareExchange(expected: pauseRequest, desired: Self.noRequest, ordering: .relaxed)
+                    recording = false
+                    emit(CaptureEventRecord.pausedKind, frameTime: FrameTime.advance(cycleStart, by: end), position: takePosition)
+                }
+                if finishing && !cutBack {
+                    endFrame = FrameTime.advance(cycleStart, by: end)
+                }
+                cursor = finishing ? end : (pausing ? end : n)
+            } else {
+                if stopRequest != Self.noStop
+                    && FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: stopRequest)) < n {
+                    // Stopped while paused: the take ends where it paused.
+                    finishing = true
+                    endFrame = FrameTime.advance(cycleStart, by: cursor)
+                    break
+                }
+                let resumeRequest = requestedResume.load(ordering: .acquiring)
+                guard resumeRequest != Self.noRequest else { break }
+                let untilResume = FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: resumeRequest))
+                guard untilResume < n else { break }
+                _ = requestedResume.compareExchange(expected: resumeRequest, desired: Self.noRequest, ordering: .relaxed)
+                cursor = max(cursor, untilResume)
+                recording = true
+                segmentStart = takePosition
+                emit(CaptureEventRecord.resumedKind, frameTime: FrameTime.advance(cycleStart, by: cursor), position: takePosition)
             }
         }
 
-        let count = end - offset
-        if count > 0 {
-            copyToRing(frames: count, from: offset, of: nframes, cycleStart: cycleStart)
-            takePosition += Int64(count)
-        }
         position.store(takePosition, ordering: .releasing)
         if finishing {
+            emit(CaptureEventRecord.stoppedKind, frameTime: endFrame, position: takePosition)
             phase.store(CapturePhase.finished.rawValue, ordering: .releasing)
-        } else if current == CapturePhase.waiting.rawValue {
-            phase.store(CapturePhase.recording.rawValue, ordering: .releasing)
+        } else {
+            let next = recording ? CapturePhase.recording.rawValue : CapturePhase.paused.rawValue
+            if next != current { phase.store(next, ordering: .releasing) }
         }
-        return count > 0 ? offset..<end : 0..<0
+        return firstCopied < lastCopied ? firstCopied..<lastCopied : 0..<0
     }
 
     /// Feeds every port's cycle to the meters; `taken` is the part that went into the take.
@@ -263,6 +419,7 @@ extension CaptureProcessState {
         guard ring.writableByteCount() >= blockBytes else {
             _ = overrunFrames.loadThenWrappingIncrement(by: Int64(count), ordering: .relaxed)
             _ = overrunCycles.loadThenWrappingIncrement(ordering: .relaxed)
+            emit(CaptureEventRecord.overrunKind, frameTime: FrameTime.advance(cycleStart, by: offset), position: takePosition, value: Int64(count))
             return
         }
         header.pointee.position = takePosition

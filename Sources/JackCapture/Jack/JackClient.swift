@@ -152,6 +152,22 @@ public final class JackClient: @unchecked Sendable {
         jack_on_info_shutdown(handle, callback, argument)
     }
 
+    /// Installs the callback told of every connection made or broken on the server
+    /// (jack_set_port_connect_callback); before `activate()` only.
+    public func setPortConnectCallback(_ callback: JackPortConnectCallback, argument: UnsafeMutableRawPointer) {
+        jack_set_port_connect_callback(handle, callback, argument)
+    }
+
+    /// Installs the callback run when the period changes (jack_set_buffer_size_callback).
+    public func setBufferSizeCallback(_ callback: JackBufferSizeCallback, argument: UnsafeMutableRawPointer) {
+        jack_set_buffer_size_callback(handle, callback, argument)
+    }
+
+    /// Installs the callback run when the sample rate changes (jack_set_sample_rate_callback).
+    public func setSampleRateCallback(_ callback: JackSampleRateCallback, argument: UnsafeMutableRawPointer) {
+        jack_set_sample_rate_callback(handle, callback, argument)
+    }
+
     /// Starts the process callback (jack_activate).
     public func activate() throws(JackError) {
         guard jack_activate(handle) == 0 else { throw .activationFailed }

@@ -1,0 +1,170 @@
+import Atomics
+import CJack
+
+/// Something that happened during a take, with the JACK frame time and the take position (frames
+/// recorded so far) it happened at.
+///
+/// Events the process callback publishes (start, pause, resume, stop, overrun, skipped frames)
+/// carry exact frame times. Events JACK announces on its notification thread (xruns, connections,
+/// buffer-size and sample-rate changes) carry the server's estimate of the frame time when they
+/// were announced.
+public enum CaptureEvent: Equatable, Sendable {
+    /// The take's first frame.
+    case started(frameTime: UInt32)
+    /// Recording paused: the frame at `frameTime` is the first one not recorded; `position`
+    /// frames are in the take.
+    case paused(frameTime: UInt32, position: Int64)
+    /// Recording resumed: the frame at `frameTime` is recorded at `position` in the take.
+    case resumed(frameTime: UInt32, position: Int64)
+    /// The take ended before the frame at `frameTime`; it holds `position` frames.
+    case stopped(frameTime: UInt32, position: Int64)
+    /// The disk fell behind: `frames` frames at `position` were dropped (and written as silence).
+    case overrun(position: Int64, frames: Int64)
+    /// JACK's clock jumped over `frames` frames (an xrun): they reached no client and are written
+    /// as silence at `position`.
+    case framesSkipped(position: Int64, frames: Int64)
+    /// The server reported an xrun (jack_set_xrun_callback).
+    case xrun(frameTime: UInt32, position: Int64)
+    /// A source was connected to a channel's port.
+    case portConnected(channel: Int, source: String, frameTime: UInt32, position: Int64)
+    /// A channel's source was disconnected, or its client quit: the channel records silence.
+    case portDisconnected(channel: Int, source: String, frameTime: UInt32, position: Int64)
+    /// The server's period changed (jack_set_buffer_size_callback); recording goes on.
+    case bufferSizeChanged(frames: Int, frameTime: UInt32, position: Int64)
+    /// The server's sample rate changed (jack_set_sample_rate_callback): the take stops there.
+    case sampleRateChanged(from: Int, to: Int, position: Int64)
+    /// The server shut down (jack_on_info_shutdown): no frame follows `position`.
+    case serverShutDown(position: Int64)
+}
+
+extension CaptureEvent: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .started(let frame): "started at JACK frame \(frame)"
+        case .paused(let frame, let position): "paused at JACK frame \(frame) (take frame \(position))"
+        case .resumed(let frame, let position): "resumed at JACK frame \(frame) (take frame \(position))"
+        case .stopped(let frame, let position): "stopped before JACK frame \(frame) (\(position) frames)"
+        case .overrun(let position, let frames): "disk overrun: \(frames) frames lost at take frame \(position)"
+        case .framesSkipped(let position, let frames): "xrun: JACK skipped \(frames) frames at take frame \(position)"
+        case .xrun(let frame, let position): "xrun near JACK frame \(frame) (take frame \(position))"
+        case .portConnected(let channel, let source, let frame, let position):
+            "channel \(channel + 1): \(source) connected near JACK frame \(frame) (take frame \(position))"
+        case .portDisconnected(let channel, let source, let frame, let position):
+            "channel \(channel + 1): \(source) disconnected near JACK frame \(frame) (take frame \(position)); recording silence"
+        case .bufferSizeChanged(let frames, let frame, let position):
+            "JACK period changed to \(frames) frames near JACK frame \(frame) (take frame \(position)); recording goes on"
+        case .sampleRateChanged(let from, let to, let position):
+            "JACK sample rate changed from \(from) to \(to) Hz at take frame \(position); the take stops there"
+        case .serverShutDown(let position): "the JACK server shut down at take frame \(position)"
+        }
+    }
+}
+
+/// One event on an event ring: fixed-size, so the process callback writes it with two copies and
+/// no allocation. Notification records are followed by `textByteCount` bytes of a port name.
+struct CaptureEventRecord: Equatable {
+    enum Kind: Int32 {
+        case started, paused, resumed, stopped, overrun, framesSkipped
+        case xrun, portConnected, portDisconnected, bufferSizeChanged, sampleRateChanged
+    }
+
+    /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
+    /// real-time checker cannot see into. `CaptureEventTests` checks they match `Kind`.
+    static var startedKind: Int32 { @_noAllocation @_noLocks get { 0 } }
+    static var pausedKind: Int32 { @_noAllocation @_noLocks get { 1 } }
+    static var resumedKind: Int32 { @_noAllocation @_noLocks get { 2 } }
+    static var stoppedKind: Int32 { @_noAllocation @_noLocks get { 3 } }
+    static var overrunKind: Int32 { @_noAllocation @_noLocks get { 4 } }
+    static var framesSkippedKind: Int32 { @_noAllocation @_noLocks get { 5 } }
+
+    var kind: Int32
+    var frameTime: UInt32
+    var position: Int64
+    /// Frames (overrun, skipped), the channel (connections), the new period or sample rate.
+    var value: Int64
+    /// The old sample rate (sampleRateChanged), or the length of the port name that follows
+    /// (connections).
+    var extra: Int64
+
+    static var byteCount: Int {
+        @_noAllocation @_noLocks get { MemoryLayout<CaptureEventRecord>.stride }
+    }
+}
+
+extension RingBuffer {
+    /// Publishes one fixed-size event record (the process callback's side of an event ring).
+    @_noAllocation @_noLocks
+    func publish(_ record: UnsafePointer<CaptureEventRecord>, dropped: UnsafeAtomic<Int>) {
+        let size = CaptureEventRecord.byteCount
+        guard writableByteCount() >= size else {
+            _ = dropped.loadThenWrappingIncrement(ordering: .relaxed)
+            return
+        }
+        stage(from: UnsafeRawPointer(record), byteCount: size, at: 0)
+        commitWrite(byteCount: size)
+    }
+
+    /// Publishes a record followed by a name (the notification thread's side; not real-time).
+    func publish(_ record: CaptureEventRecord, text: String, dropped: UnsafeAtomic<Int>) {
+        var record = record
+        let bytes = Array(text.utf8.prefix(1_024))
+        if !bytes.isEmpty { record.extra = Int64(bytes.count) }
+        let size = CaptureEventRecord.byteCount + bytes.count
+        guard writableByteCount() >= size else {
+            _ = dropped.loadThenWrappingIncrement(ordering: .relaxed)
+            return
+        }
+        withUnsafeBytes(of: &record) { stage(from: $0.baseAddress!, byteCount: CaptureEventRecord.byteCount, at: 0) }
+        bytes.withUnsafeBytes { raw in
+            if let base = raw.baseAddress { stage(from: base, byteCount: bytes.count, at: CaptureEventRecord.byteCount) }
+        }
+        commitWrite(byteCount: size)
+    }
+
+    /// Takes every published record (the consumer's side), with the name following each one for
+    /// rings that carry names.
+    func drainEvents(withText: Bool) -> [(CaptureEventRecord, String)] {
+        var events: [(CaptureEventRecord, String)] = []
+        var record = CaptureEventRecord(kind: 0, frameTime: 0, position: 0, value: 0, extra: 0)
+        while readableByteCount() >= CaptureEventRecord.byteCount {
+            withUnsafeMutableBytes(of: &record) { peek(into: $0.baseAddress!, byteCount: CaptureEventRecord.byteCount, at: 0) }
+            var text = ""
+            var size = CaptureEventRecord.byteCount
+            let named = record.kind == CaptureEventRecord.Kind.portConnected.rawValue
+                || record.kind == CaptureEventRecord.Kind.portDisconnected.rawValue
+            if withText && named && record.extra > 0 {
+                let count = Int(record.extra)
+                var bytes = [UInt8](repeating: 0, count: count)
+                bytes.withUnsafeMutableBytes { peek(into: $0.baseAddress!, byteCount: count, at: CaptureEventRecord.byteCount) }
+                text = String(decoding: bytes, as: UTF8.self)
+                size += count
+            }
+            commitRead(byteCount: size)
+            events.append((record, text))
+        }
+        return events
+    }
+}
+
+extension CaptureEvent {
+    /// The event a ring record stands for.
+    init?(record: CaptureEventRecord, text: String) {
+        guard let kind = CaptureEventRecord.Kind(rawValue: record.kind) else { return nil }
+        let frame = record.frameTime, position = record.position
+        switch kind {
+        case .started: self = .started(frameTime: frame)
+        case .paused: self = .paused(frameTime: frame, position: position)
+        case .resumed: self = .resumed(frameTime: frame, position: position)
+        case .stopped: self = .stopped(frameTime: frame, position: position)
+        case .overrun: self = .overrun(position: position, frames: record.value)
+        case .framesSkipped: self = .framesSkipped(position: position, frames: record.value)
+        case .xrun: self = .xrun(frameTime: frame, position: position)
+        case .portConnected:
+            self = .portConnected(channel: Int(record.value), source: text, frameTime: frame, position: position)
+        case .portDisconnected:
+            self = .portDisconnected(channel: Int(record.value), source: text, frameTime: frame, position: position)
+        case .bufferSizeChanged: self = .bufferSizeChanged(frames: Int(record.value), frameTime: frame, position: position)
+        case .sampleRateChanged: self = .sampleRateChanged(from: Int(record.extra), to: Int(record.value), position: position)
+        }
+    }
+}
