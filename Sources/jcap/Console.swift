@@ -73,6 +73,16 @@ final class Console {
         line(text)
     }
 
+    /// Tells of a take's event on its own line: pauses and resumes with their exact frames, and
+    /// what the server did to the take. Overruns and skipped frames are summed up at the end.
+    func report(_ event: CaptureEvent) {
+        switch event {
+        case .started, .stopped, .overrun, .framesSkipped: return
+        case .sampleRateChanged, .serverShutDown: line("jcap: error: \(event)")
+        default: line("jcap: \(event)")
+        }
+    }
+
     // MARK: The live display
 
     /// Shows one update; called about 20 times a second.
@@ -156,10 +166,16 @@ final class Console {
         }
         var text = "jcap: wrote \(report.path): \(report.frames) frames (\(clockText(frames: report.frames, sampleRate: report.sampleRate))), "
         text += "\(report.channels) channels, \(report.format.displayName)"
-        if let start = report.startFrame {
-            text += ", JACK frames \(start) to \(FrameTime.advance(start, by: Int(report.frames)))"
+        if let start = report.startFrame, let end = report.endFrame {
+            text += ", JACK frames \(start) to \(end)"
         }
         line(text)
+        let pauses = report.pauses
+        if !pauses.isEmpty {
+            line("jcap: paused \(pauses.count) time\(pauses.count == 1 ? "" : "s"), left out of the file: " + pauses.map {
+                "at file frame \($0.position), JACK frames \($0.fromFrame) to \($0.toFrame.map(String.init) ?? "the end")"
+            }.joined(separator: "; "))
+        }
         if let levels = report.channelLevels {
             let screen = MeterScreen(width: 80, height: 24)
             for (name, level) in zip(names, levels) {
@@ -177,6 +193,8 @@ final class Console {
             line("jcap: error: the JACK server shut down mid-take; everything received is in the file")
         case .writeFailed(let error):
             line("jcap: error: \(error); everything written before it is in the file")
+        case .sampleRateChanged(let from, let to):
+            line("jcap: error: the JACK server's sample rate changed from \(from) to \(to) Hz; the take stopped there and the file is complete up to it")
         default: break
         }
     }

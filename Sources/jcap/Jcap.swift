@@ -15,8 +15,12 @@ struct Jcap: ParsableCommand {
               jcap --port 'synth:out_*' --for 1:30 -o synth.wav --bit-depth 24
               jcap --channels 1-8 -o drums.flac            # until Ctrl-C
 
+            While recording: space pauses and resumes (so does SIGUSR1), q or Enter stops
+            (so do Ctrl-C and SIGTERM). Paused spans are left out of the file with no gap.
+
             Exit status: 0 complete; 3 frames lost (written as silence); 4 write failed;
-            5 JACK server shut down; 6 stopped before the start; 10 no JACK server;
+            5 JACK server shut down; 6 stopped before the start; 7 the server's sample rate
+            changed (the take stopped there); 10 no JACK server;
             11 unknown port or channel; 12 bad time or duration; 13 start time in the past;
             14 unwritable path; 15 file exists; 16 unsupported format; 17 too many channels
             for the format; 18 JACK refused a port or connection; 64 bad option.
@@ -73,7 +77,7 @@ struct Jcap: ParsableCommand {
     }
 
     func run() throws {
-        let signals = StopSignals()
+        let signals = ControlSignals()
         let console = Console(display: meter)
         defer { console.endDisplay() }
         let configuration: CaptureConfiguration
@@ -100,7 +104,7 @@ struct Jcap: ParsableCommand {
         if !configuration.connectsPorts {
             console.line("jcap: waiting for \(session.engine.portNames.joined(separator: ", ")) to be connected")
             while !session.isReady {
-                if signals.signal != nil {
+                if signals.stopSignal != nil {
                     console.line("jcap: stopped before any port was connected; nothing recorded")
                     throw ExitCode(ExitStatus.cancelled.rawValue)
                 }
@@ -116,13 +120,31 @@ struct Jcap: ParsableCommand {
         }
         console.announceStart(session)
 
+        let keys = TerminalKeys()
+        defer { keys.restore() }
+        if keys.isActive { console.line("jcap: space pauses and resumes, q or Enter stops") }
         var stopping = false
+        var pauseRequested = false
         while !session.isFinished {
-            if !stopping, let signal = signals.signal {
+            var commands = keys.commands()
+            commands += Array(repeating: .togglePause, count: signals.takePauseToggles())
+            if !stopping, let signal = signals.stopSignal {
                 let frame = session.stop()
                 console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
                 stopping = true
             }
+            for command in commands where !stopping {
+                switch command {
+                case .stop:
+                    let frame = session.stop()
+                    console.line("jcap: stopping before JACK frame \(frame)")
+                    stopping = true
+                case .togglePause:
+                    if pauseRequested { session.resume() } else { session.pause() }
+                    pauseRequested.toggle()
+                }
+            }
+            for event in session.takeEvents() { console.report(event) }
             update()
             usleep(50_000)
         }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ public final class CaptureSession: @unchecked Sendable {
     public let client: JackClient
     public let engine: CaptureEngine
     /// The source port each channel records, in order.
-    public let sources: [String]
+    public private(set) var sources: [String]
     public let format: FileFormat
     public let outputPath: String
     public private(set) var writer: DiskWriter?
@@ -22,10 +23,16 @@ public final class CaptureSession: @unchecked Sendable {
     public private(set) var scheduledStart: UInt32?
     public private(set) var durationFrames: Int64?
     private var finished = false
+    private var started = false
+    private let eventLock = NSLock()
+    private var eventLog: [CaptureEvent] = []
+    private var reportedShutdown = false
     /// Runs on the writer thread before each block: how tests make a deliberately slow disk.
     var beforeEachBlockWritten: (@Sendable (Int64) -> Void)?
 
-    public init(configuration: CaptureConfiguration) throws(CaptureError) {
+    /// - Parameter client: a client already open on the right server (a `Recorder` opens one to
+    ///   read JACK's clock before it prepares); nil opens one as the configuration says.
+    public init(configuration: CaptureConfiguration, client existingClient: JackClient? = nil) throws(CaptureError) {
         self.configuration = configuration
         let path = configuration.outputPath ?? TakeNaming.nextFileName(
             existing: TakeNaming.fileNames(inDirectory: configuration.takeDirectory),
@@ -34,9 +41,13 @@ public final class CaptureSession: @unchecked Sendable {
         format = try FileFormat(path: outputPath, bitDepth: configuration.bitDepth)
         try CaptureSession.checkWritable(outputPath, overwrite: configuration.overwrite)
 
-        do {
-            client = try JackClient(name: configuration.clientName, server: configuration.serverName)
-        } catch { throw .jack(error) }
+        if let existingClient {
+            client = existingClient
+        } else {
+            do {
+                client = try JackClient(name: configuration.clientName, server: configuration.serverName)
+            } catch { throw .jack(error) }
+        }
         sources = try configuration.sources.resolve(physicalCapturePorts: client.physicalCapturePorts(),
                                                     outputPorts: client.audioOutputPorts())
         try format.validate(channels: sources.count)
@@ -53,12 +64,35 @@ public final class CaptureSession: @unchecked Sendable {
         } catch { throw .jack(error) }
     }
 
+    /// Connects each channel's port to a new source instead of its current one (before the
+    /// take starts). The count must match the channels.
+    public func reassign(sources newSources: [String]) throws(CaptureError) {
+        precondition(newSources.count == sources.count, "one source per channel")
+        do {
+            for (old, port) in zip(sources, engine.portNames) where configuration.connectsPorts {
+                try? client.disconnect(old, from: port)
+            }
+            sources = newSources
+            if configuration.connectsPorts {
+                for (source, port) in zip(sources, engine.portNames) { try client.connect(source, to: port) }
+            }
+        } catch { throw .jack(error) }
+    }
+
+    /// Every event of the take so far, in order (`takeEvents()` gathers them).
+    public var loggedEvents: [CaptureEvent] {
+        eventLock.lock()
+        defer { eventLock.unlock() }
+        return eventLog
+    }
+
     /// True when recording can start: every input port has a connection (with `--no-connect`,
     /// once they have been patched by hand).
     public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }
 
-    /// Creates the file, starts the disk writer and arms the engine at the start time.
-    public func start() throws(CaptureError) {
+    /// The start frame the configuration asks for, resolved against JACK's clock now (nil: the
+    /// first cycle after arming).
+    public func resolveConfiguredStart() throws(CaptureError) -> UInt32? {
         let sampleRate = client.sampleRate
         var startFrame: UInt32?
         switch configuration.start {
@@ -78,17 +112,73 @@ public final class CaptureSession: @unchecked Sendable {
             let jackTime = Int64(JackClient.currentTimeMicroseconds) + (target - now)
             startFrame = client.frameTime(atMicroseconds: UInt64(jackTime))
         }
-        if let startFrame, FrameTime.distance(from: client.estimatedFrameTime, to: startFrame) < 0 {
-            throw .startInPast("frame \(startFrame)")
-        }
-        scheduledStart = startFrame
+        return startFrame
+    }
+
+    /// Creates the file and starts the disk writer, so that `start` begins at once. `start` does
+    /// this itself when it has not been done.
+    public func prepare() throws(CaptureError) {
+        guard writer == nil else { return }
         let file = try SoundFile.create(path: outputPath, format: format, channels: sources.count,
-                                        sampleRate: sampleRate, overwrite: configuration.overwrite)
+                                        sampleRate: client.sampleRate, overwrite: configuration.overwrite)
         let writer = DiskWriter(source: engine.writerSource, file: file)
         writer.beforeEachBlock = beforeEachBlockWritten
         self.writer = writer
         writer.start()
-        engine.arm(start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: durationFrames)
+    }
+
+    /// Creates the file, starts the disk writer and arms the engine at the configured start time.
+    public func start() throws(CaptureError) {
+        try start(atFrame: resolveConfiguredStart(), lengthFrames: durationFrames)
+    }
+
+    /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
+    /// length, to stop after exactly that many recorded frames. Once per session.
+    public func start(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(CaptureError) {
+        precondition(scheduledStart == nil && !started, "a session starts once")
+        if let startFrame, FrameTime.distance(from: client.estimatedFrameTime, to: startFrame) < 0 {
+            throw .startInPast("frame \(startFrame)")
+        }
+        try prepare()
+        scheduledStart = startFrame
+        durationFrames = lengthFrames
+        started = true
+        engine.arm(start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: lengthFrames)
+    }
+
+    /// Pauses at JACK's current frame (or at `frame`): frames from there on are not recorded until
+    /// `resume`. Returns the frame asked for; the `.paused` event says where it landed.
+    @discardableResult
+    public func pause(atFrame frame: UInt32? = nil) -> UInt32 {
+        let at = frame ?? client.estimatedFrameTime
+        engine.requestPause(atFrame: at)
+        return at
+    }
+
+    /// Resumes a paused take at JACK's current frame (or at `frame`); the recording continues
+    /// in the file with no gap. Returns the frame asked for; the `.resumed` event says where.
+    @discardableResult
+    public func resume(atFrame frame: UInt32? = nil) -> UInt32 {
+        let at = frame ?? client.estimatedFrameTime
+        engine.requestResume(atFrame: at)
+        return at
+    }
+
+    /// Whether the take is paused now.
+    public var isPaused: Bool { engine.phase == .paused }
+
+    /// The events since the last call, in order (one caller at a time); every event is also kept
+    /// for the take report. The server's shutdown is reported once, when it is noticed.
+    public func takeEvents() -> [CaptureEvent] {
+        eventLock.lock()
+        defer { eventLock.unlock() }
+        var new = engine.takeEvents()
+        if engine.status.serverGone && !reportedShutdown {
+            reportedShutdown = true
+            new.append(.serverShutDown(position: engine.status.position))
+        }
+        eventLog += new
+        return new
     }
 
     /// Ends the take at the current frame, which it returns: every frame before it is written.
@@ -134,12 +224,13 @@ public final class CaptureSession: @unchecked Sendable {
         precondition(!finished, "a take finishes once")
         finished = true
         var status = engine.status
-        if status.phase == .recording || status.phase == .waiting, !status.serverGone {
+        if status.phase == .recording || status.phase == .waiting || status.phase == .paused, !status.serverGone {
             engine.requestStopNow()
             while !isFinished { usleep(2_000) }
             status = engine.status
         }
-        writer?.finish(abandoning: status.serverGone && status.phase != .finished)
+        // A session never started has nothing coming: its writer stops at once.
+        writer?.finish(abandoning: !started || (status.serverGone && status.phase != .finished))
         status = engine.status
         client.deactivate()
 
@@ -147,6 +238,8 @@ public final class CaptureSession: @unchecked Sendable {
         var outcome: TakeReport.Outcome
         if let failure = writer?.failure {
             outcome = .writeFailed(failure)
+        } else if let rate = engine.changedSampleRate {
+            outcome = .sampleRateChanged(from: client.sampleRate, to: rate)
         } else if status.phase == .missedStart {
             outcome = .missedStart
         } else if status.serverGone && status.phase != .finished {
@@ -169,7 +262,8 @@ public final class CaptureSession: @unchecked Sendable {
             outcome: outcome, path: outputPath, format: format, sampleRate: client.sampleRate,
             sources: sources, portNames: engine.portNames, frames: frames, startFrame: status.startFrame,
             lostSpans: writer?.lostSpans ?? [], overrunFrames: status.overrunFrames,
-            skippedFrames: status.skippedFrames, xruns: status.xruns, channelLevels: channelLevels)
+            skippedFrames: status.skippedFrames, xruns: status.xruns, channelLevels: channelLevels,
+            events: eventLog + takeEvents())
     }
 
     /// Fails early, before anything is connected, if the file exists or its folder is not writable.

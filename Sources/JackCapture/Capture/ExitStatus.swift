@@ -10,6 +10,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case serverShutDown = 5
     /// Stopped before the scheduled start: nothing was recorded.
     case cancelled = 6
+    /// The JACK server's sample rate changed mid-take: the take stopped there; the file is valid.
+    case sampleRateChanged = 7
     case noServer = 10
     /// An unknown port or channel, or a bad channel list.
     case unknownSource = 11
@@ -49,6 +51,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .missedStart: self = .startInPast
         case .serverShutDown: self = .serverShutDown
         case .writeFailed: self = .writeFailed
+        case .sampleRateChanged: self = .sampleRateChanged
         }
     }
 }

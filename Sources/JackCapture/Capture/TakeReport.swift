@@ -13,6 +13,8 @@ public struct TakeReport: Sendable {
         case serverShutDown
         /// Writing failed (a full disk): everything written is in the file.
         case writeFailed(CaptureError)
+        /// The server's sample rate changed mid-take: the take stopped there, the file is valid.
+        case sampleRateChanged(from: Int, to: Int)
     }
 
     public var outcome: Outcome
@@ -32,6 +34,29 @@ public struct TakeReport: Sendable {
     public var xruns: Int64
     /// Each channel's highest peak and clipped samples over the take; nil with metering off.
     public var channelLevels: [ChannelLevels]?
+    /// Everything that happened during the take, in order: start, pauses and resumes, stop,
+    /// overruns, xruns, connections, period changes.
+    public var events: [CaptureEvent] = []
+
+    /// JACK frame time just after the take's last frame (pauses make it later than
+    /// start + frames).
+    public var endFrame: UInt32? {
+        for event in events.reversed() { if case .stopped(let frame, _) = event { return frame } }
+        return startFrame.map { FrameTime.advance($0, by: Int(frames)) }
+    }
+
+    /// The paused spans: where in the take each pause fell, and the JACK frames it skipped.
+    public var pauses: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
+        var spans: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] = []
+        for event in events {
+            switch event {
+            case .paused(let frame, let position): spans.append((position, frame, nil))
+            case .resumed(let frame, _): if !spans.isEmpty { spans[spans.count - 1].toFrame = frame }
+            default: break
+            }
+        }
+        return spans
+    }
 
     public var lostFrames: Int64 { lostSpans.reduce(0) { $0 + $1.frames } }
     public var channels: Int { sources.count }

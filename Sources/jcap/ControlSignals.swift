@@ -1,0 +1,41 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Signals become flags the main loop polls: SIGINT and SIGTERM stop the take at the current frame
+/// (everything before it is written); each SIGUSR1 toggles pause, for scripts.
+final class ControlSignals: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    private let queue = DispatchQueue(label: "jcap.signals")
+    private var received: Int32 = 0
+    private var pauseToggles = 0
+    private let lock = NSLock()
+
+    init(stop: [Int32] = [SIGINT, SIGTERM], togglePause: Int32 = SIGUSR1) {
+        for number in stop + [togglePause] {
+            Glibc.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                lock.withLock {
+                    if number == togglePause { pauseToggles += 1 } else if received == 0 { received = number }
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// The first stop signal received, if any.
+    var stopSignal: Int32? { lock.withLock { received == 0 ? nil : received } }
+
+    /// SIGUSR1s received since the last call.
+    func takePauseToggles() -> Int {
+        lock.withLock {
+            defer { pauseToggles = 0 }
+            return pauseToggles
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Single keys from the terminal while recording: space toggles pause, `q` or Enter stops. Only
+/// when standard input is a terminal; it is put in non-canonical mode without echo (so keys act
+/// at once and print nothing) and restored by `restore()`.
+final class TerminalKeys {
+    enum Command: Equatable {
+        case togglePause
+        case stop
+    }
+
+    private var saved: termios?
+
+    init() {
+        guard isatty(STDIN_FILENO) == 1 else { return }
+        var settings = termios()
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
+        saved = settings
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        // VMIN 0, VTIME 0: read(2) returns at once with what has been typed, or nothing.
+        withUnsafeMutableBytes(of: &settings.c_cc) { bytes in
+            bytes[Int(VMIN)] = 0
+            bytes[Int(VTIME)] = 0
+        }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    }
+
+    deinit { restore() }
+
+    var isActive: Bool { saved != nil }
+
+    /// The commands typed since the last call.
+    func commands() -> [Command] {
+        guard saved != nil else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(STDIN_FILENO, &buffer, buffer.count)
+        guard count > 0 else { return [] }
+        return buffer[..<count].compactMap(Self.command(for:))
+    }
+
+    static func command(for key: UInt8) -> Command? {
+        switch key {
+        case UInt8(ascii: " "): .togglePause
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): .stop
+        default: nil
+        }
+    }
+
+    /// Gives the terminal back as it was.
+    func restore() {
+        guard var settings = saved else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        saved = nil
+    }
+}
