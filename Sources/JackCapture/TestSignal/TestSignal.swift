@@ -116,8 +116,25 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
         public var found: Int?
     }
 
-    /// Every frame is the signal: no silence, nothing wrong.
-    public var isIntact: Bool { wrongSamples == 0 && silentSpans.isEmpty && firstFrameTime != nil }
+    /// Runs of consecutive signal frames: a new one starts where the file jumps to another frame
+    /// time with every channel consistent (a pause leaves exactly such a jump).
+    public var segments: [Segment] = []
+
+    public struct Segment: Equatable, Sendable {
+        /// Index in the file of the segment's first frame.
+        public var position: Int64
+        /// The frame time (modulo 2^22) the first frame encodes.
+        public var frameTime: Int
+        public var frames: Int64
+    }
+
+    /// Every frame is the signal, in one run: no silence, no jump, nothing wrong.
+    public var isIntact: Bool {
+        wrongSamples == 0 && silentSpans.isEmpty && firstFrameTime != nil && segments.count == 1
+    }
+
+    /// Every frame is the signal, in runs (pauses), with no silence and nothing wrong.
+    public var isIntactInSegments: Bool { wrongSamples == 0 && silentSpans.isEmpty && !segments.isEmpty }
 
     public var description: String {
         var text = "\(frames) frames, \(channels) channels"
@@ -138,6 +155,8 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
         var buffer = [Float](repeating: 0, count: chunk * channels)
         var frameIndex: Int64 = 0
         var silentStart: Int64?
+        // The current segment's frame time at file frame 0 (modulo 2^22).
+        var segmentBase = 0
         while true {
             let read = buffer.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: chunk) }
             if read <= 0 { break }
@@ -161,8 +180,20 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
                     }
                     report.firstFrameTime = ((decoded - Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
                         + TestSignal.timeModulus) % TestSignal.timeModulus
+                    segmentBase = report.firstFrameTime!
+                    report.segments.append(Segment(position: frame, frameTime: decoded, frames: 0))
                 }
-                let expected = (report.firstFrameTime! + Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
+                var expected = (segmentBase + Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
+                if buffer[base] != TestSignal.sample(frameTime: UInt32(expected), channel: 0),
+                   let decoded = TestSignal.frameTime(decoding: buffer[base], channel: 0),
+                   (0..<channels).allSatisfy({ buffer[base + $0] == TestSignal.sample(frameTime: UInt32(decoded), channel: $0) }) {
+                    // The file jumps to another time, consistently on every channel: a new segment.
+                    segmentBase = ((decoded - Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
+                        + TestSignal.timeModulus) % TestSignal.timeModulus
+                    expected = decoded
+                    report.segments.append(Segment(position: frame, frameTime: decoded, frames: 0))
+                }
+                if !report.segments.isEmpty { report.segments[report.segments.count - 1].frames = frame + 1 - report.segments[report.segments.count - 1].position }
                 for channel in 0..<channels {
                     let sample = buffer[base + channel]
                     if sample != TestSignal.sample(frameTime: UInt32(expected), channel: channel) {
