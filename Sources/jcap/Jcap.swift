@@ -14,6 +14,7 @@ struct Jcap: ParsableCommand {
               jcap --channels 1,2 --at +3s --for 60s
               jcap --port 'synth:out_*' --for 1:30 -o synth.wav --bit-depth 24
               jcap --channels 1-8 -o drums.flac            # until Ctrl-C
+              jcap -o take.opus --quality 0.6 --rate 48k
 
             While recording: space pauses and resumes (so does SIGUSR1), q or Enter stops
             (so do Ctrl-C and SIGTERM). Paused spans are left out of the file with no gap.
@@ -47,11 +48,29 @@ struct Jcap: ParsableCommand {
     @Option(name: .customLong("for"), help: ArgumentHelp("Length: 60s, 1.01s, 250ms, 48000f, 1:30, 1:02:03.5. Default: until Ctrl-C.", valueName: "duration"))
     var duration: String?
 
-    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file; the extension picks the format (wav w64 rf64 caf aiff flac ogg opus mp3). Default: take-NNN.wav here.", valueName: "path"))
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file; the extension picks the container (wav w64 rf64 caf aiff au flac ogg opus mp3). Default: take-NNN.wav here.", valueName: "path"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("Sample format for PCM containers: 16, 24, 32 or float (default 24).", valueName: "depth"))
+    @Option(name: .long, help: ArgumentHelp("Encoding: pcm, float, flac, alac (.caf), ima-adpcm, ulaw, alaw, mp3, vorbis or opus. Default: the extension's (24-bit PCM for wav/w64/rf64/caf/aiff/au).", valueName: "format"))
+    var format: String?
+
+    @Option(name: .long, help: ArgumentHelp("Bits a sample: 8, 16, 24 or 32 for pcm (default 24), 32 or 64 for float, 8/16/24 for flac, 16/20/24/32 for alac; 'float' means --format float.", valueName: "bits"))
     var bitDepth: String?
+
+    @Option(name: .long, help: ArgumentHelp("Byte order of PCM/float samples: little or big (default: the container's; WAV is little only).", valueName: "order"))
+    var endian: String?
+
+    @Option(name: .long, help: ArgumentHelp("File sample rate in Hz (48000 or 48k; default: the JACK server's). Other rates are resampled.", valueName: "hz"))
+    var rate: String?
+
+    @Option(name: .long, help: ArgumentHelp("Encoder quality for mp3, vorbis and opus, 0 (smallest) to 1 (best); libsndfile has no bit-rate setting, this is the control.", valueName: "0...1"))
+    var quality: String?
+
+    @Option(name: .long, help: ArgumentHelp("FLAC compression level: 0 (fastest) to 8 (smallest), default 5.", valueName: "0...8"))
+    var compressionLevel: String?
+
+    @Option(name: .long, help: ArgumentHelp("Resampler for --rate: best, medium, fastest, zero-order-hold or linear (default best).", valueName: "quality"))
+    var srcQuality: String?
 
     @Flag(name: .long, help: "Replace the output file if it exists.")
     var overwrite = false
@@ -119,6 +138,8 @@ struct Jcap: ParsableCommand {
             throw console.fail(error)
         }
         console.announceStart(session)
+        // Connections made while setting up are already listed above; later ones are news.
+        _ = session.takeEvents()
 
         let keys = TerminalKeys()
         defer { keys.restore() }
@@ -168,13 +189,7 @@ struct Jcap: ParsableCommand {
         }
         configuration.connectsPorts = !noConnect
         configuration.outputPath = output
-        configuration.overwrite = overwrite
-        if let bitDepth {
-            guard let depth = BitDepth(rawValue: bitDepth.lowercased()) else {
-                throw .unsupportedEncoding("bad --bit-depth '\(bitDepth)': use 16, 24, 32 or float")
-            }
-            configuration.bitDepth = depth
-        }
+        configuration.settings = try makeSettings()
         if let at { configuration.start = try StartTime(parsing: at) }
         if let duration {
             let parsed = try CaptureDuration(parsing: duration)
@@ -187,5 +202,75 @@ struct Jcap: ParsableCommand {
             throw .badDuration(buffer, reason: "the buffer must hold at least 10ms")
         }
         return configuration
+    }
+
+    /// The format flags as recording settings. A value that does not parse is a bad option (64);
+    /// one that parses but the file cannot have is left to `RecordingSettings.resolveFormat` or
+    /// named here as a format error (16).
+    func makeSettings() throws(CaptureError) -> RecordingSettings {
+        var settings = RecordingSettings()
+        settings.overwritesExistingFile = overwrite
+        if let format {
+            guard let parsed = AudioFormat(name: format) else { throw .format(.unknownFormat(format)) }
+            settings.format = parsed
+        }
+        if let bitDepth {
+            if bitDepth.lowercased() == "float" {
+                // jcap before --format: `--bit-depth float` meant 32-bit float samples.
+                if let format = settings.format, format != .float {
+                    throw .badOption(flag: "--bit-depth", value: bitDepth,
+                                     expected: "a number of bits with --format \(format.rawValue) ('float' means --format float)")
+                }
+                settings.format = .float
+                settings.bitDepth = 32
+            } else {
+                guard let bits = Int(bitDepth), bits > 0 else {
+                    throw .badOption(flag: "--bit-depth", value: bitDepth, expected: "8, 16, 20, 24, 32 or 64, or float")
+                }
+                settings.bitDepth = bits
+            }
+        }
+        if let endian {
+            guard let order = Endianness(rawValue: endian.lowercased()) else {
+                throw .badOption(flag: "--endian", value: endian, expected: "little or big")
+            }
+            settings.endianness = order
+        }
+        if let rate { settings.sampleRate = try Jcap.parseSampleRate(rate) }
+        if let quality {
+            guard let value = Double(quality), value.isFinite else {
+                throw .badOption(flag: "--quality", value: quality, expected: "a number from 0 (smallest) to 1 (best)")
+            }
+            settings.quality = value
+        }
+        if let compressionLevel {
+            guard let level = Int(compressionLevel) else {
+                throw .badOption(flag: "--compression-level", value: compressionLevel, expected: "a whole number from 0 to 8")
+            }
+            settings.compressionLevel = level
+        }
+        if let srcQuality {
+            guard let converter = SampleRateConverterQuality(name: srcQuality) else {
+                let names = SampleRateConverterQuality.allCases.map(\.name)
+                throw .badOption(flag: "--src-quality", value: srcQuality,
+                                 expected: names.dropLast().joined(separator: ", ") + " or " + names.last!)
+            }
+            settings.converterQuality = converter
+        }
+        // Checked now, before JACK is touched, when the output path is known (the take name's
+        // extension is wav otherwise).
+        _ = try settings.resolveFormat(forPath: output ?? "take.wav")
+        return settings
+    }
+
+    /// `--rate`: whole hertz (44100) or kilohertz with a k (44.1k, 48k).
+    static func parseSampleRate(_ text: String) throws(CaptureError) -> Int {
+        let lowered = text.lowercased()
+        let hertz: Double?
+        if lowered.hasSuffix("k") { hertz = Double(lowered.dropLast()).map { $0 * 1_000 } } else { hertz = Double(lowered) }
+        guard let hertz, hertz.isFinite, hertz == hertz.rounded(), abs(hertz) < 1e9 else {
+            throw .badOption(flag: "--rate", value: text, expected: "a whole number of hertz (48000) or kilohertz (44.1k)")
+        }
+        return Int(hertz)
     }
 }

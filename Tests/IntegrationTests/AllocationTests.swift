@@ -54,7 +54,7 @@ final class AllocationTests: JackTestCase {
         configuration.clientName = "noalloc"
         configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
         configuration.outputPath = path("noalloc.wav")
-        configuration.overwrite = true
+        configuration.settings.overwritesExistingFile = true
         let (counted, cyclesWatched, report) = try withoutXruns {
             let session = try CaptureSession(configuration: configuration)
             session.isMeteringEnabled = metering

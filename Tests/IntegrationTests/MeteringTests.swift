@@ -44,7 +44,7 @@ final class MeteringTests: JackTestCase {
         configuration.clientName = "meters"
         configuration.sources = .ports(Self.sources.map { "\($0.0):out_1" })
         configuration.outputPath = path("metered.wav")
-        configuration.bitDepth = .float
+        configuration.settings.format = .float
         let session = try CaptureSession(configuration: configuration)
         session.isMeteringEnabled = metering
         return session

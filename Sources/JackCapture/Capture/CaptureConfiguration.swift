@@ -11,9 +11,8 @@ public struct CaptureConfiguration: Sendable {
     public var outputPath: String?
     public var takeDirectory = "."
     public var takeExtension = "wav"
-    public var overwrite = false
-    /// nil: 24-bit for PCM containers.
-    public var bitDepth: BitDepth?
+    /// The file's format, rate and encoder settings, and whether it may replace an existing file.
+    public var settings = RecordingSettings()
     /// nil: as soon as jcap is ready.
     public var start: StartTime?
     /// nil: until stopped.

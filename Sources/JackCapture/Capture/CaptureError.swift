@@ -20,9 +20,11 @@ public enum CaptureError: Error, Equatable, Sendable {
     case outputUnwritable(String, reason: String)
     /// An output file extension jcap does not know.
     case unsupportedExtension(String)
-    /// A sample format the container cannot hold.
-    case unsupportedEncoding(String)
-    /// More channels than the container allows.
+    /// A format, bit depth, byte order, encoder setting or sample rate the file cannot have.
+    case format(FormatError)
+    /// A flag whose value does not parse.
+    case badOption(flag: String, value: String, expected: String)
+    /// More channels than the format allows.
     case tooManyChannels(container: String, maximum: Int, requested: Int)
     /// Writing the file failed mid-take (a full disk, an I/O error).
     case writeFailed(path: String, reason: String)
@@ -52,12 +54,102 @@ extension CaptureError: CustomStringConvertible {
             return "cannot create '\(path)': \(reason)"
         case .unsupportedExtension(let ext):
             return "unsupported file extension '\(ext)' (use \(FileContainer.allExtensionsList))"
-        case .unsupportedEncoding(let reason):
-            return reason
+        case .format(let error):
+            return error.description
+        case .badOption(let flag, let value, let expected):
+            return "bad \(flag) '\(value)': use \(expected)"
         case .tooManyChannels(let container, let maximum, let requested):
-            return "\(container) holds at most \(maximum) channels, not \(requested) (use .wav, .w64 or .caf)"
+            return "\(container) holds at most \(maximum) channels, not \(requested) (use PCM or float in a .wav, .w64 or .caf file)"
         case .writeFailed(let path, let reason):
             return "writing '\(path)' failed: \(reason)"
         }
+    }
+}
+
+/// Why a file cannot have the format asked for; each message names what would work.
+public enum FormatError: Error, Equatable, Sendable {
+    /// `--format` named no format jcap knows.
+    case unknownFormat(String)
+    /// AAC was asked for (by extension or `--format`).
+    case noAACEncoder
+    /// The container does not hold the encoding (ALAC in WAV).
+    case containerCannotHold(format: String, fileExtension: String, containers: [String])
+    /// A bit depth the format does not come in (32-bit FLAC, 16-bit float).
+    case bitDepthNotAvailable(format: String, requested: String, allowed: [Int], remedy: String)
+    /// A bit depth for a codec whose sample size is fixed (16-bit Vorbis).
+    case bitDepthNotApplicable(format: String, requested: Int)
+    /// A byte order for samples that have none (FLAC, 8-bit PCM).
+    case endiannessNotApplicable(String)
+    /// A byte order the container cannot store (big-endian WAV).
+    case endiannessNotAvailable(Endianness, format: String, containers: [String])
+    /// `--quality` for a format without a quality setting.
+    case qualityNotApplicable(String)
+    case qualityOutOfRange(Double)
+    /// `--compression-level` for a format other than FLAC.
+    case compressionLevelNotApplicable(String)
+    case compressionLevelOutOfRange(Int)
+    /// A sample rate outside 1 Hz to 768 kHz.
+    case sampleRateOutOfRange(Int)
+    /// A sample rate the codec does not take (MP3 at 96 kHz).
+    case sampleRateNotAvailable(Int, format: String, allowed: String)
+    case noChannels
+    /// `channelCount` set to other than the number of sources.
+    case channelCountMismatch(requested: Int, sources: Int)
+    /// libsndfile refused a format jcap's own checks let through.
+    case libsndfileRefused(format: String, reason: String)
+}
+
+extension FormatError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unknownFormat(let name):
+            if name.lowercased() == "aac" || name.lowercased() == "m4a" { return FormatError.noAACEncoder.description }
+            return "unknown format '\(name)' (use \(AudioFormat.namesList))"
+        case .noAACEncoder:
+            return "jcap cannot write AAC: libsndfile has no AAC encoder (use --format alac with .caf, or --format mp3/opus/vorbis)"
+        case .containerCannotHold(let format, let fileExtension, let containers):
+            let here = fileExtension.isEmpty ? "" : ", not .\(fileExtension)"
+            return "\(format) needs a \(FormatError.list(containers.map { "." + $0 }, "or")) file\(here)"
+        case .bitDepthNotAvailable(let format, let requested, let allowed, let remedy):
+            let kind = format == "float" ? "float samples are" : "\(format) holds"
+            let depths = FormatError.list(allowed.map(String.init), "or")
+            // 8-bit FLAC is legal but hardly what anyone recording wants suggested.
+            let suggestion = allowed.filter { format != "FLAC" || $0 >= 16 }.map(String.init)
+            let use = "use --bit-depth \(FormatError.list(suggestion, "or"))"
+            let integers = format == "float" ? "" : " integer"
+            return "\(kind) \(depths)-bit\(integers) samples, not \(requested) (\(use)\(remedy.isEmpty ? "" : ", " + remedy))"
+        case .bitDepthNotApplicable(let format, let requested):
+            return "\(format) has a fixed sample size and takes no bit depth (drop --bit-depth \(requested), or use --format pcm or flac)"
+        case .endiannessNotApplicable(let what):
+            return "\(what) have no byte order (drop --endian)"
+        case .endiannessNotAvailable(let endianness, let format, let containers):
+            let elsewhere = containers.isEmpty ? "" : ", or use a \(FormatError.list(containers.map { "." + $0 }, "or")) file"
+            return "\(format) is not written \(endianness.rawValue)-endian (drop --endian\(elsewhere))"
+        case .qualityNotApplicable(let format):
+            let flac = format == "FLAC" ? "; FLAC has --compression-level 0-8" : ""
+            return "--quality applies to mp3, vorbis and opus, not \(format) (drop --quality\(flac))"
+        case .qualityOutOfRange(let quality):
+            return "--quality \(quality) is out of range (use 0 for the smallest file to 1 for the best quality)"
+        case .compressionLevelNotApplicable(let format):
+            return "--compression-level applies to FLAC, not \(format) (drop it; lossy codecs take --quality 0-1)"
+        case .compressionLevelOutOfRange(let level):
+            return "--compression-level \(level) is out of range (use 0, fastest, to 8, smallest)"
+        case .sampleRateOutOfRange(let rate):
+            return "sample rate \(rate) Hz is out of range (use \(RecordingSettings.sampleRates.lowerBound) to \(RecordingSettings.sampleRates.upperBound) Hz)"
+        case .sampleRateNotAvailable(let rate, let format, let allowed):
+            return "\(format) cannot be written at \(rate) Hz (use --rate \(allowed), or PCM/FLAC for other rates)"
+        case .noChannels:
+            return "a file needs at least one channel"
+        case .channelCountMismatch(let requested, let sources):
+            return "the file is set to \(requested) channels but \(sources) sources are recorded (leave the channel count to the sources)"
+        case .libsndfileRefused(let format, let reason):
+            return "libsndfile cannot write \(format): \(reason)"
+        }
+    }
+
+    /// "a, b or c".
+    static func list(_ items: [String], _ conjunction: String) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }
 }

@@ -38,8 +38,8 @@ public final class CaptureSession: @unchecked Sendable {
             existing: TakeNaming.fileNames(inDirectory: configuration.takeDirectory),
             fileExtension: configuration.takeExtension)
         outputPath = configuration.outputPath ?? CaptureSession.join(configuration.takeDirectory, path)
-        format = try FileFormat(path: outputPath, bitDepth: configuration.bitDepth)
-        try CaptureSession.checkWritable(outputPath, overwrite: configuration.overwrite)
+        format = try configuration.settings.resolveFormat(forPath: outputPath)
+        try CaptureSession.checkWritable(outputPath, overwrite: configuration.settings.overwritesExistingFile)
 
         if let existingClient {
             client = existingClient
@@ -50,7 +50,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
         sources = try configuration.sources.resolve(physicalCapturePorts: client.physicalCapturePorts(),
                                                     outputPorts: client.audioOutputPorts())
-        try format.validate(channels: sources.count)
+        try configuration.settings.validate(format, channels: sources.count, serverSampleRate: client.sampleRate)
         if let duration = configuration.duration {
             durationFrames = duration.frames(atSampleRate: client.sampleRate)
         }
@@ -120,7 +120,7 @@ public final class CaptureSession: @unchecked Sendable {
     public func prepare() throws(CaptureError) {
         guard writer == nil else { return }
         let file = try SoundFile.create(path: outputPath, format: format, channels: sources.count,
-                                        sampleRate: client.sampleRate, overwrite: configuration.overwrite)
+                                        sampleRate: client.sampleRate, overwrite: configuration.settings.overwritesExistingFile)
         let writer = DiskWriter(source: engine.writerSource, file: file)
         writer.beforeEachBlock = beforeEachBlockWritten
         self.writer = writer

@@ -20,12 +20,13 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case startInPast = 13
     case outputUnwritable = 14
     case outputExists = 15
-    /// An unknown extension, or a sample format the container cannot hold.
+    /// An unknown extension or format, or a format, bit depth, byte order, encoder setting or
+    /// sample rate the file cannot have.
     case unsupportedFormat = 16
     case tooManyChannels = 17
     /// The server refused a port, a connection or the activation.
     case jackRefused = 18
-    /// A bad flag (swift-argument-parser's EX_USAGE).
+    /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE).
     case usage = 64
 
     public init(for error: CaptureError) {
@@ -37,7 +38,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .startInPast: self = .startInPast
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
-        case .unsupportedExtension, .unsupportedEncoding: self = .unsupportedFormat
+        case .unsupportedExtension, .format: self = .unsupportedFormat
+        case .badOption: self = .usage
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
         }

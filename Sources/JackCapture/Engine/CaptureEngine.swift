@@ -61,7 +61,7 @@ public final class CaptureEngine: @unchecked Sendable {
             period: client.bufferSize, channels: ports.count))
         state = .allocate(capacity: 1)
         state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
-                                                 sampleRate: client.sampleRate))
+                                                 sampleRate: client.sampleRate, periodFrames: client.bufferSize))
     }
 
     deinit {

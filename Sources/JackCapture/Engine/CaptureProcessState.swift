@@ -71,6 +71,8 @@ struct CaptureProcessState {
     let sampleRate: Int
     /// Set when the server's sample rate changed mid-take: the rate it changed to.
     let changedSampleRate: UnsafeAtomic<Int>
+    /// The server's period, as the buffer-size callback last heard it.
+    let periodFrames: UnsafeAtomic<Int>
 
     // Events for the reporting thread: the callback writes `events`, JACK's notification thread
     // writes `notifications`.
@@ -88,7 +90,7 @@ struct CaptureProcessState {
     /// resume): a stop named in an earlier cycle can cut back no further than this.
     var segmentStart: Int64 = 0
 
-    init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int) {
+    init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int, periodFrames: Int) {
         self.client = client
         self.ports = .allocate(capacity: ports.count)
         self.ports.initialize(from: ports.map { Optional($0) }, count: ports.count)
@@ -116,6 +118,7 @@ struct CaptureProcessState {
         requestedResume = .create(Self.noRequest)
         self.sampleRate = sampleRate
         changedSampleRate = .create(0)
+        self.periodFrames = .create(periodFrames)
         events = RingBuffer(capacity: 64 * 1_024)
         notifications = RingBuffer(capacity: 64 * 1_024)
         droppedEvents = .create(0)
@@ -136,6 +139,7 @@ struct CaptureProcessState {
         notifications.deallocate()
         droppedEvents.destroy()
         changedSampleRate.destroy()
+        periodFrames.destroy()
         eventRecord.deallocate()
         for atomic in [requestedStart, requestedLength, requestedStop, requestedPause, requestedResume, position, startFrame,
                        overrunFrames, overrunCycles, skippedFrames, cycles, xruns] {
@@ -194,7 +198,10 @@ func capturePortConnectCallback(_ a: jack_port_id_t, _ b: jack_port_id_t, _ conn
 /// callback copies whatever period it is given, so recording goes on. Only reported.
 func captureBufferSizeCallback(_ frames: jack_nframes_t, _ argument: UnsafeMutableRawPointer?) -> Int32 {
     guard let argument else { return 0 }
-    argument.assumingMemoryBound(to: CaptureProcessState.self).pointee.notify(.bufferSizeChanged, value: Int64(frames))
+    let state = argument.assumingMemoryBound(to: CaptureProcessState.self).pointee
+    // JACK also calls it on activation, with the period the engine already has: not a change.
+    guard state.periodFrames.exchange(Int(frames), ordering: .relaxed) != Int(frames) else { return 0 }
+    state.notify(.bufferSizeChanged, value: Int64(frames))
     return 0
 }
 

@@ -23,7 +23,7 @@ public enum DiskWriterBenchmark {
                            directory: String) throws -> Result {
         let path = directory + "/jcap-writer-benchmark-\(getpid()).wav"
         defer { unlink(path) }
-        let format = try FileFormat(path: path, bitDepth: .float)
+        let format = try RecordingSettings(format: .float).resolveFormat(forPath: path)
 
         // Through the ring and the disk writer.
         let ring = RingBuffer(capacity: CaptureEngine.ringByteCount(seconds: 4, sampleRate: sampleRate,

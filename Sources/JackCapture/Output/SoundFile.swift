@@ -27,18 +27,21 @@ public final class SoundFile: @unchecked Sendable {
 
     deinit { try? close() }
 
-    /// Creates a file for writing (open(2) with O_EXCL, then sf_open_fd). An existing file is
-    /// never touched unless `overwrite`; the format is checked (sf_format_check) before anything
-    /// is created or truncated, so a bad format never damages a file.
+    /// Creates a file for writing (open(2) with O_EXCL, then sf_open_fd) and applies the encoder
+    /// settings (sf_command). An existing file is never touched unless `overwrite`; the channel
+    /// count, sample rate and format are checked (sf_format_check) before anything is created or
+    /// truncated, so a bad format never damages a file.
     public static func create(path: String, format: FileFormat, channels: Int, sampleRate: Int,
                               overwrite: Bool) throws(CaptureError) -> SoundFile {
         try format.validate(channels: channels)
+        try format.validate(sampleRate: sampleRate)
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
         info.format = format.sndfileFormat
         guard sf_format_check(&info) == Int32(SF_TRUE) else {
-            throw .unsupportedEncoding("libsndfile cannot write \(format.displayName) with \(channels) channels at \(sampleRate) Hz")
+            throw .format(.libsndfileRefused(format: format.displayName,
+                                             reason: "sf_format_check rejects \(channels) channels at \(sampleRate) Hz"))
         }
         let flags = O_WRONLY | O_CREAT | (overwrite ? O_TRUNC : O_EXCL)
         let descriptor = Glibc.open(path, flags, 0o644)
@@ -51,15 +54,45 @@ public final class SoundFile: @unchecked Sendable {
             let reason = String(cString: sf_strerror(nil))
             Glibc.close(descriptor)
             unlink(path)
-            throw .unsupportedEncoding("libsndfile cannot write \(format.displayName) with \(channels) channels: \(reason)")
+            throw .format(.libsndfileRefused(format: "\(format.displayName) with \(channels) channels", reason: reason))
         }
         let file = SoundFile(handle: handle, path: path, info: info)
-        if format.container == .wav {
+        do {
+            try file.applyEncoderSettings(of: format)
+        } catch {
+            try? file.close()
+            unlink(path)
+            throw error
+        }
+        if format.isAutoDowngradingRF64 {
             _ = jcap_sf_command_bool(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), 1)
         }
         // Float to integer conversion clips at full scale instead of wrapping around.
         _ = jcap_sf_command_bool(handle, Int32(SFC_SET_CLIPPING), 1)
         return file
+    }
+
+    /// Quality (SFC_SET_VBR_ENCODING_QUALITY; for MP3 also SFC_SET_BITRATE_MODE variable, so the
+    /// setting means LAME's VBR quality whatever libsndfile's default mode) and FLAC compression
+    /// level (SFC_SET_COMPRESSION_LEVEL, level / 8). Each must be set before the first write.
+    private func applyEncoderSettings(of format: FileFormat) throws(CaptureError) {
+        func check(_ result: Int32, _ setting: String) throws(CaptureError) {
+            guard result == Int32(SF_TRUE) else {
+                throw .format(.libsndfileRefused(format: format.displayName,
+                                                 reason: "the encoder refused \(setting) (\(String(cString: sf_strerror(handle))))"))
+            }
+        }
+        if let quality = format.quality {
+            try check(jcap_sf_set_vbr_encoding_quality(handle, quality), "quality \(quality)")
+            if format.encoding == .mp3 {
+                // After the quality: LAME re-reads the quality when the mode changes.
+                try check(jcap_sf_set_bitrate_mode(handle, Int32(SF_BITRATE_MODE_VARIABLE)), "variable bit rate")
+            }
+        }
+        if let level = format.compressionLevel {
+            try check(jcap_sf_set_compression_level(handle, Double(level) / Double(RecordingSettings.compressionLevels.upperBound)),
+                      "compression level \(level)")
+        }
     }
 
     /// Opens an existing file for reading (sf_open).

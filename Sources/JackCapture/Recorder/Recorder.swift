@@ -1,0 +1,525 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Records JACK ports to a file the way iOS code records with AVAudioRecorder, on JACK's clock and
+/// sample-accurately.
+///
+/// ```swift
+/// let recorder = try Recorder(url: URL(fileURLWithPath: "take.wav"),
+///                             settings: RecordingSettings(channelCount: 2))
+/// try recorder.setChannelAssignments(["system:capture_1", "system:capture_2"])
+/// try recorder.prepareToRecord()                 // file created, ports connected
+/// try recorder.record(forDuration: 60)           // starts on the next cycle
+/// recorder.pause() ... try recorder.record()     // the pause leaves no gap in the file
+/// recorder.stop()                                // everything received is written
+/// ```
+///
+/// Times (`record(atTime:)`, `deviceCurrentTime`) are seconds of JACK frame time: frame times
+/// divided by the sample rate, counted without wrapping. The frame-exact variants take JACK frame
+/// times and frame counts.
+///
+/// The delegate hears, in order and on the recorder's own event thread, every `CaptureEvent` of
+/// the take (start, pauses and resumes on their exact frames, stop, overruns and xruns with their
+/// positions, connections, period changes), interruptions beginning and ending, write errors, and
+/// finally whether the take finished successfully. One take per recorder: after `stop()` (or the
+/// end of a timed take) it records no more; make a new one.
+public final class Recorder: @unchecked Sendable {
+    /// The file the recorder writes.
+    public let url: URL
+    /// The file's format, rate, channel count and encoder settings.
+    public let settings: RecordingSettings
+    /// The JACK side: client and server names, the ring's length.
+    public let connection: RecorderConnection
+
+    /// Told of events, interruptions, errors and the end of the take, on the recorder's event
+    /// thread. Held weakly, as AVAudioRecorder holds its delegate.
+    public var delegate: (any RecorderDelegate)? {
+        get { locked { delegateReference } }
+        set { locked { delegateReference = newValue } }
+    }
+
+    private weak var delegateReference: (any RecorderDelegate)?
+    private let lock = NSRecursiveLock()
+    private var stage: Stage = .initialized
+    private var client: JackClient?
+    private var session: CaptureSession?
+    private var assignedSources: [String]?
+    private var meteringWanted = false
+    private var report: TakeReport?
+    private var eventThreadRunning = false
+    private var clockExtension = FrameClockExtension()
+
+    private enum Stage: Equatable {
+        case initialized, prepared, recording, paused, stopped, deleted
+    }
+
+    /// Checks the settings against the file's extension; nothing is created or connected yet.
+    ///
+    /// - Throws: `RecorderError.capture` with the reason a format, rate or channel count cannot be
+    ///   written (naming what would work), or `.notAFileURL`.
+    public init(url: URL, settings: RecordingSettings = RecordingSettings(),
+                connection: RecorderConnection = RecorderConnection()) throws(RecorderError) {
+        guard url.isFileURL else { throw .notAFileURL(url.absoluteString) }
+        self.url = url
+        self.settings = settings
+        self.connection = connection
+        do throws(CaptureError) {
+            let format = try Self.resolveFormat(settings, path: url.path)
+            if let channels = settings.channelCount {
+                guard channels >= 1 else { throw CaptureError.badChannelList("\(channels)", reason: "a recording needs at least one channel") }
+                try Self.validate(settings, format: format, channels: channels)
+            }
+        } catch { throw .capture(error) }
+    }
+
+    deinit {
+        let session = locked { stage == .recording || stage == .paused || stage == .prepared ? self.session : nil }
+        if let session {
+            session.stop()
+            _ = session.finish()
+        }
+    }
+
+    // MARK: Channels
+
+    /// The JACK output port each channel records, in channel order: the assigned ports, else
+    /// the ports recorded (once prepared), else the server's first physical capture ports.
+    public var channelAssignments: [String] {
+        locked {
+            if let session { return session.sources }
+            if let assignedSources { return assignedSources }
+            let count = settings.channelCount ?? 2
+            let physical = (try? openClient())?.physicalCapturePorts().sorted(by: NaturalOrder.areInIncreasingOrder) ?? []
+            return Array(physical.prefix(count))
+        }
+    }
+
+    /// Chooses the JACK output port each channel records (exact names or globs like
+    /// `synth:out_*`), before recording starts. With `settings.channelCount` set, the number of
+    /// ports must match it. Once prepared, the ports are reconnected at once.
+    public func setChannelAssignments(_ ports: [String]) throws(RecorderError) {
+        try locked { () throws(RecorderError) in
+            switch stage {
+            case .recording, .paused: throw .channelAssignmentsWhileRecording
+            case .stopped: throw .finished
+            case .deleted: throw .deleted
+            case .initialized, .prepared: break
+            }
+            guard !ports.isEmpty else { throw .channelAssignmentCount(expected: settings.channelCount ?? 1, assigned: 0) }
+            if let expected = settings.channelCount, !ports.contains(where: PortPattern.isGlob), ports.count != expected {
+                throw .channelAssignmentCount(expected: expected, assigned: ports.count)
+            }
+            if let session {
+                let resolved = try resolve(ports, client: session.client)
+                guard resolved.count == session.sources.count else {
+                    throw .channelAssignmentCount(expected: session.sources.count, assigned: resolved.count)
+                }
+                do throws(CaptureError) { try session.reassign(sources: resolved) } catch { throw .capture(error) }
+            }
+            assignedSources = ports
+        }
+    }
+
+    // MARK: Preparing and recording
+
+    /// Creates the file (never replacing one unless `settings.overwritesExistingFile`), opens the
+    /// JACK client, registers and connects one port per channel and allocates the ring, so that
+    /// `record()` starts on the next cycle. `record()` prepares when this has not been done.
+    public func prepareToRecord() throws(RecorderError) {
+        try locked { () throws(RecorderError) in
+            switch stage {
+            case .initialized: break
+            case .prepared, .recording, .paused: return
+            case .stopped: throw .finished
+            case .deleted: throw .deleted
+            }
+            let client = try openClient()
+            var configuration = makeConfiguration()
+            if let assignedSources {
+                configuration.sources = .ports(assignedSources)
+            } else {
+                let count = settings.channelCount ?? 2
+                configuration.sources = .channels(Array(1...count))
+            }
+            do {
+                if let assignedSources {
+                    let resolved = try resolve(assignedSources, client: client)
+                    if let expected = settings.channelCount, resolved.count != expected {
+                        throw RecorderError.channelAssignmentCount(expected: expected, assigned: resolved.count)
+                    }
+                }
+                let session = try CaptureSession(configuration: configuration, client: client)
+                session.isMeteringEnabled = meteringWanted
+                try session.prepare()
+                self.session = session
+                stage = .prepared
+            } catch let error as RecorderError {
+                throw error
+            } catch let error as CaptureError {
+                throw .capture(error)
+            } catch {
+                throw .capture(.outputUnwritable(url.path, reason: "\(error)"))
+            }
+        }
+    }
+
+    /// Starts recording on the next cycle, or resumes a paused recording there (the file
+    /// continues with no gap). Prepares first if needed.
+    public func record() throws(RecorderError) {
+        try locked { () throws(RecorderError) in
+            if stage == .paused {
+                session?.resume()
+                stage = .recording
+                return
+            }
+            if stage == .recording { return }
+            try begin(atFrame: nil, lengthFrames: nil)
+        }
+    }
+
+    /// Starts recording at `time` on the `deviceCurrentTime` clock, exactly on the frame it
+    /// names. A time already passed is an error.
+    public func record(atTime time: TimeInterval) throws(RecorderError) {
+        try record(atTime: time, lengthFrames: nil)
+    }
+
+    /// Records for `duration` seconds (rounded to the nearest frame), starting on the next cycle.
+    public func record(forDuration duration: TimeInterval) throws(RecorderError) {
+        try record(atFrame: nil, forFrames: try frames(inSeconds: duration))
+    }
+
+    /// Records for `duration` seconds from `time` on the `deviceCurrentTime` clock.
+    public func record(atTime time: TimeInterval, forDuration duration: TimeInterval) throws(RecorderError) {
+        try record(atTime: time, lengthFrames: try frames(inSeconds: duration))
+    }
+
+    /// Frame-exact: records from JACK frame time `startFrame` (nil: the next cycle) for exactly
+    /// `frameCount` frames (nil: until stopped). Pauses do not count towards the length.
+    public func record(atFrame startFrame: UInt32?, forFrames frameCount: Int64? = nil) throws(RecorderError) {
+        try locked { () throws(RecorderError) in
+            guard stage == .initialized || stage == .prepared else {
+                switch stage {
+                case .stopped: throw .finished
+                case .deleted: throw .deleted
+                default: throw .alreadyRecording
+                }
+            }
+            if let frameCount, frameCount <= 0 { throw .capture(.badDuration("\(frameCount) frames", reason: "a take must be longer than zero")) }
+            try begin(atFrame: startFrame, lengthFrames: frameCount)
+        }
+    }
+
+    /// Pauses at JACK's current frame: frames from there on are not recorded until `record()`.
+    /// The `.paused` event gives the exact frame. Does nothing unless recording.
+    public func pause() {
+        locked {
+            guard stage == .recording, let session else { return }
+            session.pause()
+            stage = .paused
+        }
+    }
+
+    /// Frame-exact pause: JACK frame time `frame` is the first frame not recorded.
+    public func pause(atFrame frame: UInt32) {
+        locked {
+            guard stage == .recording, let session else { return }
+            session.pause(atFrame: frame)
+            stage = .paused
+        }
+    }
+
+    /// Frame-exact resume: JACK frame time `frame` follows the last frame recorded.
+    public func resume(atFrame frame: UInt32) {
+        locked {
+            guard stage == .paused, let session else { return }
+            session.resume(atFrame: frame)
+            stage = .recording
+        }
+    }
+
+    /// Stops at JACK's current frame, writes every frame received before it and closes the file.
+    /// The delegate then hears `recorderDidFinishRecording`. Stopping a recorder that was only
+    /// prepared removes its empty file.
+    public func stop() {
+        let stopped = locked { () -> Bool in
+            guard let session, stage == .prepared || stage == .recording || stage == .paused else { return false }
+            if stage != .prepared { session.stop() }
+            report = session.finish()
+            stage = .stopped
+            return true
+        }
+        if stopped { waitForEventThread() }
+    }
+
+    /// Removes the file. Only once stopped (or before recording): deleting a file being
+    /// recorded is an error.
+    public func deleteRecording() throws(RecorderError) {
+        try locked { () throws(RecorderError) in
+            switch stage {
+            case .recording, .paused: throw .stillRecording
+            case .deleted: throw .deleted
+            case .prepared:
+                if let session { report = session.finish() }
+                stage = .stopped
+            case .initialized, .stopped: break
+            }
+            guard unlink(url.path) == 0 else {
+                let code = errno
+                if code == ENOENT { throw .nothingToDelete(url.path) }
+                throw .deleteFailed(url.path, reason: String(cString: strerror(code)))
+            }
+            stage = .deleted
+        }
+    }
+
+    // MARK: State
+
+    /// True while recording or waiting for a scheduled start; false when paused or stopped.
+    public var isRecording: Bool {
+        locked {
+            guard stage == .recording, let session else { return false }
+            return !session.isFinished
+        }
+    }
+
+    /// Seconds recorded so far (pauses excluded); 0 when not recording or paused.
+    public var currentTime: TimeInterval {
+        locked {
+            guard stage == .recording || stage == .paused, let session else { return 0 }
+            return Double(session.status.position) / Double(session.client.sampleRate)
+        }
+    }
+
+    /// JACK's frame clock in seconds, counted without wrapping: it goes on when the recorder is
+    /// paused or stopped, and is the clock `record(atTime:)` takes. Reading it connects to the
+    /// JACK server if the recorder has not yet; without a server it is 0.
+    public var deviceCurrentTime: TimeInterval {
+        locked {
+            guard let client = try? openClient() else { return 0 }
+            let frames = clockExtension.extend(client.estimatedFrameTime)
+            return Double(frames) / Double(client.sampleRate)
+        }
+    }
+
+    /// The JACK frame time now (the server's estimate; exact frame times come from events).
+    public var deviceCurrentFrame: UInt32? {
+        locked { (try? openClient())?.estimatedFrameTime }
+    }
+
+    /// How the take ended, once it has.
+    public var finalReport: TakeReport? { locked { report } }
+
+    /// The names of the recorder's own input ports (`jcap:in_1` ...), once prepared: where
+    /// sources can be patched by hand.
+    public var portNames: [String] { locked { session?.engine.portNames ?? [] } }
+
+    // MARK: Metering
+
+    /// Whether levels are measured (off by default, as in AVAudioRecorder).
+    public var isMeteringEnabled: Bool {
+        get { locked { meteringWanted } }
+        set {
+            locked {
+                meteringWanted = newValue
+                session?.isMeteringEnabled = newValue
+            }
+        }
+    }
+
+    /// Takes in the levels measured since the last call.
+    public func updateMeters() { locked { session }?.updateMeters() }
+
+    /// RMS level of a channel (0-based) in dBFS, -160 to 0, as of the last `updateMeters()`.
+    public func averagePower(forChannel channel: Int) -> Float {
+        locked { session }?.averagePower(forChannel: channel) ?? ChannelMeters.floor
+    }
+
+    /// Peak level of a channel (0-based) in dBFS, -160 to 0 (above 0 past full scale).
+    public func peakPower(forChannel channel: Int) -> Float {
+        locked { session }?.peakPower(forChannel: channel) ?? ChannelMeters.floor
+    }
+
+    // MARK: Internals
+
+    private func record(atTime time: TimeInterval, lengthFrames: Int64?) throws(RecorderError) {
+        let client = try locked { () throws(RecorderError) in try openClient() }
+        let now = deviceCurrentTime
+        guard time > now else {
+            throw .capture(.startInPast(String(format: "%.6f s (deviceCurrentTime is %.6f s)", time, now)))
+        }
+        let frame = UInt32(truncatingIfNeeded: Int64((time * Double(client.sampleRate)).rounded()))
+        try record(atFrame: frame, forFrames: lengthFrames)
+    }
+
+    private func frames(inSeconds seconds: TimeInterval) throws(RecorderError) -> Int64 {
+        let client = try locked { () throws(RecorderError) in try openClient() }
+        let frames = Int64((seconds * Double(client.sampleRate)).rounded())
+        guard seconds.isFinite, frames > 0 else {
+            throw .capture(.badDuration("\(seconds) s", reason: "a take must be longer than zero"))
+        }
+        return frames
+    }
+
+    /// Prepares if needed, arms the take and starts the event thread. Called with the lock held.
+    private func begin(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(RecorderError) {
+        try prepareToRecord()
+        guard let session else { throw .deleted }
+        do { try session.start(atFrame: startFrame, lengthFrames: lengthFrames) } catch { throw .capture(error) }
+        stage = .recording
+        startEventThread()
+    }
+
+    /// The JACK client: opened once, at the first need (reading the clock, or preparing).
+    private func openClient() throws(RecorderError) -> JackClient {
+        if let client { return client }
+        do {
+            let client = try JackClient(name: connection.clientName, server: connection.serverName)
+            self.client = client
+            return client
+        } catch { throw .capture(.jack(error)) }
+    }
+
+    private func resolve(_ ports: [String], client: JackClient) throws(RecorderError) -> [String] {
+        do {
+            return try SourceSelection.ports(ports).resolve(physicalCapturePorts: client.physicalCapturePorts(),
+                                                            outputPorts: client.audioOutputPorts())
+        } catch { throw .capture(error) }
+    }
+
+    private func startEventThread() {
+        guard !eventThreadRunning else { return }
+        eventThreadRunning = true
+        let thread = Thread { [self] in runEvents() }
+        thread.name = "jcap recorder events"
+        thread.start()
+    }
+
+    private func waitForEventThread() {
+        while locked({ eventThreadRunning }) { usleep(1_000) }
+    }
+
+    /// The event thread: hands the take's events to the delegate in order, notices the end of a
+    /// timed take (or a dead server, a failed disk, a sample-rate change) and finishes it.
+    private func runEvents() {
+        var delivered = 0
+        var interrupted = Set<Int>()
+        while true {
+            let (current, finishedReport) = locked { () -> (CaptureSession?, TakeReport?) in
+                if let session = self.session, (stage == .recording || stage == .paused), session.isFinished {
+                    report = session.finish()
+                    stage = .stopped
+                }
+                return (self.session, stage == .stopped || stage == .deleted ? report : nil)
+            }
+            guard let session = current else { break }
+            _ = session.takeEvents()
+            let events = finishedReport?.events ?? session.loggedEvents
+            for event in events.dropFirst(delivered) {
+                deliver(event, interrupted: &interrupted)
+            }
+            delivered = max(delivered, events.count)
+            if let finishedReport {
+                let delegate = self.delegate
+                if case .writeFailed(let error) = finishedReport.outcome {
+                    delegate?.recorderEncodeErrorDidOccur(self, error: error)
+                }
+                delegate?.recorderDidFinishRecording(self, successfully: finishedReport.outcome == .complete)
+                break
+            }
+            usleep(10_000)
+        }
+        locked { eventThreadRunning = false }
+    }
+
+    private func deliver(_ event: CaptureEvent, interrupted: inout Set<Int>) {
+        let delegate = self.delegate
+        delegate?.recorder(self, didReceive: event)
+        locked { clockExtension.keepCurrent(with: client?.estimatedFrameTime) }
+        switch event {
+        case .portDisconnected(let channel, let source, _, _):
+            if interrupted.insert(channel).inserted {
+                delegate?.recorderBeginInterruption(self, .sourceDisconnected(channel: channel, source: source))
+            }
+        case .portConnected(let channel, let source, _, _):
+            if interrupted.remove(channel) != nil {
+                delegate?.recorderEndInterruption(self, .sourceDisconnected(channel: channel, source: source))
+            }
+        case .serverShutDown:
+            delegate?.recorderBeginInterruption(self, .serverShutDown)
+        case .sampleRateChanged(let from, let to, _):
+            delegate?.recorderBeginInterruption(self, .sampleRateChanged(from: from, to: to))
+        default: break
+        }
+    }
+
+    /// Runs JACK's sample-rate notification handler as JACK would on a rate change (tests; no
+    /// backend here can change its rate while running).
+    func simulateSampleRateChange(to rate: Int) {
+        locked { session }?.engine.simulateSampleRateNotification(rate)
+    }
+}
+
+/// The JACK side of a recorder.
+public struct RecorderConnection: Sendable, Equatable {
+    /// The client name asked for; the server makes it unique if taken.
+    public var clientName: String
+    /// The server (jackd -n), or nil for the default (or `$JACK_DEFAULT_SERVER`).
+    public var serverName: String?
+    /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.
+    public var bufferSeconds: Double
+
+    public init(clientName: String = "jcap", serverName: String? = nil, bufferSeconds: Double = 4) {
+        self.clientName = clientName
+        self.serverName = serverName
+        self.bufferSeconds = bufferSeconds
+    }
+}
+
+/// Extends JACK's 32-bit frame time (which wraps every 24.9 hours at 48 kHz) to 64 bits: each
+/// reading counts the wraps since the last. Readings must come less than a wrap apart; the event
+/// thread reads it while recording.
+struct FrameClockExtension {
+    private var last: UInt32?
+    private var wraps: UInt64 = 0
+
+    mutating func extend(_ frame: UInt32) -> UInt64 {
+        if let last, frame < last, FrameTime.distance(from: last, to: frame) > 0 { wraps += 1 }
+        if last == nil || FrameTime.distance(from: last!, to: frame) >= 0 { last = frame }
+        // Frame 0 is the server's first frame: the clock is never read as 0.
+        return max(1, wraps << 32 | UInt64(last!))
+    }
+
+    mutating func keepCurrent(with frame: UInt32?) {
+        if let frame { _ = extend(frame) }
+    }
+}
+
+extension Recorder {
+    /// Runs `body` holding the recorder's lock, passing its typed error through.
+    fileprivate func locked<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The capture configuration for this recorder's settings and connection.
+    fileprivate func makeConfiguration() -> CaptureConfiguration {
+        var configuration = CaptureConfiguration()
+        configuration.clientName = connection.clientName
+        configuration.serverName = connection.serverName
+        configuration.bufferSeconds = connection.bufferSeconds
+        configuration.outputPath = url.path
+        configuration.settings = settings
+        return configuration
+    }
+
+    fileprivate static func resolveFormat(_ settings: RecordingSettings, path: String) throws(CaptureError) -> FileFormat {
+        try settings.resolveFormat(forPath: path)
+    }
+
+    fileprivate static func validate(_ settings: RecordingSettings, format: FileFormat, channels: Int) throws(CaptureError) {
+        try settings.validate(format, channels: channels, serverSampleRate: settings.sampleRate ?? 48_000)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// What JACK does to a take from outside: the period changes, xruns, and (in its own class, since
+/// it ends the server) the server shutting down.
+final class InterruptionTests: JackTestCase {
+    /// jack_bufsize against this class's server.
+    func setPeriod(_ frames: Int) throws {
+        let tool = Process()
+        tool.executableURL = try Executables.system("jack_bufsize")
+        tool.arguments = ["\(frames)"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["JACK_DEFAULT_SERVER"] = server.name
+        tool.environment = environment
+        tool.standardOutput = FileHandle.nullDevice
+        tool.standardError = FileHandle.nullDevice
+        try tool.run()
+        tool.waitUntilExit()
+        XCTAssertEqual(tool.terminationStatus, 0, "jack_bufsize \(frames)")
+    }
+
+    func testABufferSizeChangeMidTakeKeepsEveryDeliveredFrameInPlace() throws {
+        defer { try? setPeriod(1_024) }
+        let (report, delegate) = try withoutXruns {
+            let recorder = try Recorder(url: URL(fileURLWithPath: path("bufsize.wav")),
+                                        settings: RecordingSettings(channelCount: 4),
+                                        connection: RecorderConnection(clientName: "rec", serverName: server.name))
+            try recorder.setChannelAssignments((1...4).map { "sig:out_\($0)" })
+            let delegate = RecordingDelegate()
+            recorder.delegate = delegate
+            try recorder.record(forDuration: 3)
+            usleep(700_000)
+            try setPeriod(2_048)
+            _ = try delegate.waitFor("the period change") {
+                if case .bufferSizeChanged(2_048, _, _) = $0 { true } else { false }
+            }
+            usleep(700_000)
+            try setPeriod(512)
+            _ = try delegate.waitFor("the second period change") {
+                if case .bufferSizeChanged(512, _, _) = $0 { true } else { false }
+            }
+            _ = try delegate.waitForFinish()
+            return (try check("bufsize.wav"), delegate)
+        }
+        XCTAssertEqual(report.frames, 144_000, "3 s exactly, across two period changes")
+        XCTAssertEqual(report.wrongSamples, 0, "every frame JACK delivered is in the file at its place: \(report)")
+        XCTAssertFalse(delegate.events.contains { if case .overrun = $0 { true } else { false } }, "jcap dropped nothing")
+        // JACK 2 advances its clock across a period change without delivering those frames to any
+        // client (the test signal, which encodes the clock, skips them too). jcap keeps the take
+        // aligned with the clock: exactly the skipped frames are silence, where JACK skipped them.
+        let skipped = delegate.events.compactMap { event -> LostSpan? in
+            if case .framesSkipped(let position, let frames) = event { LostSpan(position: position, frames: frames) } else { nil }
+        }
+        XCTAssertEqual(report.silentSpans, skipped, "silence only where JACK's clock jumped: \(delegate.events)")
+        XCTAssertLessThanOrEqual(skipped.count, 2, "at most one jump per change")
+    }
+
+    func testXrunsAreReportedWithTheirPositions() throws {
+        let stalled = try Subprocess(try Executables.built("jcap-testsignal"), ["play", "--channels", "1", "--name", "stall"],
+                                     server: server.name, directory: directory)
+        try Self.waitFor("stall's port") { observer.audioOutputPorts().contains("stall:out_1") }
+        let recorder = try Recorder(url: URL(fileURLWithPath: path("xrun.wav")), settings: RecordingSettings(channelCount: 1),
+                                    connection: RecorderConnection(clientName: "rec", serverName: server.name))
+        try recorder.setChannelAssignments(["sig:out_1"])
+        let delegate = RecordingDelegate()
+        recorder.delegate = delegate
+        try recorder.record()
+        usleep(300_000)
+        // A client that stops answering makes the server miss its deadline: an xrun.
+        stalled.signal(SIGSTOP)
+        usleep(150_000)
+        stalled.signal(SIGCONT)
+        let xrun = try delegate.waitFor("an xrun") { if case .xrun = $0 { true } else { false } }
+        recorder.stop()
+        _ = try delegate.waitForFinish()
+        stalled.signal(SIGTERM)
+        _ = try? stalled.wait(timeout: 10)
+        guard case .xrun(_, let position) = xrun else { return XCTFail() }
+        XCTAssertGreaterThan(position, 0, "the xrun is placed in the take")
+        XCTAssertLessThanOrEqual(position, recorder.finalReport!.frames)
+        XCTAssertGreaterThan(recorder.finalReport!.xruns, 0)
+    }
+}
+
+/// The server shuts down mid-take: everything received is written, the file is valid, and the
+/// recorder's delegate and jcap's exit status say so. Each test kills its class's server, so each
+/// class has one.
+final class ServerShutdownRecorderTests: JackTestCase {
+    func testServerShutdownMidTakeKeepsEverythingReceived() throws {
+        let recorder = try Recorder(url: URL(fileURLWithPath: path("shutdown.wav")), settings: RecordingSettings(channelCount: 2),
+                                    connection: RecorderConnection(clientName: "rec", serverName: server.name))
+        try recorder.setChannelAssignments(["sig:out_1", "sig:out_2"])
+        let delegate = RecordingDelegate()
+        recorder.delegate = delegate
+        try recorder.record()
+        usleep(500_000)
+        server.stop()
+        XCTAssertFalse(try delegate.waitForFinish())
+        XCTAssertEqual(recorder.finalReport?.outcome, .serverShutDown)
+        XCTAssertEqual(delegate.began, [.serverShutDown])
+        XCTAssertTrue(delegate.events.contains { if case .serverShutDown = $0 { true } else { false } })
+        let report = try check("shutdown.wav")
+        XCTAssertGreaterThan(report.frames, 12_000)
+        XCTAssertEqual(report.frames, recorder.finalReport?.frames)
+        XCTAssertTrue(report.isIntact, "everything received, in order: \(report)")
+    }
+}
+
+final class ServerShutdownJcapTests: JackTestCase {
+    func testJcapExitsFiveWithAValidFile() throws {
+        let jcap = try launchJcap(signalPorts(2) + ["-o", "gone.wav"])
+        try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
+        usleep(500_000)
+        server.stop()
+        let status = try jcap.wait(timeout: 20)
+        XCTAssertEqual(status, ExitStatus.serverShutDown.rawValue, jcap.errorOutput)
+        XCTAssertTrue(jcap.errorOutput.contains("shut down"), jcap.errorOutput)
+        let report = try check("gone.wav")
+        XCTAssertGreaterThan(report.frames, 12_000)
+        XCTAssertTrue(report.isIntact, report.description)
+    }
+}

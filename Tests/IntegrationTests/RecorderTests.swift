@@ -1,0 +1,364 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// Collects everything a recorder tells its delegate, for tests to wait on and inspect.
+final class RecordingDelegate: RecorderDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _events: [CaptureEvent] = []
+    private var _began: [RecorderInterruption] = []
+    private var _ended: [RecorderInterruption] = []
+    private var _finished: [Bool] = []
+    private var _errors: [CaptureError] = []
+
+    var events: [CaptureEvent] { lock.withLock { _events } }
+    var began: [RecorderInterruption] { lock.withLock { _began } }
+    var ended: [RecorderInterruption] { lock.withLock { _ended } }
+    var finished: [Bool] { lock.withLock { _finished } }
+    var errors: [CaptureError] { lock.withLock { _errors } }
+
+    func recorderDidFinishRecording(_ recorder: Recorder, successfully: Bool) { lock.withLock { _finished.append(successfully) } }
+    func recorderEncodeErrorDidOccur(_ recorder: Recorder, error: CaptureError) { lock.withLock { _errors.append(error) } }
+    func recorderBeginInterruption(_ recorder: Recorder, _ interruption: RecorderInterruption) { lock.withLock { _began.append(interruption) } }
+    func recorderEndInterruption(_ recorder: Recorder, _ interruption: RecorderInterruption) { lock.withLock { _ended.append(interruption) } }
+    func recorder(_ recorder: Recorder, didReceive event: CaptureEvent) { lock.withLock { _events.append(event) } }
+
+    func waitForFinish(timeout: TimeInterval = 20) throws -> Bool {
+        try JackTestCase.waitFor("the recorder to finish", timeout: timeout) { !finished.isEmpty }
+        return finished[0]
+    }
+
+    func waitFor(_ what: String, timeout: TimeInterval = 10, _ match: @escaping (CaptureEvent) -> Bool) throws -> CaptureEvent {
+        try JackTestCase.waitFor(what, timeout: timeout) { events.contains(where: match) }
+        return events.first(where: match)!
+    }
+}
+
+extension CaptureEvent {
+    var isPaused: Bool { if case .paused = self { true } else { false } }
+    var isResumed: Bool { if case .resumed = self { true } else { false } }
+    var isStarted: Bool { if case .started = self { true } else { false } }
+    var isStopped: Bool { if case .stopped = self { true } else { false } }
+}
+
+/// The `Recorder` API against a private dummy jackd and the test-signal client: each call, its
+/// misuse, pause and resume checked sample by sample, and the interruptions JACK can cause.
+final class RecorderTests: JackTestCase {
+    func makeRecorder(_ name: String, channels: Int = 2, settings: RecordingSettings? = nil,
+                      sources: [String]? = nil) throws -> (Recorder, RecordingDelegate) {
+        var settings = settings ?? RecordingSettings()
+        if settings.channelCount == nil { settings.channelCount = channels }
+        let recorder = try Recorder(url: URL(fileURLWithPath: path(name)), settings: settings,
+                                    connection: RecorderConnection(clientName: "rec", serverName: server.name))
+        try recorder.setChannelAssignments(sources ?? (1...channels).map { "sig:out_\($0)" })
+        let delegate = RecordingDelegate()
+        recorder.delegate = delegate
+        return (recorder, delegate)
+    }
+
+    func testPrepareCreatesTheFileAndConnectsThePorts() throws {
+        let (recorder, _) = try makeRecorder("prepared.wav")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("prepared.wav")), "init creates nothing")
+        try recorder.prepareToRecord()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("prepared.wav")))
+        XCTAssertEqual(recorder.portNames.count, 2)
+        XCTAssertEqual(recorder.channelAssignments, ["sig:out_1", "sig:out_2"])
+        XCTAssertFalse(recorder.isRecording)
+        XCTAssertEqual(recorder.currentTime, 0)
+        recorder.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("prepared.wav")),
+                       "a recorder stopped before recording leaves no empty file")
+    }
+
+    func testRecordForDurationEverySampleAndTheDelegateHearsIt() throws {
+        let (report, delegate, recorder) = try withoutXruns {
+            let (recorder, delegate) = try makeRecorder("timed.wav")
+            try recorder.prepareToRecord()
+            try recorder.record(forDuration: 0.75)
+            XCTAssertTrue(recorder.isRecording)
+            XCTAssertTrue(try delegate.waitForFinish(), "a complete take finishes successfully")
+            return (try check("timed.wav"), delegate, recorder)
+        }
+        XCTAssertEqual(report.frames, 36_000, "0.75 s at 48 kHz")
+        XCTAssertTrue(report.isIntact, report.description)
+        XCTAssertFalse(recorder.isRecording)
+        XCTAssertEqual(recorder.currentTime, 0, "0 once stopped")
+        guard case .started(let start)? = delegate.events.first(where: \.isStarted) else { return XCTFail("\(delegate.events)") }
+        XCTAssertEqual(report.firstFrameTime, signalTime(start), "the started event names the first frame")
+        XCTAssertTrue(delegate.events.contains(.stopped(frameTime: FrameTime.advance(start, by: 36_000), position: 36_000)),
+                      "\(delegate.events)")
+        XCTAssertEqual(recorder.finalReport?.outcome, .complete)
+    }
+
+    func testRecordAtTimeStartsOnTheFrameItNames() throws {
+        let (report, start) = try withoutXruns {
+            let (recorder, delegate) = try makeRecorder("attime.wav")
+            try recorder.prepareToRecord()
+            let now = recorder.deviceCurrentTime
+            XCTAssertGreaterThan(now, 0)
+            let time = now + 0.5
+            try recorder.record(atTime: time, forDuration: 0.25)
+            XCTAssertTrue(try delegate.waitForFinish())
+            let frame = UInt32(truncatingIfNeeded: Int64((time * 48_000).rounded()))
+            return (try check("attime.wav"), frame)
+        }
+        XCTAssertEqual(report.frames, 12_000)
+        XCTAssertEqual(report.firstFrameTime, signalTime(start))
+        XCTAssertTrue(report.isIntact, report.description)
+    }
+
+    func testDeviceCurrentTimeRunsOnJacksClockWhenStopped() throws {
+        let (recorder, _) = try makeRecorder("clock.wav")
+        let first = recorder.deviceCurrentTime
+        usleep(200_000)
+        let second = recorder.deviceCurrentTime
+        XCTAssertGreaterThan(first, 0)
+        XCTAssertEqual(second - first, 0.2, accuracy: 0.08, "seconds of JACK frame time")
+        XCTAssertThrowsError(try recorder.record(atTime: first)) { error in
+            guard case .capture(.startInPast)? = error as? RecorderError else { return XCTFail("\(error)") }
+        }
+    }
+
+    /// The file is the signal minus exactly the paused span: frame-exact pause and resume.
+    func testFrameExactPauseAndResumeLeaveOutExactlyThePausedSpan() throws {
+        let (report, start) = try withoutXruns {
+            let (recorder, delegate) = try makeRecorder("paused.wav", channels: 4)
+            try recorder.prepareToRecord()
+            let start = FrameTime.advance(observer.estimatedFrameTime, by: 12_000)
+            try recorder.record(atFrame: start, forFrames: 30_000)
+            recorder.pause(atFrame: FrameTime.advance(start, by: 10_001))
+            _ = try delegate.waitFor("the pause") { $0.isPaused }
+            recorder.resume(atFrame: FrameTime.advance(start, by: 30_017))
+            XCTAssertTrue(try delegate.waitForFinish())
+            XCTAssertEqual(delegate.events.filter { $0.isPaused || $0.isResumed }, [
+                .paused(frameTime: FrameTime.advance(start, by: 10_001), position: 10_001),
+                .resumed(frameTime: FrameTime.advance(start, by: 30_017), position: 10_001),
+            ])
+            return (try check("paused.wav"), start)
+        }
+        XCTAssertEqual(report.frames, 30_000, "the length counts recorded frames, not paused ones")
+        XCTAssertTrue(report.isIntactInSegments, report.description)
+        XCTAssertEqual(report.segments, [
+            .init(position: 0, frameTime: signalTime(start), frames: 10_001),
+            .init(position: 10_001, frameTime: signalTime(FrameTime.advance(start, by: 30_017)), frames: 19_999),
+        ])
+    }
+
+    /// pause() and record() at "now": each lands on the frame its event names, and the file holds
+    /// exactly the frames before the pause and after the resume.
+    func testPauseAndRecordAgainAtNow() throws {
+        let (report, pause, resume, stop) = try withoutXruns {
+            let (recorder, delegate) = try makeRecorder("now.flac")
+            try recorder.record()
+            usleep(300_000)
+            recorder.pause()
+            XCTAssertFalse(recorder.isRecording)
+            guard case .paused(let pauseFrame, let pausePosition) = try delegate.waitFor("the pause", { $0.isPaused }) else { throw TestFailure("no pause") }
+            usleep(200_000)
+            XCTAssertEqual(recorder.currentTime, Double(pausePosition) / 48_000, accuracy: 1e-9, "paused time stands still")
+            try recorder.record()
+            guard case .resumed(let resumeFrame, let resumePosition) = try delegate.waitFor("the resume", { $0.isResumed }) else { throw TestFailure("no resume") }
+            XCTAssertEqual(resumePosition, pausePosition)
+            usleep(300_000)
+            recorder.stop()
+            XCTAssertEqual(try delegate.waitForFinish(), true)
+            guard case .stopped(_, let length)? = delegate.events.first(where: \.isStopped) else { throw TestFailure("no stop") }
+            return (try check("now.flac"), (pauseFrame, pausePosition), resumeFrame, length)
+        }
+        XCTAssertEqual(report.frames, stop)
+        XCTAssertTrue(report.isIntactInSegments, report.description)
+        XCTAssertEqual(report.segments.count, 2, report.description)
+        XCTAssertEqual(report.segments.first?.frames, pause.1)
+        XCTAssertEqual(report.segments.last?.position, pause.1)
+        XCTAssertEqual(report.segments.last?.frameTime, signalTime(resume))
+        XCTAssertEqual(signalDistance(from: report.segments[0].frameTime, to: signalTime(pause.0)), Int(pause.1),
+                       "the pause frame follows the last frame recorded")
+    }
+
+    func testMisuseIsRefusedWithTypedErrors() throws {
+        XCTAssertThrowsError(try Recorder(url: URL(string: "http://example.com/take.wav")!)) {
+            XCTAssertEqual($0 as? RecorderError, .notAFileURL("http://example.com/take.wav"))
+        }
+        XCTAssertThrowsError(try Recorder(url: URL(fileURLWithPath: path("x.flac")),
+                                          settings: RecordingSettings(format: .alac))) {
+            guard case .capture? = $0 as? RecorderError else { return XCTFail("\($0)") }
+        }
+        let (recorder, delegate) = try makeRecorder("misuse.wav")
+        XCTAssertThrowsError(try recorder.setChannelAssignments(["sig:out_1"])) {
+            XCTAssertEqual($0 as? RecorderError, .channelAssignmentCount(expected: 2, assigned: 1))
+        }
+        XCTAssertThrowsError(try recorder.deleteRecording()) {
+            XCTAssertEqual($0 as? RecorderError, .nothingToDelete(path("misuse.wav")))
+        }
+        let (fresh, _) = try makeRecorder("fresh.wav")
+        try fresh.record()
+        XCTAssertThrowsError(try fresh.deleteRecording()) { XCTAssertEqual($0 as? RecorderError, .stillRecording) }
+        fresh.stop()
+
+        try recorder.record()
+        usleep(200_000)
+        XCTAssertThrowsError(try recorder.deleteRecording()) { XCTAssertEqual($0 as? RecorderError, .stillRecording) }
+        XCTAssertThrowsError(try recorder.setChannelAssignments(["sig:out_3", "sig:out_4"])) {
+            XCTAssertEqual($0 as? RecorderError, .channelAssignmentsWhileRecording)
+        }
+        XCTAssertThrowsError(try recorder.record(atFrame: nil, forFrames: 100)) {
+            XCTAssertEqual($0 as? RecorderError, .alreadyRecording)
+        }
+        try recorder.record()  // recording already: nothing happens
+        recorder.pause()
+        XCTAssertThrowsError(try recorder.deleteRecording()) { XCTAssertEqual($0 as? RecorderError, .stillRecording) }
+        recorder.stop()
+        XCTAssertNotNil(try? delegate.waitForFinish())
+        XCTAssertThrowsError(try recorder.record()) { XCTAssertEqual($0 as? RecorderError, .finished) }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("misuse.wav")))
+        try recorder.deleteRecording()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("misuse.wav")))
+        XCTAssertThrowsError(try recorder.record()) { XCTAssertEqual($0 as? RecorderError, .deleted) }
+        XCTAssertThrowsError(try recorder.prepareToRecord()) { XCTAssertEqual($0 as? RecorderError, .deleted) }
+        XCTAssertThrowsError(try recorder.deleteRecording()) { XCTAssertEqual($0 as? RecorderError, .deleted) }
+    }
+
+    func testAnExistingFileIsNeverReplacedUnlessTheSettingsSaySo() throws {
+        let original = Data("not audio, and precious".utf8)
+        FileManager.default.createFile(atPath: path("exists.wav"), contents: original)
+        let (recorder, _) = try makeRecorder("exists.wav")
+        XCTAssertThrowsError(try recorder.prepareToRecord()) {
+            XCTAssertEqual($0 as? RecorderError, .capture(.outputExists(path("exists.wav"))))
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: path("exists.wav")), original)
+        var settings = RecordingSettings()
+        settings.overwritesExistingFile = true
+        let (replacing, delegate) = try makeRecorder("exists.wav", settings: settings)
+        try replacing.record(forDuration: 0.1)
+        XCTAssertNotNil(try? delegate.waitForFinish())
+        XCTAssertEqual(try SoundFile.open(readingFrom: path("exists.wav")).frames, 4_800)
+    }
+
+    func testChannelAssignmentsGlobsAndReassignmentAfterPreparing() throws {
+        let (recorder, delegate) = try makeRecorder("assigned.wav", channels: 3, sources: ["sig:out_1[0-2]"])
+        XCTAssertEqual(recorder.channelAssignments, ["sig:out_1[0-2]"])
+        try recorder.prepareToRecord()
+        XCTAssertEqual(recorder.channelAssignments, ["sig:out_10", "sig:out_11", "sig:out_12"])
+        try recorder.setChannelAssignments(["sig:out_5", "sig:out_6", "sig:out_7"])
+        XCTAssertEqual(recorder.channelAssignments, ["sig:out_5", "sig:out_6", "sig:out_7"])
+        XCTAssertThrowsError(try recorder.setChannelAssignments(["sig:out_5", "sig:out_6"])) {
+            XCTAssertEqual($0 as? RecorderError, .channelAssignmentCount(expected: 3, assigned: 2))
+        }
+        try recorder.record(forDuration: 0.1)
+        XCTAssertNotNil(try? delegate.waitForFinish())
+        // Channel 0 of the file is sig:out_5, whose signal carries channel offset 4.
+        let file = try SoundFile.open(readingFrom: path("assigned.wav"))
+        var frame = [Float](repeating: 0, count: 3)
+        _ = frame.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: 1) }
+        XCTAssertNotNil(TestSignal.frameTime(decoding: frame[0], channel: 4), "channel 1 records sig:out_5")
+    }
+
+    func testMeteringThroughTheRecorder() throws {
+        let (recorder, _) = try makeRecorder("metered.wav")
+        XCTAssertEqual(recorder.peakPower(forChannel: 0), -160)
+        recorder.isMeteringEnabled = true
+        try recorder.record()
+        usleep(300_000)
+        recorder.updateMeters()
+        XCTAssertGreaterThan(recorder.peakPower(forChannel: 0), -160, "the code signal is not silence")
+        XCTAssertLessThanOrEqual(recorder.averagePower(forChannel: 1), 0)
+        recorder.stop()
+    }
+
+    // MARK: Interruptions
+
+    func testDisconnectingASourceRecordsSilenceAndReconnectingResumesIt() throws {
+        let (recorder, delegate) = try makeRecorder("disconnect.wav")
+        try recorder.record()
+        usleep(300_000)
+        let port = recorder.portNames[0]
+        try observer.disconnect("sig:out_1", from: port)
+        let disconnected = try delegate.waitFor("the disconnection") {
+            if case .portDisconnected(0, "sig:out_1", _, _) = $0 { true } else { false }
+        }
+        usleep(300_000)
+        try observer.connect("sig:out_1", to: port)
+        _ = try delegate.waitFor("the reconnection") {
+            if case .portConnected(0, "sig:out_1", _, _) = $0 { true } else { false }
+        }
+        usleep(300_000)
+        recorder.stop()
+        XCTAssertTrue(try delegate.waitForFinish(), "a disconnected source does not fail the take")
+        XCTAssertEqual(delegate.began, [.sourceDisconnected(channel: 0, source: "sig:out_1")])
+        XCTAssertEqual(delegate.ended, [.sourceDisconnected(channel: 0, source: "sig:out_1")])
+        guard case .portDisconnected(_, _, _, let position) = disconnected else { return XCTFail() }
+
+        // Channel 1 is silent for one run near the reported position; channel 2 never is.
+        let file = try SoundFile.open(readingFrom: path("disconnect.wav"))
+        var samples = [Float](repeating: 0, count: Int(file.frames) * 2)
+        _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
+        let silentFrames = (0..<Int(file.frames)).filter { samples[$0 * 2] == 0 }
+        XCTAssertGreaterThan(silentFrames.count, 9_600, "about 300 ms of silence")
+        XCTAssertEqual(silentFrames.last! - silentFrames.first! + 1, silentFrames.count, "one run")
+        XCTAssertLessThan(abs(Int64(silentFrames.first!) - position), 4_096, "silence starts where the event says")
+        XCTAssertLessThan(silentFrames.last!, Int(file.frames) - 9_600, "the signal comes back")
+        XCTAssertFalse((0..<Int(file.frames)).contains { samples[$0 * 2 + 1] == 0 }, "the other channel is untouched")
+    }
+
+    func testASourceClientQuittingIsReportedAndRecordingGoesOn() throws {
+        let solo = try Subprocess(try Executables.built("jcap-testsignal"), ["play", "--channels", "1", "--name", "solo"],
+                                  server: server.name, directory: directory)
+        try Self.waitFor("solo's port") { observer.audioOutputPorts().contains("solo:out_1") }
+        let (recorder, delegate) = try makeRecorder("quit.wav", sources: ["solo:out_1", "sig:out_2"])
+        try recorder.record()
+        usleep(300_000)
+        solo.signal(SIGTERM)
+        _ = try solo.wait(timeout: 10)
+        _ = try delegate.waitFor("the source's departure") {
+            if case .portDisconnected(0, "solo:out_1", _, _) = $0 { true } else { false }
+        }
+        usleep(200_000)
+        XCTAssertTrue(recorder.isRecording)
+        recorder.stop()
+        XCTAssertTrue(try delegate.waitForFinish())
+        XCTAssertEqual(delegate.began, [.sourceDisconnected(channel: 0, source: "solo:out_1")])
+    }
+
+    func testASampleRateChangeStopsTheTakeCleanlyWithAnError() throws {
+        let (recorder, delegate) = try makeRecorder("rate.wav")
+        try recorder.record()
+        usleep(300_000)
+        recorder.simulateSampleRateChange(to: 44_100)
+        XCTAssertFalse(try delegate.waitForFinish(), "the take did not finish as asked")
+        XCTAssertEqual(recorder.finalReport?.outcome, .sampleRateChanged(from: 48_000, to: 44_100))
+        XCTAssertEqual(delegate.began, [.sampleRateChanged(from: 48_000, to: 44_100)])
+        XCTAssertEqual(ExitStatus(for: recorder.finalReport!.outcome), .sampleRateChanged)
+        let report = try check("rate.wav")
+        XCTAssertGreaterThan(report.frames, 9_600)
+        XCTAssertTrue(report.isIntact, "valid up to the change: \(report)")
+    }
+
+    func testJcapPausesOnSIGUSR1AndLeavesThePauseOut() throws {
+        let (run, report) = try withoutXruns {
+            let jcap = try launchJcap(signalPorts(2) + ["-o", "usr1.wav"])
+            try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
+            usleep(400_000)
+            jcap.signal(SIGUSR1)
+            try Self.waitFor("the pause") { jcap.errorOutput.contains("paused at JACK frame") }
+            usleep(300_000)
+            jcap.signal(SIGUSR1)
+            try Self.waitFor("the resume") { jcap.errorOutput.contains("resumed at JACK frame") }
+            usleep(300_000)
+            jcap.signal(SIGINT)
+            let status = try jcap.wait(timeout: 20)
+            return ((status, jcap.errorOutput), try check("usr1.wav"))
+        }
+        XCTAssertEqual(run.0, 0, run.1)
+        let pausedAt = try XCTUnwrap(number(after: "paused at JACK frame ", in: run.1))
+        let resumedAt = try XCTUnwrap(number(after: "resumed at JACK frame ", in: run.1))
+        let pauseLine = try XCTUnwrap(run.1.split(separator: "\n").first { $0.contains("paused at JACK frame") })
+        let position = try XCTUnwrap(number(after: "(take frame ", in: String(pauseLine)))
+        XCTAssertFalse(run.1.contains("period changed"), "activation is not a period change: \(run.1)")
+        XCTAssertTrue(report.isIntactInSegments, report.description)
+        XCTAssertEqual(report.segments.count, 2, report.description)
+        XCTAssertEqual(report.segments[0].frames, position)
+        XCTAssertEqual(signalDistance(from: report.segments[0].frameTime, to: signalTime(UInt32(pausedAt))), Int(position))
+        XCTAssertEqual(report.segments[1].frameTime, signalTime(UInt32(resumedAt)))
+        XCTAssertTrue(run.1.contains("paused 1 time"), run.1)
+    }
+}
