@@ -56,7 +56,10 @@ let package = Package(
         ),
         .testTarget(
             name: "JackCaptureTests",
-            dependencies: ["JackCapture"]
+            dependencies: [
+                "JackCapture",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
         ),
         .testTarget(
             name: "jcapTests",

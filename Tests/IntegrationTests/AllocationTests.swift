@@ -48,7 +48,11 @@ final class AllocationTests: JackTestCase {
         try recordEightChannelsCountingAllocations(metering: true)
     }
 
-    private func recordEightChannelsCountingAllocations(metering: Bool) throws {
+    func testPausingAndResumingAllocatesNothingOnTheProcessThread() throws {
+        try recordEightChannelsCountingAllocations(metering: true, pausing: true)
+    }
+
+    private func recordEightChannelsCountingAllocations(metering: Bool, pausing: Bool = false) throws {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name
         configuration.clientName = "noalloc"
@@ -62,9 +66,12 @@ final class AllocationTests: JackTestCase {
             try Self.waitFor("recording") { session.status.position > 0 }
             let cycles = session.engine.state.pointee.cycles.load(ordering: .relaxed)
             allocation_probe_watch(session.client.processThread)
-            for _ in 0..<40 {  // the meters are read meanwhile, as the console does
+            for step in 0..<40 {  // the meters are read meanwhile, as the console does
                 usleep(50_000)
                 if metering { session.updateMeters() }
+                if pausing && step % 10 == 5 { session.pause() }
+                if pausing && step % 10 == 8 { session.resume() }
+                _ = session.takeEvents()
             }
             allocation_probe_unwatch()
             if metering {
@@ -78,7 +85,14 @@ final class AllocationTests: JackTestCase {
         XCTAssertEqual(counted, 0, "\(counted) allocations (\(allocation_probe_bytes()) bytes) on the process thread")
         XCTAssertGreaterThan(cyclesWatched, 60, "the callback ran while watched")
         XCTAssertEqual(report.outcome, .complete, "lost \(report.lostSpans), overrun \(report.overrunFrames), skipped \(report.skippedFrames), xruns \(report.xruns)")
-        XCTAssertTrue(try check("noalloc.wav").isIntact)
+        let file = try check("noalloc.wav")
+        if pausing {
+            XCTAssertEqual(report.pauses.count, 4, "\(report.events)")
+            XCTAssertTrue(file.isIntactInSegments, file.description)
+            XCTAssertEqual(file.segments.count, 5, file.description)
+        } else {
+            XCTAssertTrue(file.isIntact, file.description)
+        }
     }
 }
 

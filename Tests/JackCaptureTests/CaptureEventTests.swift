@@ -1,0 +1,70 @@
+import Atomics
+import Testing
+@testable import JackCapture
+
+@Suite("Capture events through their rings")
+struct CaptureEventTests {
+    @Test("the process callback's kind constants match the record kinds")
+    func kindConstants() {
+        #expect(CaptureEventRecord.startedKind == CaptureEventRecord.Kind.started.rawValue)
+        #expect(CaptureEventRecord.pausedKind == CaptureEventRecord.Kind.paused.rawValue)
+        #expect(CaptureEventRecord.resumedKind == CaptureEventRecord.Kind.resumed.rawValue)
+        #expect(CaptureEventRecord.stoppedKind == CaptureEventRecord.Kind.stopped.rawValue)
+        #expect(CaptureEventRecord.overrunKind == CaptureEventRecord.Kind.overrun.rawValue)
+        #expect(CaptureEventRecord.framesSkippedKind == CaptureEventRecord.Kind.framesSkipped.rawValue)
+    }
+
+    @Test("fixed records and named records come back as the events they stand for, in order")
+    func roundTrip() {
+        let ring = RingBuffer(capacity: 4_096)
+        let dropped = UnsafeAtomic<Int>.create(0)
+        defer { ring.deallocate(); dropped.destroy() }
+        var paused = CaptureEventRecord(kind: CaptureEventRecord.pausedKind, frameTime: 4_000_000_000, position: 12_345, value: 0, extra: 0)
+        withUnsafePointer(to: &paused) { ring.publish($0, dropped: dropped) }
+        ring.publish(CaptureEventRecord(kind: CaptureEventRecord.Kind.portDisconnected.rawValue, frameTime: 7, position: 8,
+                                        value: 3, extra: 0), text: "synth:out_1", dropped: dropped)
+        ring.publish(CaptureEventRecord(kind: CaptureEventRecord.Kind.sampleRateChanged.rawValue, frameTime: 9, position: 10,
+                                        value: 44_100, extra: 48_000), text: "", dropped: dropped)
+        let events = ring.drainEvents(withText: true).compactMap { CaptureEvent(record: $0.0, text: $0.1) }
+        #expect(events == [
+            .paused(frameTime: 4_000_000_000, position: 12_345),
+            .portDisconnected(channel: 3, source: "synth:out_1", frameTime: 7, position: 8),
+            .sampleRateChanged(from: 48_000, to: 44_100, position: 10),
+        ])
+        #expect(ring.drainEvents(withText: true).isEmpty)
+    }
+
+    @Test("a full ring drops the event and counts it")
+    func fullRing() {
+        let ring = RingBuffer(capacity: CaptureEventRecord.byteCount * 2)
+        let dropped = UnsafeAtomic<Int>.create(0)
+        defer { ring.deallocate(); dropped.destroy() }
+        var record = CaptureEventRecord(kind: CaptureEventRecord.overrunKind, frameTime: 0, position: 0, value: 256, extra: 0)
+        for _ in 0..<3 { withUnsafePointer(to: &record) { ring.publish($0, dropped: dropped) } }
+        #expect(dropped.load(ordering: .relaxed) == 1)
+        #expect(ring.drainEvents(withText: false).count == 2)
+    }
+
+    @Test("descriptions name the frame and the take position")
+    func descriptions() {
+        #expect(CaptureEvent.paused(frameTime: 480, position: 96).description == "paused at JACK frame 480 (take frame 96)")
+        #expect(CaptureEvent.portDisconnected(channel: 0, source: "a:b", frameTime: 1, position: 2).description.contains("channel 1: a:b disconnected"))
+    }
+}
+
+@Suite("JACK's frame clock without wrapping")
+struct FrameClockExtensionTests {
+    @Test("counts wraps of the 32-bit frame time and never reads 0")
+    func wraps() {
+        var clock = FrameClockExtension()
+        #expect(clock.extend(0) == 1, "frame 0 reads as one frame, never 0")
+        #expect(clock.extend(4_000) == 4_000)
+        #expect(clock.extend(2_000_000_000) == 2_000_000_000)
+        #expect(clock.extend(4_000_000_000) == 4_000_000_000)
+        #expect(clock.extend(100) == (1 << 32) + 100, "wrapped once")
+        #expect(clock.extend(50) == (1 << 32) + 100, "an earlier estimate does not move the clock back")
+        #expect(clock.extend(2_000_000_000) == (1 << 32) + 2_000_000_000)
+        #expect(clock.extend(4_000_000_000) == (1 << 32) + 4_000_000_000)
+        #expect(clock.extend(5) == (2 << 32) + 5, "wrapped twice")
+    }
+}
