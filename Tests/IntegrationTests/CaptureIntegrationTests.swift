@@ -27,6 +27,31 @@ final class CaptureIntegrationTests: JackTestCase {
         XCTAssertTrue(report.isIntact, report.description)
     }
 
+    func testFormatFlagsEverySample() throws {
+        // ALAC and little-endian AIFF hold the 24-bit test signal exactly.
+        for (arguments, file, name) in [(["--format", "alac", "-o", "lossless.caf"], "lossless.caf", "ALAC 24-bit"),
+                                        (["--endian", "little", "-o", "sowt.aiff"], "sowt.aiff", "24-bit little-endian AIFF")] {
+            let (run, report) = try withoutXruns {
+                let run = try runJcap(signalPorts(4) + ["--for", "24000f"] + arguments)
+                return (run, try check(file))
+            }
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertTrue(run.errors.contains("recording \(name) to"), run.errors)
+            XCTAssertEqual(report.frames, 24_000)
+            XCTAssertTrue(report.isIntact, "\(file): \(report.description)")
+        }
+    }
+
+    func testOggVorbisTakeIsReadable() throws {
+        // The writer updates headers twice a second; an Ogg Vorbis file must come out of that intact.
+        let run = try runJcap(signalPorts(2) + ["--for", "96000f", "--quality", "0.5", "-o", "lossy.ogg"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("Ogg Vorbis q0.5"), run.errors)
+        let file = try SoundFile.open(readingFrom: path("lossy.ogg"))
+        XCTAssertEqual(file.channels, 2)
+        XCTAssertEqual(Double(file.frames), 96_000, accuracy: 2_048)
+    }
+
     func testSixtyFourChannelsInNaturalOrderEverySample() throws {
         let run = try withoutXruns {
             try runJcap(["--port", "sig:out_*", "--for", "48000f", "--bit-depth", "float", "-o", "many.w64"])

@@ -41,7 +41,7 @@ struct SoundFileTests {
     func wavHeader() throws {
         for channels in [2, 8] {
             let path = folder + "/c\(channels).wav"
-            let file = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: nil),
+            let file = try SoundFile.create(path: path, format: try RecordingSettings().resolveFormat(forPath: path),
                                             channels: channels, sampleRate: 48_000, overwrite: false)
             let silence = [Float](repeating: 0, count: 480 * channels)
             try silence.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
@@ -60,7 +60,7 @@ struct SoundFileTests {
     @Test("the header describes everything written once updated, before the file is closed")
     func headerWhileWriting() throws {
         let path = folder + "/open.wav"
-        let file = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: .int24),
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(bitDepth: 24).resolveFormat(forPath: path),
                                         channels: 2, sampleRate: 48_000, overwrite: false)
         let samples = [Float](repeating: 0.25, count: 48_000 * 2)
         try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
@@ -77,18 +77,77 @@ struct SoundFileTests {
         let path = folder + "/exists.wav"
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
         #expect(throws: CaptureError.outputExists(path)) {
-            try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: nil),
+            try SoundFile.create(path: path, format: try RecordingSettings().resolveFormat(forPath: path),
                                  channels: 2, sampleRate: 48_000, overwrite: false)
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
         // A format libsndfile refuses fails before the existing file is truncated.
         #expect(throws: CaptureError.self) {
-            try SoundFile.create(path: folder + "/x.flac", format: try FileFormat(path: "x.flac", bitDepth: nil),
+            try SoundFile.create(path: folder + "/x.flac", format: try RecordingSettings().resolveFormat(forPath: "x.flac"),
                                  channels: 9, sampleRate: 48_000, overwrite: true)
         }
-        _ = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: nil),
+        _ = try SoundFile.create(path: path, format: try RecordingSettings().resolveFormat(forPath: path),
                                  channels: 2, sampleRate: 48_000, overwrite: true)
         #expect(try fourCC(path, at: 0) == "RIFF")
+    }
+
+    @Test("every format round-trips through libsndfile", arguments: FormatCombinations.valid.map(\.format))
+    func roundTrip(format: FileFormat) throws {
+        let channels = FormatCombinations.channels(for: format)
+        let path = folder + "/round-trip." + format.container.rawValue
+        defer { unlink(path) }
+        let source = RoundTrip.source(for: format, channels: channels)
+        let file = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: 48_000, overwrite: false)
+        try TestSignals.write(source, to: file, frames: source.count / channels)
+        try file.close()
+        try RoundTrip.check(path, format: format, source: source, channels: channels)
+    }
+
+    /// The size of a file of 2 s of tones and noise in a format.
+    func encodedSize(_ settings: RecordingSettings, _ fileExtension: String) throws -> Int {
+        let path = folder + "/size-\(UUID().uuidString)." + fileExtension
+        defer { unlink(path) }
+        let file = try SoundFile.create(path: path, format: try settings.resolveFormat(forPath: path),
+                                        channels: 2, sampleRate: 48_000, overwrite: false)
+        var signal = TestSignals.sineAndRamp(frames: 96_000, channels: 2)
+        var state: UInt32 = 1
+        for index in signal.indices {
+            state = state &* 1_103_515_245 &+ 12_345
+            signal[index] = signal[index] * 0.7 + Float(state >> 16) / 65_536 * 0.2 - 0.1
+        }
+        signal = TestSignals.quantized(signal, bits: 16)
+        try TestSignals.write(signal, to: file, frames: 96_000)
+        try file.close()
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        return try #require(size)
+    }
+
+    @Test("quality changes what the lossy encoders write", arguments: ["ogg", "opus", "mp3"])
+    func qualityChangesSize(fileExtension: String) throws {
+        let small = try encodedSize(RecordingSettings(quality: 0.1), fileExtension)
+        let large = try encodedSize(RecordingSettings(quality: 0.9), fileExtension)
+        #expect(Double(large) > 1.5 * Double(small), "\(fileExtension): q0.1 \(small) bytes, q0.9 \(large) bytes")
+    }
+
+    @Test("FLAC's compression level changes the file's size")
+    func flacCompressionLevel() throws {
+        let fastest = try encodedSize(RecordingSettings(bitDepth: 16, compressionLevel: 0), "flac")
+        let smallest = try encodedSize(RecordingSettings(bitDepth: 16, compressionLevel: 8), "flac")
+        #expect(smallest < fastest, "level 0 \(fastest) bytes, level 8 \(smallest) bytes")
+    }
+
+    @Test("a format that cannot be written leaves an existing file untouched, even with overwrite")
+    func refusedFormatKeepsExistingFile() throws {
+        for (name, channels, rate) in [("keep.mp3", 2, 96_000), ("keep.mp3", 3, 48_000), ("keep.opus", 2, 44_100),
+                                       ("keep.wav", 0, 48_000)] {
+            let path = folder + "/" + name
+            try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
+            let format = try RecordingSettings().resolveFormat(forPath: path)
+            #expect(throws: CaptureError.self) {
+                try SoundFile.create(path: path, format: format, channels: channels, sampleRate: rate, overwrite: true)
+            }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me", "\(name)")
+        }
     }
 
     @Test("a .wav file turns into RF64 by itself past 4 GB, and every frame reads back",
@@ -98,7 +157,7 @@ struct SoundFileTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let channels = 8
         let chunkFrames = 1 << 20  // 32 MB of float per write
-        let file = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: .float),
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
                                         channels: channels, sampleRate: 48_000, overwrite: false)
         var chunk = [Float](repeating: 0, count: chunkFrames * channels)
         let chunks = 129  // 129 × 32 MB = 4.03 GiB of audio: just past what a RIFF size can describe

@@ -69,7 +69,7 @@ struct TestSignalContinuityTests {
     /// Writes frames of the signal at the given frame times (nil: a silent frame) to a float WAV.
     func file(_ times: [UInt32?], channels: Int = 3) throws -> SoundFile {
         let path = NSTemporaryDirectory() + "/continuity-\(UUID().uuidString).wav"
-        let writer = try SoundFile.create(path: path, format: try FileFormat(path: path, bitDepth: .float),
+        let writer = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
                                           channels: channels, sampleRate: 48_000, overwrite: false)
         var samples: [Float] = []
         for time in times {

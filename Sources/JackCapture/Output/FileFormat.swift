@@ -134,7 +134,7 @@ public enum FileContainer: String, CaseIterable, Sendable {
         switch fileExtension.lowercased() {
         case "aif": self = .aiff
         case "snd": self = .au
-        case "m4a", "aac", "mp4": throw .format(.noAACEncoder)
+        case "m4a", "aac": throw .format(.noAACEncoder)
         case let ext:
             guard let container = FileContainer(rawValue: ext) else {
                 throw .unsupportedExtension(fileExtension.isEmpty ? "(none)" : "." + fileExtension)

@@ -123,7 +123,12 @@ public final class SoundFile: @unchecked Sendable {
 
     /// Rewrites the header to describe everything written so far (SFC_UPDATE_HEADER_NOW), so the
     /// file is readable if the process dies.
+    ///
+    /// Not for Ogg: its header holds no length (a reader finds it from the pages, so a killed take
+    /// stays readable up to its last page), and libsndfile 1.2.0 asked to rewrite an Ogg Vorbis
+    /// header writes the Vorbis header packets into the stream again, leaving a file it cannot open.
     public func updateHeader() {
+        guard format & Int32(SF_FORMAT_TYPEMASK) != Int32(SF_FORMAT_OGG) else { return }
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
     }
 
