@@ -519,7 +519,10 @@ extension Recorder {
         try settings.resolveFormat(forPath: path)
     }
 
+    /// Checks what can be checked before the server is known: the channel count, and the file's
+    /// sample rate when the settings name one (the server's is checked when preparing).
     fileprivate static func validate(_ settings: RecordingSettings, format: FileFormat, channels: Int) throws(CaptureError) {
-        try settings.validate(format, channels: channels, serverSampleRate: settings.sampleRate ?? 48_000)
+        try format.validate(channels: channels)
+        if let rate = settings.sampleRate { try format.validate(sampleRate: rate) }
     }
 }
