@@ -18,7 +18,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case startInPast = 13
     case outputUnwritable = 14
     case outputExists = 15
-    /// An unknown extension, or a sample format the container cannot hold.
+    /// An unknown extension, a sample format the container cannot hold, or a file sample rate
+    /// the converter cannot produce.
     case unsupportedFormat = 16
     case tooManyChannels = 17
     /// The server refused a port, a connection or the activation.
@@ -35,7 +36,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .startInPast: self = .startInPast
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
-        case .unsupportedExtension, .unsupportedEncoding: self = .unsupportedFormat
+        case .unsupportedExtension, .unsupportedEncoding, .sampleRateConversion: self = .unsupportedFormat
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
         }
