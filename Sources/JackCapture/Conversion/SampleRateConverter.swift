@@ -53,10 +53,15 @@ public final class SampleRateConverter {
     /// Creates a converter (src_new) for `channels` interleaved channels.
     ///
     /// Throws `.sampleRateConversion` for a rate that is not positive, a ratio beyond
-    /// libsamplerate's 1:256 to 256:1 (src_is_valid_ratio), or whatever src_new refuses (with
-    /// src_strerror's message, e.g. for a channel count below 1).
-    public init(channels: Int, inputRate: Int, outputRate: Int,
-                quality: SampleRateConverterQuality = .best) throws(CaptureError) {
+    /// libsamplerate's 1:256 to 256:1 (src_is_valid_ratio), fewer than one channel, or whatever
+    /// src_new refuses (with src_strerror's message).
+    public convenience init(channels: Int, inputRate: Int, outputRate: Int,
+                            quality: SampleRateConverterQuality = .best) throws(CaptureError) {
+        try self.init(channels: channels, inputRate: inputRate, outputRate: outputRate, converterType: quality.rawValue)
+    }
+
+    /// src_new with any converter type, so tests can make libsamplerate itself refuse one.
+    init(channels: Int, inputRate: Int, outputRate: Int, converterType: Int32) throws(CaptureError) {
         guard inputRate > 0, outputRate > 0 else {
             throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
                                         reason: "a sample rate must be a positive number of Hz")
@@ -66,11 +71,21 @@ public final class SampleRateConverter {
             throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
                                         reason: "libsamplerate converts at most 256:1 either way")
         }
+        // Checked here: libsamplerate 0.2.2's sinc converters assert (abort the process) on a
+        // channel count below 1 instead of returning SRC_ERR_BAD_CHANNEL_COUNT.
+        guard channels >= 1 else {
+            throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
+                                        reason: "a converter needs at least one channel, not \(channels)")
+        }
         var error: Int32 = 0
-        // A channel count below 1 is left to src_new, which names the problem.
-        guard let state = src_new(quality.rawValue, Int32(clamping: channels), &error) else {
+        guard let state = src_new(converterType, Int32(clamping: channels), &error) else {
             throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
                                         reason: Self.message(forCode: error))
+        }
+        guard let quality = SampleRateConverterQuality(rawValue: converterType) else {
+            src_delete(state)
+            throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
+                                        reason: "libsamplerate converter \(converterType) is not one jcap knows")
         }
         self.state = state
         self.channels = channels
