@@ -41,19 +41,6 @@ enum SignalMeasurement {
         return Double(crossings - 1) / (last - first) * Double(sampleRate)
     }
 
-    /// The power at `frequency` (Goertzel), normalized so a full-period sine of amplitude A gives A.
-    static func goertzelAmplitude(_ samples: [Float], frequency: Double, sampleRate: Int) -> Double {
-        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
-        var previous = 0.0, beforePrevious = 0.0
-        for sample in samples {
-            let current = Double(sample) + coefficient * previous - beforePrevious
-            beforePrevious = previous
-            previous = current
-        }
-        let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
-        return 2 * sqrt(max(0, power)) / Double(samples.count)
-    }
-
     static func rms(_ samples: [Float]) -> Double {
         sqrt(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count))
     }
