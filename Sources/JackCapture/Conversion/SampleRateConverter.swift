@@ -116,8 +116,8 @@ public final class SampleRateConverter {
     }
 
     /// Output frames that `inputFrames` input frames become: round(inputFrames × outputRate /
-    /// inputRate), halves rounded up. Exact in integers for takes up to 2^62 / outputRate frames
-    /// (about a year at 192 kHz with coprime rates).
+    /// inputRate), halves rounded up. Exact in 64-bit integers while inputFrames × outputRate
+    /// stays below 2^62: nearly four years of input at 192 kHz.
     public static func outputLength(forInputFrames inputFrames: Int64, inputRate: Int, outputRate: Int) -> Int64 {
         let divisor = greatestCommonDivisor(inputRate, outputRate)
         return roundedLength(inputFrames, Int64(inputRate / divisor), Int64(outputRate / divisor))
@@ -130,8 +130,9 @@ public final class SampleRateConverter {
 
     /// Converts `frames` interleaved input frames (src_process, end_of_input 0), handing the
     /// output to `emit` as interleaved frames, in zero or more pieces; each pointer is valid only
-    /// during its call. The filter keeps its last few dozen input frames until more input or
-    /// `finish` arrives, so the output lags the input by that much.
+    /// during its call. The filter needs input on both sides of each output frame, so the output
+    /// lags the input until `finish` (measured with 0.2.2 at 48→44.1 kHz: 143 output frames for
+    /// `.best`, 46 for `.medium`, 19 for `.fastest`, none for the other two).
     public func convert(_ input: UnsafePointer<Float>, frames: Int,
                         emit: (UnsafePointer<Float>, Int) throws(CaptureError) -> Void) throws(CaptureError) {
         precondition(!finished, "a finished sample-rate converter converts again only after reset()")

@@ -99,8 +99,8 @@ public final class DiskWriter: @unchecked Sendable {
 
     /// Frames of the take written so far, at the server's rate (silence for lost spans
     /// included): what lost-span positions, reports and elapsed time count. Without a converter
-    /// these are the frames in the file; with one, the file lags by the filter's few dozen frames
-    /// until the end of the take flushes them (`framesInFile`).
+    /// these are the frames in the file; with one, the file lags by the filter's reach (143 frames
+    /// at 44.1 kHz with `.best`) until the end of the take flushes it (`framesInFile`).
     public var framesWritten: Int64 { framesWrittenCounter.load(ordering: .relaxed) }
 
     /// Frames in the file so far, at the file's rate.
@@ -254,7 +254,7 @@ public final class DiskWriter: @unchecked Sendable {
                 }
                 if !drained { usleep(Self.idleSleepMicroseconds) }
             }
-            // The filter's tail: the last few dozen frames, and the file's length made exact.
+            // The filter's tail, and the file's length made exact.
             try converter?.finish(emit: writeToFile)
             file.updateHeader()
         } catch {
