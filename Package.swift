@@ -26,11 +26,17 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        .systemLibrary(
+            name: "CSamplerate",
+            pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"])]
+        ),
         .target(
             name: "JackCapture",
             dependencies: [
                 "CJack",
                 "CSndfile",
+                "CSamplerate",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),

@@ -166,6 +166,9 @@ final class Console {
         }
         var text = "jcap: wrote \(report.path): \(report.frames) frames (\(clockText(frames: report.frames, sampleRate: report.sampleRate))), "
         text += "\(report.channels) channels, \(report.format.displayName)"
+        if report.fileSampleRate != report.sampleRate {
+            text += ", resampled from \(report.sampleRate) to \(report.fileSampleRate) Hz (\(report.fileFrames) frames in the file)"
+        }
         if let start = report.startFrame, let end = report.endFrame {
             text += ", JACK frames \(start) to \(end)"
         }

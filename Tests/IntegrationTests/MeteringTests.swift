@@ -112,3 +112,32 @@ final class MeteringTests: JackTestCase {
         XCTAssertNil(session.finish().channelLevels)
     }
 }
+
+extension MeteringTests {
+    /// The proof of rate conversion: a 1 kHz sine recorded at 48 kHz and written at
+    /// 44.1 kHz is still 1 kHz, at its level, in a file of exactly the converted length.
+    func testOneKilohertzRecordedAt48kAndWrittenAt44k1StaysOneKilohertzAtItsLevel() throws {
+        for quality in ["best", "fastest"] {
+            let name = "resampled-\(quality).wav"
+            let run = try runJcap(["--port", "minus20:out_1", "--port", "fullscale:out_1", "--for", "2s", "--rate", "44100",
+                                   "--src-quality", quality, "--bit-depth", "float", "-o", name])
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertTrue(run.errors.contains("resampled from 48000 to 44100 Hz (88200 frames in the file)"), run.errors)
+            let file = try SoundFile.open(readingFrom: path(name))
+            XCTAssertEqual(file.sampleRate, 44_100)
+            XCTAssertEqual(file.frames, 88_200, "2 s at 44.1 kHz exactly")
+            var samples = [Float](repeating: 0, count: Int(file.frames) * 2)
+            _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
+            for (channel, expectedDecibels) in [(0, -20.0), (1, 0.0)] {
+                // Away from the edges, where the filter starts and ends.
+                let signal = stride(from: 2_000, to: 86_000, by: 1).map { Double(samples[$0 * 2 + channel]) }
+                let crossings = zip(signal, signal.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+                let frequency = Double(crossings) * 44_100 / Double(signal.count)
+                XCTAssertEqual(frequency, 1_000, accuracy: 1.0, "\(quality), channel \(channel): still 1 kHz")
+                let rms = (signal.reduce(0) { $0 + $1 * $1 } / Double(signal.count)).squareRoot()
+                let peakDecibels = 20 * log10(rms * 2.0.squareRoot())
+                XCTAssertEqual(peakDecibels, expectedDecibels, accuracy: 0.05, "\(quality), channel \(channel): at its level")
+            }
+        }
+    }
+}

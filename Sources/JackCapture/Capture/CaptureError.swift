@@ -28,6 +28,9 @@ public enum CaptureError: Error, Equatable, Sendable {
     case tooManyChannels(container: String, maximum: Int, requested: Int)
     /// Writing the file failed mid-take (a full disk, an I/O error).
     case writeFailed(path: String, reason: String)
+    /// libsamplerate cannot convert between these rates (a rate that is not positive, a ratio
+    /// beyond 256:1), or failed while converting.
+    case sampleRateConversion(inputRate: Int, outputRate: Int, reason: String)
 }
 
 extension CaptureError: CustomStringConvertible {
@@ -62,6 +65,8 @@ extension CaptureError: CustomStringConvertible {
             return "\(container) holds at most \(maximum) channels, not \(requested) (use PCM or float in a .wav, .w64 or .caf file)"
         case .writeFailed(let path, let reason):
             return "writing '\(path)' failed: \(reason)"
+        case .sampleRateConversion(let inputRate, let outputRate, let reason):
+            return "cannot convert \(inputRate) Hz to \(outputRate) Hz: \(reason)"
         }
     }
 }

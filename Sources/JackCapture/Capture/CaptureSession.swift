@@ -86,6 +86,9 @@ public final class CaptureSession: @unchecked Sendable {
         return eventLog
     }
 
+    /// The file's sample rate: the settings', else the server's.
+    public var fileSampleRate: Int { configuration.settings.sampleRate ?? client.sampleRate }
+
     /// True when recording can start: every input port has a connection (with `--no-connect`,
     /// once they have been patched by hand).
     public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }
@@ -119,9 +122,13 @@ public final class CaptureSession: @unchecked Sendable {
     /// this itself when it has not been done.
     public func prepare() throws(CaptureError) {
         guard writer == nil else { return }
+        // A file at another rate than the server's is resampled on the writer thread.
+        let converter = fileSampleRate == client.sampleRate ? nil
+            : try SampleRateConverter(channels: sources.count, inputRate: client.sampleRate,
+                                      outputRate: fileSampleRate, quality: configuration.settings.converterQuality)
         let file = try SoundFile.create(path: outputPath, format: format, channels: sources.count,
-                                        sampleRate: client.sampleRate, overwrite: configuration.settings.overwritesExistingFile)
-        let writer = DiskWriter(source: engine.writerSource, file: file)
+                                        sampleRate: fileSampleRate, overwrite: configuration.settings.overwritesExistingFile)
+        let writer = DiskWriter(source: engine.writerSource, file: file, converter: converter)
         writer.beforeEachBlock = beforeEachBlockWritten
         self.writer = writer
         writer.start()
@@ -260,7 +267,8 @@ public final class CaptureSession: @unchecked Sendable {
             : nil
         return TakeReport(
             outcome: outcome, path: outputPath, format: format, sampleRate: client.sampleRate,
-            sources: sources, portNames: engine.portNames, frames: frames, startFrame: status.startFrame,
+            sources: sources, portNames: engine.portNames,
+            fileSampleRate: fileSampleRate, fileFrames: writer?.framesInFile ?? 0, frames: frames, startFrame: status.startFrame,
             lostSpans: writer?.lostSpans ?? [], overrunFrames: status.overrunFrames,
             skippedFrames: status.skippedFrames, xruns: status.xruns, channelLevels: channelLevels,
             events: eventLog + takeEvents())

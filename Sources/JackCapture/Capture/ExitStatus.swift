@@ -21,7 +21,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case outputUnwritable = 14
     case outputExists = 15
     /// An unknown extension or format, or a format, bit depth, byte order, encoder setting or
-    /// sample rate the file cannot have.
+    /// sample rate the file cannot have (or the converter cannot produce).
     case unsupportedFormat = 16
     case tooManyChannels = 17
     /// The server refused a port, a connection or the activation.
@@ -38,7 +38,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .startInPast: self = .startInPast
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
-        case .unsupportedExtension, .format: self = .unsupportedFormat
+        case .unsupportedExtension, .format, .sampleRateConversion: self = .unsupportedFormat
         case .badOption: self = .usage
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed

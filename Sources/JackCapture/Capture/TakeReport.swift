@@ -20,10 +20,15 @@ public struct TakeReport: Sendable {
     public var outcome: Outcome
     public var path: String
     public var format: FileFormat
+    /// The server's sample rate, which `frames` and every take position count in.
     public var sampleRate: Int
     public var sources: [String]
     public var portNames: [String]
-    /// Frames in the file.
+    /// The file's sample rate: the server's, or another one it was resampled to.
+    public var fileSampleRate: Int
+    /// Frames in the file, at `fileSampleRate`.
+    public var fileFrames: Int64
+    /// Frames of the take, at the server's rate (what positions and lengths count).
     public var frames: Int64
     /// JACK frame time of the first frame.
     public var startFrame: UInt32?

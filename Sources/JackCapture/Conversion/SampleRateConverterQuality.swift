@@ -2,7 +2,9 @@
 /// types, best first. The raw values are libsamplerate's (`SRC_SINC_BEST_QUALITY` is 0).
 public enum SampleRateConverterQuality: Int32, CaseIterable, Sendable {
     /// SRC_SINC_BEST_QUALITY: band-limited sinc, 97 dB SNR, 97% bandwidth. The default: a
-    /// recording is made once, and the writer has time to spare.
+    /// recording is made once. It costs: on the 2-core benchmark machine the writer converts 2
+    /// channels 16× faster than real time but 64 channels only 1.5× (BENCHMARKS.md), so beyond a
+    /// few dozen channels choose `.medium` (5.5× at 64) or the ring will fill.
     case best = 0
     /// SRC_SINC_MEDIUM_QUALITY: 97 dB SNR, 90% bandwidth, several times faster.
     case medium = 1

@@ -4,7 +4,8 @@ import Foundation
 /// Frames of a take that hold silence because they never reached the file: dropped whole on
 /// overrun, or skipped by JACK's clock in an xrun.
 public struct LostSpan: Equatable, Sendable, CustomStringConvertible {
-    /// Index in the take of the first silent frame.
+    /// Index in the take of the first silent frame, at the server's rate (in a file written at
+    /// another rate it is at `DiskWriter.fileFrames(forTakeFrames:)`).
     public var position: Int64
     public var frames: Int64
 
@@ -51,12 +52,21 @@ extension CaptureEngine {
 /// were lost (the callback dropped a cycle, or JACK's clock jumped): the writer writes exactly
 /// that much silence first, so every later frame stays at its true place in the take, and notes
 /// the span. The header is rewritten twice a second so a killed process leaves a readable file.
+///
+/// With a `SampleRateConverter` the file is written at the converter's output rate: every frame
+/// the writer would write (the take's frames and the silence for lost spans alike) goes through
+/// the converter, one batch at a time, and the end of the take flushes the converter's tail, so
+/// the file holds exactly `fileFrames(forTakeFrames:)` of the take's frames. The process callback
+/// never sees the conversion.
 public final class DiskWriter: @unchecked Sendable {
     public let source: DiskWriterSource
     public let file: SoundFile
+    /// Converts the take from the server's rate to the file's, or nil when they are the same.
+    public let converter: SampleRateConverter?
     private let channels: Int
     private let headerInterval: Int64
     private let framesWrittenCounter = ManagedAtomic<Int64>(0)
+    private let framesInFileCounter = ManagedAtomic<Int64>(0)
     private let abandonFlag = ManagedAtomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     private var started = false
@@ -70,15 +80,38 @@ public final class DiskWriter: @unchecked Sendable {
     /// tests make a deliberately slow disk.
     var beforeEachBlock: (@Sendable (Int64) -> Void)?
 
-    public init(source: DiskWriterSource, file: SoundFile) {
+    /// A writer of `source`'s blocks into `file`; with a `converter`, whose channels are the
+    /// source's and whose output rate is the file's, the file is written at that rate.
+    public init(source: DiskWriterSource, file: SoundFile, converter: SampleRateConverter? = nil) {
+        if let converter {
+            precondition(converter.channels == source.channels,
+                         "the converter has \(converter.channels) channels, the take \(source.channels)")
+            precondition(converter.outputRate == file.sampleRate,
+                         "the converter makes \(converter.outputRate) Hz, the file is \(file.sampleRate) Hz")
+        }
         self.source = source
         self.file = file
+        self.converter = converter
         channels = source.channels
+        // Counted in frames of the file, so twice a second at whatever rate it is written.
         headerInterval = Int64(max(1, file.sampleRate / 2))
     }
 
-    /// Frames in the file so far (silence for lost spans included).
+    /// Frames of the take written so far, at the server's rate (silence for lost spans
+    /// included): what lost-span positions, reports and elapsed time count. Without a converter
+    /// these are the frames in the file; with one, the file lags by the filter's reach (143 frames
+    /// at 44.1 kHz with `.best`) until the end of the take flushes it (`framesInFile`).
     public var framesWritten: Int64 { framesWrittenCounter.load(ordering: .relaxed) }
+
+    /// Frames in the file so far, at the file's rate.
+    public var framesInFile: Int64 { framesInFileCounter.load(ordering: .relaxed) }
+
+    /// Where the take's frame `frames` falls in the file, and how long the file is once a take of
+    /// `frames` frames is finished: the same number without a converter, else
+    /// round(frames × file rate / server rate) (`SampleRateConverter.outputLength`).
+    public func fileFrames(forTakeFrames frames: Int64) -> Int64 {
+        converter?.outputLength(forInputFrames: frames) ?? frames
+    }
 
     /// True once a write has failed; the take cannot continue.
     public var hasFailed: Bool { failedFlag.load(ordering: .acquiring) }
@@ -115,24 +148,38 @@ public final class DiskWriter: @unchecked Sendable {
         var planar = [Float]()
         var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
         var written: Int64 = 0
+        var inFile: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
         let ring = source.ring
+        let converter = self.converter
         // Frames interleaved and not yet handed to libsndfile: everything one wake drains goes out
         // in writes of up to 8192 frames (about 1 MB at most, never less than a period), not one
         // small write(2) per period, without a batch that grows with the channel count.
-        let batchFrames = max(source.periodFrames, min(8_192, (1 << 20) / (channels * MemoryLayout<Float>.stride)))
+        var batchFrames = max(source.periodFrames, min(8_192, (1 << 20) / (channels * MemoryLayout<Float>.stride)))
         var batch = [Float](repeating: 0, count: batchFrames * channels)
         var batched = 0
 
-        func write(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
+        func writeToFile(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
             try file.write(interleaved: samples, frames: frames)
-            written += Int64(frames)
+            inFile += Int64(frames)
             sinceHeaderUpdate += Int64(frames)
-            framesWrittenCounter.store(written, ordering: .relaxed)
+            framesInFileCounter.store(inFile, ordering: .relaxed)
             if sinceHeaderUpdate >= headerInterval {
                 file.updateHeader()
                 sinceHeaderUpdate = 0
             }
+        }
+
+        /// Writes `frames` interleaved frames of the take: to the file, or through the converter
+        /// to it (one src_process per batch, not per period).
+        func write(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
+            if let converter {
+                try converter.convert(samples, frames: frames, emit: writeToFile)
+            } else {
+                try writeToFile(samples, frames: frames)
+            }
+            written += Int64(frames)
+            framesWrittenCounter.store(written, ordering: .relaxed)
         }
 
         func flush() throws(CaptureError) {
@@ -194,6 +241,12 @@ public final class DiskWriter: @unchecked Sendable {
                     guard frames > 0 else { continue }
                     try writeSilence(until: headerBytes.position)
                     if batched + frames > batchFrames { try flush() }
+                    if frames > batchFrames {
+                        // The server's period grew past the batch mid-take (jack_bufsize): the
+                        // batch grows with it, here on the writer thread.
+                        batchFrames = frames
+                        batch = [Float](repeating: 0, count: batchFrames * channels)
+                    }
                     DiskWriter.interleave(planar: planar, into: &batch, at: batched, frames: frames, channels: channels)
                     batched += frames
                     drained = true
@@ -207,6 +260,8 @@ public final class DiskWriter: @unchecked Sendable {
                 }
                 if !drained { usleep(Self.idleSleepMicroseconds) }
             }
+            // The filter's tail, and the file's length made exact.
+            try converter?.finish(emit: writeToFile)
             file.updateHeader()
         } catch {
             failure = error

@@ -3,12 +3,18 @@ import Foundation
 
 /// How fast jcap's disk path writes when nothing else limits it: a producer thread fills the ring
 /// in exactly the process callback's block format, as fast as there is room, and the real
-/// `DiskWriter` drains it into a float WAV. The same audio is also written straight through
-/// sf_writef_float, the rate no libsndfile writer can beat.
+/// `DiskWriter` drains it into a float WAV, converting it to another sample rate if asked. The same
+/// audio is also written straight through sf_writef_float (never converted), the rate no
+/// libsndfile writer can beat.
 public enum DiskWriterBenchmark {
     public struct Result: Sendable {
         public var channels: Int
+        /// Frames of the take, at the server's rate.
         public var frames: Int64
+        public var sampleRate: Int
+        /// Frames the writer put in the file, at `fileSampleRate`.
+        public var fileFrames: Int64
+        public var fileSampleRate: Int
         /// Seconds until the writer had written and closed the file.
         public var writerSeconds: Double
         /// ... and until fsync(2) had it on the disk.
@@ -17,10 +23,16 @@ public enum DiskWriterBenchmark {
         public var rawSyncedSeconds: Double
 
         public var bytes: Double { Double(frames) * Double(channels) * 4 }
+        /// Seconds of the take the writer handles per second: how many times real time it runs.
+        public var writerRealTimeFactor: Double { Double(frames) / Double(sampleRate) / writerSeconds }
     }
 
+    /// With a `fileSampleRate` other than `sampleRate`, the writer converts with a
+    /// `SampleRateConverter` of `quality`.
     public static func run(channels: Int, frames: Int64, period: Int = 1_024, sampleRate: Int = 48_000,
+                           fileSampleRate: Int? = nil, quality: SampleRateConverterQuality = .best,
                            directory: String) throws -> Result {
+        let fileRate = fileSampleRate ?? sampleRate
         let path = directory + "/jcap-writer-benchmark-\(getpid()).wav"
         defer { unlink(path) }
         let format = try RecordingSettings(format: .float).resolveFormat(forPath: path)
@@ -42,9 +54,11 @@ public enum DiskWriterBenchmark {
             table.render(into: planar + channel * period, frames: period, start: 0, channel: channel)
         }
         unlink(path)
-        let file = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: sampleRate,
+        let file = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: fileRate,
                                         overwrite: false)
-        let writer = DiskWriter(source: source, file: file)
+        let converter = fileRate == sampleRate ? nil
+            : try SampleRateConverter(channels: channels, inputRate: sampleRate, outputRate: fileRate, quality: quality)
+        let writer = DiskWriter(source: source, file: file, converter: converter)
         let start = Date()
         writer.start()
         // The producer only reads the block it copies from; the pointer outlives the thread.
@@ -79,6 +93,10 @@ public enum DiskWriterBenchmark {
         guard writer.framesWritten == frames else {
             throw CaptureError.writeFailed(path: path, reason: "wrote \(writer.framesWritten) of \(frames) frames")
         }
+        let fileFrames = writer.framesInFile
+        guard fileFrames == writer.fileFrames(forTakeFrames: frames) else {
+            throw CaptureError.writeFailed(path: path, reason: "the file holds \(fileFrames) frames, not \(writer.fileFrames(forTakeFrames: frames))")
+        }
 
         // Straight through libsndfile.
         unlink(path)
@@ -100,7 +118,8 @@ public enum DiskWriterBenchmark {
         let rawSeconds = Date().timeIntervalSince(rawStart)
         sync(path)
         let rawSyncedSeconds = Date().timeIntervalSince(rawStart)
-        return Result(channels: channels, frames: frames, writerSeconds: writerSeconds,
+        return Result(channels: channels, frames: frames, sampleRate: sampleRate, fileFrames: fileFrames,
+                      fileSampleRate: fileRate, writerSeconds: writerSeconds,
                       writerSyncedSeconds: writerSyncedSeconds, rawSeconds: rawSeconds, rawSyncedSeconds: rawSyncedSeconds)
     }
 
