@@ -97,6 +97,9 @@ struct Jcap: ParsableCommand {
 
     func run() throws {
         let signals = ControlSignals()
+        // A file-size limit (ulimit -f) then fails the write with EFBIG, which the take reports
+        // like a full disk, instead of killing jcap with an unfinished file.
+        Glibc.signal(SIGXFSZ, SIG_IGN)
         let console = Console(display: meter)
         defer { console.endDisplay() }
         let configuration: CaptureConfiguration

@@ -7,7 +7,8 @@ final class Subprocess {
     let outputPath: String
     let errorPath: String
 
-    init(_ executable: URL, _ arguments: [String], server: String?, directory: String) throws {
+    init(_ executable: URL, _ arguments: [String], server: String?, directory: String,
+         standardInput: FileHandle = FileHandle.nullDevice) throws {
         let id = UUID().uuidString
         outputPath = NSTemporaryDirectory() + "/jcaptest-\(id).out"
         errorPath = NSTemporaryDirectory() + "/jcaptest-\(id).err"
@@ -21,7 +22,7 @@ final class Subprocess {
         process.environment = environment
         process.standardOutput = FileHandle(forWritingAtPath: outputPath)
         process.standardError = FileHandle(forWritingAtPath: errorPath)
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = standardInput
         try process.run()
     }
 
