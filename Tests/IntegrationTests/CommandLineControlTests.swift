@@ -53,11 +53,7 @@ final class CommandLineControlTests: JackTestCase {
     /// The same failure through the library: the delegate hears the encode error, then that the
     /// take did not finish successfully.
     func testTheRecorderDelegateHearsAWriteError() throws {
-        let recorder = try Recorder(url: URL(fileURLWithPath: path("limited.wav")), settings: RecordingSettings(channelCount: 2),
-                                    connection: RecorderConnection(clientName: "rec", serverName: server.name))
-        try recorder.setChannelAssignments(["sig:out_1", "sig:out_2"])
-        let delegate = RecordingDelegate()
-        recorder.delegate = delegate
+        let (recorder, delegate) = try makeRecorder("limited.wav")
         try recorder.prepareToRecord()
         // Only while recording: the test process's own file writes are limited too.
         let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)

@@ -23,12 +23,7 @@ final class InterruptionTests: JackTestCase {
     func testABufferSizeChangeMidTakeKeepsEveryDeliveredFrameInPlace() throws {
         defer { try? setPeriod(1_024) }
         let (report, delegate) = try withoutXruns {
-            let recorder = try Recorder(url: URL(fileURLWithPath: path("bufsize.wav")),
-                                        settings: RecordingSettings(channelCount: 4),
-                                        connection: RecorderConnection(clientName: "rec", serverName: server.name))
-            try recorder.setChannelAssignments((1...4).map { "sig:out_\($0)" })
-            let delegate = RecordingDelegate()
-            recorder.delegate = delegate
+            let (recorder, delegate) = try makeRecorder("bufsize.wav", channels: 4)
             try recorder.record(forDuration: 3)
             usleep(700_000)
             try setPeriod(2_048)
@@ -60,11 +55,7 @@ final class InterruptionTests: JackTestCase {
         let stalled = try Subprocess(try Executables.built("jcap-testsignal"), ["play", "--channels", "1", "--name", "stall"],
                                      server: server.name, directory: directory)
         try Self.waitFor("stall's port") { observer.audioOutputPorts().contains("stall:out_1") }
-        let recorder = try Recorder(url: URL(fileURLWithPath: path("xrun.wav")), settings: RecordingSettings(channelCount: 1),
-                                    connection: RecorderConnection(clientName: "rec", serverName: server.name))
-        try recorder.setChannelAssignments(["sig:out_1"])
-        let delegate = RecordingDelegate()
-        recorder.delegate = delegate
+        let (recorder, delegate) = try makeRecorder("xrun.wav", channels: 1)
         try recorder.record()
         usleep(300_000)
         // A client that stops answering makes the server miss its deadline: an xrun.
@@ -88,11 +79,7 @@ final class InterruptionTests: JackTestCase {
 /// class has one.
 final class ServerShutdownRecorderTests: JackTestCase {
     func testServerShutdownMidTakeKeepsEverythingReceived() throws {
-        let recorder = try Recorder(url: URL(fileURLWithPath: path("shutdown.wav")), settings: RecordingSettings(channelCount: 2),
-                                    connection: RecorderConnection(clientName: "rec", serverName: server.name))
-        try recorder.setChannelAssignments(["sig:out_1", "sig:out_2"])
-        let delegate = RecordingDelegate()
-        recorder.delegate = delegate
+        let (recorder, delegate) = try makeRecorder("shutdown.wav")
         try recorder.record()
         usleep(500_000)
         server.stop()
