@@ -280,6 +280,13 @@ final class RecorderTests: JackTestCase {
         let report = try check("rate.wav")
         XCTAssertGreaterThan(report.frames, 9_600)
         XCTAssertTrue(report.isIntact, "valid up to the change: \(report)")
+        guard case .started(let start)? = delegate.events.first(where: \.isStarted),
+              case .stopped(let end, let length)? = delegate.events.first(where: \.isStopped) else {
+            return XCTFail("\(delegate.events)")
+        }
+        XCTAssertEqual(Int64(FrameTime.distance(from: start, to: end)), length, "no frame after the end, none lost before it")
+        XCTAssertEqual(length, report.frames)
+        XCTAssertEqual(length % 1_024, 0, "the take ends where a cycle begins: the first cycle at the new rate is not in it")
     }
 
     func testJcapPausesOnSIGUSR1AndLeavesThePauseOut() throws {

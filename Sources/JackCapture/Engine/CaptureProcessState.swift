@@ -212,10 +212,9 @@ func captureSampleRateCallback(_ rate: jack_nframes_t, _ argument: UnsafeMutable
     guard let argument else { return 0 }
     let state = argument.assumingMemoryBound(to: CaptureProcessState.self).pointee
     guard Int(rate) != state.sampleRate else { return 0 }
+    // The next cycle ends the take at its first frame: every frame at the old rate is kept, none
+    // at the new one is.
     state.changedSampleRate.store(Int(rate), ordering: .releasing)
-    // The next cycle stops the take at its first frame (a stop named in the past ends at the
-    // cycle boundary it is checked in).
-    state.requestedStop.store(Int64(jack_last_frame_time(state.client)), ordering: .releasing)
     state.notify(.sampleRateChanged, value: Int64(rate), extra: Int64(state.sampleRate))
     return 0
 }
@@ -311,8 +310,9 @@ extension CaptureProcessState {
         var recording = current != CapturePhase.paused.rawValue
         var cursor = offset
         var firstCopied = n, lastCopied = 0
-        var finishing = false
-        var endFrame = cycleStart
+        // The sample rate changed: this cycle is at the new rate, and the take ends before it.
+        var finishing = changedSampleRate.load(ordering: .acquiring) != 0
+        var endFrame = FrameTime.advance(cycleStart, by: offset)
         var cutBack = false
         let length = requestedLength.load(ordering: .relaxed)
         while cursor < n && !finishing {
