@@ -22,7 +22,9 @@ final class InterruptionTests: JackTestCase {
 
     func testABufferSizeChangeMidTakeKeepsEveryDeliveredFrameInPlace() throws {
         defer { try? setPeriod(1_024) }
-        let (report, delegate) = try withoutXruns {
+        // A period change restarts the server's driver, which sometimes shows as an xrun of its
+        // own: such a take is repeated like any other, so allow a few more attempts.
+        let (report, delegate) = try withoutXruns(attempts: 5) {
             let (recorder, delegate) = try makeRecorder("bufsize.wav", channels: 4)
             try recorder.record(forDuration: 3)
             usleep(700_000)

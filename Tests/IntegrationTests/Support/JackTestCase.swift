@@ -84,12 +84,12 @@ class JackTestCase: XCTestCase {
 
     func path(_ name: String) -> String { directory + "/" + name }
 
-    /// Runs `take` until the server goes through it without an xrun, at most three times. An xrun
+    /// Runs `take` until the server goes through it without an xrun, at most `attempts` times (three unless told). An xrun
     /// can disturb the test-signal client itself (JACK 2's clients may see the clock jump in
     /// different cycles), so such a take cannot be checked sample by sample; a take without one
     /// is always checked, and any fault in it fails the test.
-    func withoutXruns<T>(_ take: () throws -> T) throws -> T {
-        for attempt in 1...3 {
+    func withoutXruns<T>(attempts: Int = 3, _ take: () throws -> T) throws -> T {
+        for attempt in 1...attempts {
             if attempt > 1 {
                 for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
                     try FileManager.default.removeItem(atPath: path(name))
@@ -102,7 +102,7 @@ class JackTestCase: XCTestCase {
             if xruns == 0 { return result }
             print("note: \(xruns) server xruns during attempt \(attempt) of \(name); repeating the take")
         }
-        throw TestFailure("the server had xruns in three takes in a row: too loaded to check recordings sample by sample")
+        throw TestFailure("the server had xruns in \(attempts) takes in a row: too loaded to check recordings sample by sample")
     }
 
     private var xrunWindowEnd: Int?
