@@ -85,9 +85,9 @@ class JackTestCase: XCTestCase {
     func path(_ name: String) -> String { directory + "/" + name }
 
     /// Runs `take` until the server goes through it without an xrun, at most `attempts` times
-    /// (three unless told). An xrun can disturb the test-signal client itself (JACK 2's clients may see the clock jump in
-    /// different cycles), so such a take cannot be checked sample by sample; a take without one
-    /// is always checked, and any fault in it fails the test.
+    /// (three unless told). An xrun can disturb the test-signal client itself (JACK 2's clients
+    /// may see the clock jump in different cycles), so such a take cannot be checked sample by
+    /// sample; a take without one is always checked, and any fault in it fails the test.
     func withoutXruns<T>(attempts: Int = 3, _ take: () throws -> T) throws -> T {
         for attempt in 1...attempts {
             if attempt > 1 {
