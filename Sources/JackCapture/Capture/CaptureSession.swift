@@ -95,7 +95,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// The start frame the configuration asks for, resolved against JACK's clock now (nil: the
     /// first cycle after arming).
-    public func resolveConfiguredStart() throws(CaptureError) -> UInt32? {
+    private func resolveConfiguredStart() throws(CaptureError) -> UInt32? {
         let sampleRate = client.sampleRate
         var startFrame: UInt32?
         switch configuration.start {
@@ -142,7 +142,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
     /// length, to stop after exactly that many recorded frames. Once per session.
     public func start(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(CaptureError) {
-        precondition(scheduledStart == nil && !started, "a session starts once")
+        precondition(!started, "a session starts once")
         if let startFrame, FrameTime.distance(from: client.estimatedFrameTime, to: startFrame) < 0 {
             throw .startInPast("frame \(startFrame)")
         }
@@ -170,9 +170,6 @@ public final class CaptureSession: @unchecked Sendable {
         engine.requestResume(atFrame: at)
         return at
     }
-
-    /// Whether the take is paused now.
-    public var isPaused: Bool { engine.phase == .paused }
 
     /// The events since the last call, in order (one caller at a time); every event is also kept
     /// for the take report. The server's shutdown is reported once, when it is noticed.

@@ -66,7 +66,7 @@ public final class Recorder: @unchecked Sendable {
         self.settings = settings
         self.connection = connection
         do throws(CaptureError) {
-            let format = try Self.resolveFormat(settings, path: url.path)
+            let format = try settings.resolveFormat(forPath: url.path)
             if let channels = settings.channelCount {
                 guard channels >= 1 else { throw CaptureError.badChannelList("\(channels)", reason: "a recording needs at least one channel") }
                 try Self.validate(settings, format: format, channels: channels)
@@ -84,15 +84,16 @@ public final class Recorder: @unchecked Sendable {
 
     // MARK: Channels
 
-    /// The JACK output port each channel records, in channel order: the assigned ports, else
-    /// the ports recorded (once prepared), else the server's first physical capture ports.
+    /// The JACK output port each channel records, in channel order: the ports recorded (once
+    /// prepared), else the ports as assigned, else the server's first physical capture ports
+    /// (empty when the server has too few, or cannot be reached).
     public var channelAssignments: [String] {
         locked {
             if let session { return session.sources }
             if let assignedSources { return assignedSources }
-            let count = settings.channelCount ?? 2
-            let physical = (try? openClient())?.physicalCapturePorts().sorted(by: NaturalOrder.areInIncreasingOrder) ?? []
-            return Array(physical.prefix(count))
+            guard let client = try? openClient() else { return [] }
+            return (try? makeConfiguration().sources.resolve(physicalCapturePorts: client.physicalCapturePorts(),
+                                                             outputPorts: client.audioOutputPorts())) ?? []
         }
     }
 
@@ -136,32 +137,14 @@ public final class Recorder: @unchecked Sendable {
             case .deleted: throw .deleted
             }
             let client = try openClient()
-            var configuration = makeConfiguration()
-            if let assignedSources {
-                configuration.sources = .ports(assignedSources)
-            } else {
-                let count = settings.channelCount ?? 2
-                configuration.sources = .channels(Array(1...count))
-            }
-            do {
-                if let assignedSources {
-                    let resolved = try resolve(assignedSources, client: client)
-                    if let expected = settings.channelCount, resolved.count != expected {
-                        throw RecorderError.channelAssignmentCount(expected: expected, assigned: resolved.count)
-                    }
-                }
-                let session = try CaptureSession(configuration: configuration, client: client)
+            do throws(CaptureError) {
+                // The session resolves globs and checks their count against the settings'.
+                let session = try CaptureSession(configuration: makeConfiguration(), client: client)
                 session.isMeteringEnabled = meteringWanted
                 try session.prepare()
                 self.session = session
                 stage = .prepared
-            } catch let error as RecorderError {
-                throw error
-            } catch let error as CaptureError {
-                throw .capture(error)
-            } catch {
-                throw .capture(.outputUnwritable(url.path, reason: "\(error)"))
-            }
+            } catch { throw .capture(error) }
         }
     }
 
@@ -301,11 +284,6 @@ public final class Recorder: @unchecked Sendable {
             let frames = clockExtension.extend(client.estimatedFrameTime)
             return Double(frames) / Double(client.sampleRate)
         }
-    }
-
-    /// The JACK frame time now (the server's estimate; exact frame times come from events).
-    public var deviceCurrentFrame: UInt32? {
-        locked { (try? openClient())?.estimatedFrameTime }
     }
 
     /// How the take ended, once it has.
@@ -512,11 +490,10 @@ extension Recorder {
         configuration.bufferSeconds = connection.bufferSeconds
         configuration.outputPath = url.path
         configuration.settings = settings
+        // The assigned ports, else the server's first physical capture ports.
+        configuration.sources = assignedSources.map(SourceSelection.ports)
+            ?? .channels(Array(1...(settings.channelCount ?? 2)))
         return configuration
-    }
-
-    fileprivate static func resolveFormat(_ settings: RecordingSettings, path: String) throws(CaptureError) -> FileFormat {
-        try settings.resolveFormat(forPath: path)
     }
 
     /// Checks what can be checked before the server is known: the channel count, and the file's
