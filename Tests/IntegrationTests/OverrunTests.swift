@@ -12,7 +12,7 @@ final class OverrunTests: JackTestCase {
         XCTAssertEqual(ExitStatus(for: report.outcome), .lostFrames, "jcap exits non-zero")
         XCTAssertGreaterThan(status.overrunCycles, 0)
         XCTAssertEqual(report.lostFrames, status.overrunFrames + status.skippedFrames, "every lost frame is counted")
-        // The ring holds at least two 8192-frame periods (0.34 s) of the 0.6 s stall; the rest is lost.
+        // The ring holds at least four 8192-frame periods (0.68 s) of the 1 s stall; the rest is lost.
         XCTAssertGreaterThanOrEqual(report.lostFrames, Int64(0.2 * Double(server.sampleRate)))
         XCTAssertEqual(report.frames, 96_000, "the file keeps the take's length")
 
@@ -22,7 +22,7 @@ final class OverrunTests: JackTestCase {
         XCTAssertTrue(report.lostSpans.allSatisfy { $0.position >= 24_000 }, "\(report.lostSpans)")
     }
 
-    /// 2 s of 4 channels through the smallest ring (0.1 s asked for; two 8192-frame periods given), the disk stalling for 0.6 s once, half a second in.
+    /// 2 s of 4 channels through the smallest ring (0.1 s asked for; four 8192-frame periods given), the disk stalling for 1 s once, half a second in.
     private func overrunTake() throws -> (TakeReport, CaptureStatus, TestSignalReport) {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name
@@ -34,7 +34,7 @@ final class OverrunTests: JackTestCase {
         let session = try CaptureSession(configuration: configuration)
         let stalled = ManagedFlag()
         session.beforeEachBlockWritten = { position in
-            if position >= 24_000 && stalled.setOnce() { usleep(600_000) }
+            if position >= 24_000 && stalled.setOnce() { usleep(1_000_000) }
         }
         try session.start()
         try Self.waitFor("the take to end", timeout: 30) { session.isFinished }

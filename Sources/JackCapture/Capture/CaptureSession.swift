@@ -19,6 +19,8 @@ public final class CaptureSession: @unchecked Sendable {
     public let format: FileFormat
     public let outputPath: String
     public private(set) var writer: DiskWriter?
+    /// The engine's number for this take, once prepared.
+    public private(set) var take: UInt32 = 0
     /// The JACK frame the take was armed to start at (nil: the first cycle after `start()`).
     public private(set) var scheduledStart: UInt32?
     public private(set) var durationFrames: Int64?
@@ -128,7 +130,9 @@ public final class CaptureSession: @unchecked Sendable {
                                       outputRate: fileSampleRate, quality: configuration.settings.converterQuality)
         let file = try SoundFile.create(path: outputPath, format: format, channels: sources.count,
                                         sampleRate: fileSampleRate, overwrite: configuration.settings.overwritesExistingFile)
-        let writer = DiskWriter(source: engine.writerSource, file: file, converter: converter)
+        let take = engine.reserveTake()
+        self.take = take
+        let writer = DiskWriter(source: engine.writerSource(forTake: take), file: file, converter: converter)
         writer.beforeEachBlock = beforeEachBlockWritten
         self.writer = writer
         writer.start()
@@ -150,7 +154,7 @@ public final class CaptureSession: @unchecked Sendable {
         scheduledStart = startFrame
         durationFrames = lengthFrames
         started = true
-        engine.arm(start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: lengthFrames)
+        engine.arm(take, start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: lengthFrames)
     }
 
     /// Pauses at JACK's current frame (or at `frame`): frames from there on are not recorded until
@@ -233,6 +237,9 @@ public final class CaptureSession: @unchecked Sendable {
             while !isFinished { usleep(2_000) }
             status = engine.status
         }
+        // Cycles read but not yet placed when the server went: placed now, so all that was
+        // received is written.
+        if status.serverGone { engine.flushAfterShutdown() }
         // A session never started has nothing coming: its writer stops at once.
         writer?.finish(abandoning: !started || (status.serverGone && status.phase != .finished))
         status = engine.status

@@ -1,20 +1,80 @@
-/// What precedes each cycle's frames on the ring: where they belong in the take, how many there
-/// are and when JACK delivered the first of them. The frames follow, channel after channel
-/// (planar), each channel `frameCount` 32-bit floats: exactly what JACK's port buffers hold, so the
-/// process callback only ever makes one whole copy per channel.
-public struct CaptureBlockHeader: Equatable, Sendable {
-    /// Index in the take of the first frame of this block. Frames before it that no block carried
-    /// (a cycle dropped on overrun, frames skipped by an xrun) are written as silence.
+/// Frames of a block that belong to the take: `count` frames from `offset` in the block, at
+/// `position` in the take.
+public struct BlockSpan: Equatable, Sendable {
+    public var offset: Int32
+    public var count: Int32
     public var position: Int64
-    /// Frames per channel in this block.
-    public var frameCount: Int32
-    /// JACK frame time of the first frame.
-    public var frameTime: UInt32
 
-    public init(position: Int64, frameCount: Int32, frameTime: UInt32) {
+    @_noAllocation @_noLocks
+    public init(offset: Int32, count: Int32, position: Int64) {
+        self.offset = offset
+        self.count = count
         self.position = position
+    }
+}
+
+/// What precedes each cycle's frames on the ring: the take it belongs to, how many frames it
+/// stores, the JACK frame time of the first, and which of them go where in the take. The frames
+/// follow, channel after channel (planar), each channel `frameCount` 32-bit floats: exactly what
+/// JACK's port buffers hold, so the process callback only ever makes one whole copy per channel.
+/// Frames before a span's position that no block carried (a cycle dropped on overrun, frames
+/// skipped by an xrun) are written as silence.
+public struct CaptureBlockHeader: Equatable, Sendable {
+    /// The take (`CaptureEngine.arm` numbers them) whose frames these are.
+    public var take: UInt32
+    /// Frames per channel stored in this block: the whole cycle.
+    public var frameCount: Int32
+    /// JACK frame time of the first stored frame.
+    public var frameTime: UInt32
+    public var spanCount: Int32
+    private var span0: BlockSpan
+    private var span1: BlockSpan
+    private var span2: BlockSpan
+    private var span3: BlockSpan
+
+    /// Spans a block can carry: a cycle holds at most a start, a pause and a resume.
+    public static var maximumSpans: Int { @_noAllocation @_noLocks get { 4 } }
+
+    /// A block whose frames all go into take `take` from `position` on.
+    public init(position: Int64, frameCount: Int32, frameTime: UInt32, take: UInt32 = 0) {
+        self.init(take: take, frameCount: frameCount, frameTime: frameTime)
+        append(BlockSpan(offset: 0, count: frameCount, position: position))
+    }
+
+    /// A block with no spans yet.
+    @_noAllocation @_noLocks
+    public init(take: UInt32, frameCount: Int32, frameTime: UInt32) {
+        self.take = take
         self.frameCount = frameCount
         self.frameTime = frameTime
+        spanCount = 0
+        let empty = BlockSpan(offset: 0, count: 0, position: 0)
+        span0 = empty
+        span1 = empty
+        span2 = empty
+        span3 = empty
+    }
+
+    @_noAllocation @_noLocks
+    public mutating func append(_ span: BlockSpan) {
+        switch spanCount {
+        case 0: span0 = span
+        case 1: span1 = span
+        case 2: span2 = span
+        case 3: span3 = span
+        default: return
+        }
+        spanCount += 1
+    }
+
+    @_noAllocation @_noLocks
+    public func span(_ index: Int) -> BlockSpan {
+        switch index {
+        case 0: span0
+        case 1: span1
+        case 2: span2
+        default: span3
+        }
     }
 
     /// Bytes one header takes on the ring.

@@ -45,6 +45,7 @@ public final class CaptureEngine: @unchecked Sendable {
     let ports: [OpaquePointer]
     let state: UnsafeMutablePointer<CaptureProcessState>
     private var active = false
+    private var lastTake: UInt32 = 0
 
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
     /// server's current rate and period), touched so the callback never faults on it.
@@ -62,6 +63,7 @@ public final class CaptureEngine: @unchecked Sendable {
         state = .allocate(capacity: 1)
         state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
                                                  sampleRate: client.sampleRate, periodFrames: client.bufferSize))
+        meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
     }
 
     deinit {
@@ -72,10 +74,12 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     /// Bytes of ring for `seconds` of `channels` channels, with room for each cycle's header and
-    /// never less than two of the longest periods JACK allows (8192 frames), so that the period
-    /// may grow mid-take without every cycle overrunning.
+    /// never less than the cycles the callback holds back while their time settles
+    /// (`CycleTimeline.capacity`) plus one, of the longest period JACK allows (8192 frames), so
+    /// that the period may grow mid-take without every cycle overrunning.
     public static func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) -> Int {
-        let frames = max(Int((seconds * Double(sampleRate)).rounded(.up)), 2 * max(period, 8_192))
+        let frames = max(Int((seconds * Double(sampleRate)).rounded(.up)),
+                         (CycleTimeline.capacity + 1) * max(period, 8_192))
         let cycles = (frames + period - 1) / period + 1
         return frames * channels * MemoryLayout<Float>.stride + cycles * CaptureBlockHeader.byteCount
     }
@@ -100,17 +104,32 @@ public final class CaptureEngine: @unchecked Sendable {
     /// Connections each input port has now (jack_port_connected).
     public func connectionCounts() -> [Int] { ports.map { client.connectionCount(of: $0) } }
 
-    /// Arms the take: it starts at `start` and, with a `length`, stops after exactly that many
-    /// frames. Call once.
-    public func arm(start: CaptureStart, length: Int64?) {
+    /// Numbers a new take, to arm with `arm(_:start:length:)` and to give its writer
+    /// (`writerSource(forTake:)`). Takes are numbered from 1; one client records any number, one
+    /// after another.
+    public func reserveTake() -> UInt32 {
+        lastTake &+= 1
+        if lastTake == 0 { lastTake = 1 }
+        return lastTake
+    }
+
+    /// Arms take `take`: it starts at `start` and, with a `length`, stops after exactly that many
+    /// frames. The take before it must have finished (a new take replaces it in the callback).
+    public func arm(_ take: UInt32, start: CaptureStart, length: Int64?) {
         let pointer = state.pointee
         switch start {
-        case .immediately: pointer.requestedStart.store(CaptureProcessState.immediateStart, ordering: .relaxed)
+        case .immediately: pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
         case .atFrame(let frame): pointer.requestedStart.store(Int64(frame), ordering: .relaxed)
         }
-        pointer.requestedLength.store(length ?? CaptureProcessState.unlimitedLength, ordering: .relaxed)
-        pointer.phase.store(CapturePhase.waiting.rawValue, ordering: .releasing)
+        pointer.requestedLength.store(length ?? CaptureProcessState.noRequest, ordering: .relaxed)
+        pointer.requestedStop.store(CaptureProcessState.noRequest, ordering: .relaxed)
+        pointer.requestedPause.store(CaptureProcessState.noRequest, ordering: .relaxed)
+        pointer.requestedResume.store(CaptureProcessState.noRequest, ordering: .relaxed)
+        pointer.armedTake.store(take, ordering: .releasing)
     }
+
+    /// The take armed last, 0 before the first.
+    public var armedTake: UInt32 { state.pointee.armedTake.load(ordering: .acquiring) }
 
     /// Ends the take just before JACK frame time `frame`: every frame before it is recorded,
     /// including the part of the cycle that contains it. Stopping before the start cancels the take.
@@ -170,13 +189,33 @@ public final class CaptureEngine: @unchecked Sendable {
         set { state.pointee.meteringEnabled.store(newValue, ordering: .relaxed) }
     }
 
-    /// The channels' meters; `meters.update()` takes in what the callback measured.
-    public private(set) lazy var meters = ChannelMeters(accumulators: state.pointee.meters,
-                                                        sampleRate: client.sampleRate)
+    /// The channels' meters; `meters.update()` takes in what the callback measured. They run
+    /// whether or not a take is recording.
+    public let meters: ChannelMeters
 
+    /// The phase of the take armed last: `.waiting` until the callback has taken it up.
     public var phase: CapturePhase {
-        CapturePhase(rawValue: state.pointee.phase.load(ordering: .acquiring)) ?? .idle
+        let s = state.pointee
+        let armed = s.armedTake.load(ordering: .acquiring)
+        guard armed != 0 else { return .idle }
+        guard s.activeTake.load(ordering: .acquiring) == armed else { return .waiting }
+        return CapturePhase(rawValue: s.phase.load(ordering: .acquiring)) ?? .idle
     }
+
+    /// Once the server has shut down, publishes the cycles the callback had read but not yet
+    /// placed, so the writer gets everything received. No callback runs after it.
+    public func flushAfterShutdown() {
+        state.pointee.flushAfterShutdown()
+    }
+
+    /// Test hook: the next cycle's callback runs `microseconds` late, as one the scheduler held
+    /// back would: it copies its cycle, then spins, then reads JACK's clock.
+    func stallNextCycle(microseconds: Int) {
+        state.pointee.stallMicroseconds.store(microseconds, ordering: .relaxed)
+    }
+
+    /// Callbacks so far in this take that ran late (read a later frame time than their cycle's).
+    public var lateCycles: Int64 { state.pointee.lateCycles.load(ordering: .relaxed) }
 
     public var status: CaptureStatus {
         let s = state.pointee

@@ -59,6 +59,18 @@ public struct RingBuffer: @unchecked Sendable {
         }
     }
 
+    /// Writes `byteCount` zero bytes at `offset` bytes past the write index, like `stage`.
+    @inlinable
+    @_noAllocation @_noLocks
+    public func stageZeros(byteCount: Int, at offset: Int) {
+        let start = (writeIndex.load(ordering: .relaxed) + offset) % capacity
+        let first = min(byteCount, capacity - start)
+        (storage + start).initializeMemory(as: UInt8.self, repeating: 0, count: first)
+        if first < byteCount {
+            storage.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount - first)
+        }
+    }
+
     /// Publishes the first `byteCount` staged bytes to the consumer.
     @inlinable
     @_noAllocation @_noLocks

@@ -71,6 +71,16 @@ struct MeterAccumulators {
         }
     }
 
+    /// Clears the take's highest peaks and clip counts for a new take (the process callback, the
+    /// only writer, calls it when a take is armed).
+    @_noAllocation @_noLocks
+    func resetTake() {
+        for channel in 0..<channelCount {
+            UnsafeAtomic<UInt32>(at: takePeaks + channel).store(0, ordering: .relaxed)
+            UnsafeAtomic<Int64>(at: clipCounts + channel).store(0, ordering: .relaxed)
+        }
+    }
+
     /// Publishes that `frames` more frames per channel have been measured.
     @_noAllocation @_noLocks
     func finishCycle(frames: Int) {

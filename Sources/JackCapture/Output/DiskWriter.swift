@@ -23,22 +23,32 @@ public struct DiskWriterSource: Sendable {
     public var channels: Int
     /// Frames per JACK period: the writer polls about twice a period when the ring is empty.
     public var periodFrames: Int
+    /// The take whose blocks the writer writes: blocks of earlier takes are skipped, a block of a
+    /// later one ends the writer's take.
+    public var take: UInt32
     /// The take's phase, and its final length once finished (read after the phase).
     public var progress: @Sendable () -> (phase: CapturePhase, position: Int64)
 
-    public init(ring: RingBuffer, channels: Int, periodFrames: Int,
+    public init(ring: RingBuffer, channels: Int, periodFrames: Int, take: UInt32 = 0,
                 progress: @escaping @Sendable () -> (phase: CapturePhase, position: Int64)) {
         self.ring = ring
         self.channels = channels
         self.periodFrames = periodFrames
+        self.take = take
         self.progress = progress
     }
 }
 
 extension CaptureEngine {
-    /// The engine as a disk writer's source.
-    public var writerSource: DiskWriterSource {
-        DiskWriterSource(ring: ring, channels: channelCount, periodFrames: client.bufferSize) { [self] in
+    /// Take `take` of the engine as a disk writer's source.
+    public func writerSource(forTake take: UInt32) -> DiskWriterSource {
+        DiskWriterSource(ring: ring, channels: channelCount, periodFrames: client.bufferSize, take: take) { [self] in
+            let armed = armedTake
+            // Not armed yet: the writer waits for its first block.
+            if FrameTime.distance(from: armed, to: take) > 0 { return (.waiting, 0) }
+            // Another take armed since: this one's blocks are all on the ring before the other's,
+            // and the writer stops at the first of those (nothing to trim or pad from here).
+            guard armed == take else { return (.missedStart, 0) }
             let phase = self.phase
             return (phase, status.position)
         }
@@ -158,6 +168,7 @@ public final class DiskWriter: @unchecked Sendable {
         var batchFrames = max(source.periodFrames, min(8_192, (1 << 20) / (channels * MemoryLayout<Float>.stride)))
         var batch = [Float](repeating: 0, count: batchFrames * channels)
         var batched = 0
+        var endedByNextTake = false
 
         func writeToFile(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
             try file.write(interleaved: samples, frames: frames)
@@ -211,7 +222,7 @@ public final class DiskWriter: @unchecked Sendable {
                 let progress = source.progress()
                 let phase = progress.phase
                 let abandoned = abandonFlag.load(ordering: .acquiring)
-                let ending = phase == .finished || phase == .missedStart || abandoned
+                let ending = phase == .finished || phase == .missedStart || abandoned || endedByNextTake
                 // The take's final length, once it has ended: a stop can fall inside the newest block.
                 let end = phase == .finished ? progress.position : Int64.max
                 var drained = false
@@ -221,41 +232,52 @@ public final class DiskWriter: @unchecked Sendable {
                     withUnsafeMutableBytes(of: &headerBytes) { raw in
                         ring.peek(into: raw.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0)
                     }
-                    let blockBytes = CaptureBlockHeader.blockByteCount(frames: Int(headerBytes.frameCount), channels: channels)
+                    if headerBytes.take != source.take && FrameTime.distance(from: source.take, to: headerBytes.take) > 0 {
+                        // The next take's first block: this take has no more.
+                        endedByNextTake = true
+                        break
+                    }
+                    let stored = Int(headerBytes.frameCount)
+                    let blockBytes = CaptureBlockHeader.blockByteCount(frames: stored, channels: channels)
                     // Hold the newest block until a later one arrives or the take ends.
                     if !ending && readable < blockBytes + CaptureBlockHeader.byteCount { break }
-                    let frames = Int(min(Int64(headerBytes.frameCount), max(0, end - headerBytes.position)))
-                    let stored = Int(headerBytes.frameCount)
-                    let samples = frames * channels
-                    if planar.count < samples { planar = [Float](repeating: 0, count: samples) }
-                    planar.withUnsafeMutableBytes { raw in
-                        // Channel after channel, the first `frames` of each run of `stored`.
-                        for channel in 0..<channels {
-                            ring.peek(into: raw.baseAddress! + channel * frames * MemoryLayout<Float>.stride,
-                                      byteCount: frames * MemoryLayout<Float>.stride,
-                                      at: CaptureBlockHeader.byteCount + channel * stored * MemoryLayout<Float>.stride)
+                    let current = headerBytes.take == source.take
+                    for index in 0..<(current ? Int(headerBytes.spanCount) : 0) {
+                        let span = headerBytes.span(index)
+                        let frames = Int(min(Int64(span.count), max(0, end - span.position)))
+                        guard frames > 0 else { continue }
+                        let samples = frames * channels
+                        if planar.count < samples { planar = [Float](repeating: 0, count: samples) }
+                        planar.withUnsafeMutableBytes { raw in
+                            // Channel after channel, `frames` frames from the span's offset in
+                            // each run of `stored`.
+                            for channel in 0..<channels {
+                                ring.peek(into: raw.baseAddress! + channel * frames * MemoryLayout<Float>.stride,
+                                          byteCount: frames * MemoryLayout<Float>.stride,
+                                          at: CaptureBlockHeader.byteCount
+                                            + (channel * stored + Int(span.offset)) * MemoryLayout<Float>.stride)
+                            }
                         }
+                        beforeEachBlock?(span.position)
+                        try writeSilence(until: span.position)
+                        if batched + frames > batchFrames { try flush() }
+                        if frames > batchFrames {
+                            // The server's period grew past the batch mid-take (jack_bufsize): the
+                            // batch grows with it, here on the writer thread.
+                            batchFrames = frames
+                            batch = [Float](repeating: 0, count: batchFrames * channels)
+                        }
+                        DiskWriter.interleave(planar: planar, into: &batch, at: batched, frames: frames, channels: channels)
+                        batched += frames
                     }
                     ring.commitRead(byteCount: blockBytes)
-                    beforeEachBlock?(headerBytes.position)
-                    guard frames > 0 else { continue }
-                    try writeSilence(until: headerBytes.position)
-                    if batched + frames > batchFrames { try flush() }
-                    if frames > batchFrames {
-                        // The server's period grew past the batch mid-take (jack_bufsize): the
-                        // batch grows with it, here on the writer thread.
-                        batchFrames = frames
-                        batch = [Float](repeating: 0, count: batchFrames * channels)
-                    }
-                    DiskWriter.interleave(planar: planar, into: &batch, at: batched, frames: frames, channels: channels)
-                    batched += frames
                     drained = true
                 }
                 try flush()
                 if ending {
                     // Every block is on the ring before the callback publishes `finished`; frames
                     // lost at the very end are padded up to the take's final length.
-                    if phase == .finished { try writeSilence(until: end) }
+                    if phase == .finished && !endedByNextTake { try writeSilence(until: end) }
                     break
                 }
                 if !drained { usleep(Self.idleSleepMicroseconds) }

@@ -71,8 +71,7 @@ public enum DiskWriterBenchmark {
                 let count = Int(min(Int64(period), frames - position))
                 let bytes = CaptureBlockHeader.blockByteCount(frames: count, channels: channels)
                 while ring.writableByteCount() < max(bytes, blockBytes) { sched_yield() }
-                header.position = position
-                header.frameCount = Int32(count)
+                header = CaptureBlockHeader(position: position, frameCount: Int32(count), frameTime: 0)
                 withUnsafeBytes(of: &header) { ring.stage(from: $0.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0) }
                 for channel in 0..<channels {
                     ring.stage(from: block + channel * period, byteCount: count * 4,

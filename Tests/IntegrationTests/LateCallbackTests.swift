@@ -1,0 +1,40 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// A process callback that runs late reads the next cycle's frame time (JACK 2 reads its frame
+/// counter when asked), and runs again at once for the next cycle, reading the same time again.
+/// No frame was lost: the take must hold every frame at its true position, with no silence.
+/// The engine's test hook makes chosen callbacks late: each spins a period and a half after
+/// copying its cycle, then reads JACK's clock, and the server reports the client late (an xrun).
+final class LateCallbackTests: JackTestCase {
+    func testLateCallbacksLeaveEveryFrameAtItsTruePositionWithNoSilence() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "late"
+        configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
+        configuration.outputPath = path("late.wav")
+        configuration.duration = .frames(3 * 48_000)
+        let session = try CaptureSession(configuration: configuration)
+        try session.start()
+        try Self.waitFor("recording") { session.status.position > 0 }
+        let stall = server.period * 1_000_000 * 3 / 2 / server.sampleRate
+        for _ in 0..<5 {
+            usleep(300_000)
+            session.engine.stallNextCycle(microseconds: stall)
+            try Self.waitFor("the late cycle") { session.engine.state.pointee.stallMicroseconds.load(ordering: .relaxed) == 0 }
+        }
+        try Self.waitFor("the take to end", timeout: 20) { session.isFinished }
+        let lateCycles = session.engine.lateCycles
+        let report = session.finish()
+
+        XCTAssertGreaterThanOrEqual(lateCycles, 5, "the hook made callbacks read a later frame time than their cycle's")
+        XCTAssertEqual(report.outcome, .complete, "lost \(report.lostSpans), skipped \(report.skippedFrames)")
+        XCTAssertEqual(report.lostSpans, [])
+        XCTAssertEqual(report.skippedFrames, 0)
+        let file = try check("late.wav")
+        XCTAssertEqual(file.frames, 3 * 48_000)
+        XCTAssertTrue(file.isIntact, "every sample at its true position: \(file) \(file.firstWrong)")
+        XCTAssertEqual(file.firstFrameTime, signalTime(try XCTUnwrap(report.startFrame)), "the first frame is the start frame")
+    }
+}
