@@ -57,7 +57,10 @@ let package = Package(
         // Benchmarks (tools/bench): the disk writer's throughput without JACK in the way.
         .executableTarget(
             name: "jcap-writer-benchmark",
-            dependencies: ["JackCapture"],
+            dependencies: [
+                "JackCapture",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ],
             path: "tools/bench/writer"
         ),
         .testTarget(
