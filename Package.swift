@@ -40,6 +40,16 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
+        // The test signal (every sample encodes its frame time and channel) and its verifiers:
+        // for jcap-testsignal, the tests and the benchmarks, not for recording.
+        .target(
+            name: "JackCaptureTestSignal",
+            dependencies: [
+                "JackCapture",
+                "CJack",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
         .executableTarget(
             name: "jcap",
             dependencies: [
@@ -51,6 +61,7 @@ let package = Package(
             name: "jcap-testsignal",
             dependencies: [
                 "JackCapture",
+                "JackCaptureTestSignal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -59,6 +70,7 @@ let package = Package(
             name: "jcap-writer-benchmark",
             dependencies: [
                 "JackCapture",
+                "JackCaptureTestSignal",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             path: "tools/bench/writer"
@@ -67,6 +79,7 @@ let package = Package(
             name: "JackCaptureTests",
             dependencies: [
                 "JackCapture",
+                "JackCaptureTestSignal",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
@@ -85,6 +98,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "JackCapture",
+                "JackCaptureTestSignal",
                 "AllocationProbe",
                 "jcap",
                 "jcap-testsignal",

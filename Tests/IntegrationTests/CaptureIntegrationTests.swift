@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 
 /// Real recordings with the jcap executable against a private dummy jackd, checked sample by sample
 /// against the test signal.

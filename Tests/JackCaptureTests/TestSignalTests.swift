@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import JackCapture
+import JackCaptureTestSignal
 
 @Suite("Test signal encoding")
 struct TestSignalTests {

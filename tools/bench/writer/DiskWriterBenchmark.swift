@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import JackCapture
+import JackCaptureTestSignal
 
 /// How fast jcap's disk path writes when nothing else limits it: a producer thread fills the ring
 /// in exactly the process callback's block format, as fast as there is room, and the real
