@@ -57,7 +57,8 @@ struct TestSignalCommand: ParsableCommand {
                 }
             } catch {
                 StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
-                throw ExitCode(ExitStatus(for: .jack(error)).rawValue)
+                if case .noServer = error { throw ExitCode(ExitStatuses.noServer) }
+                throw ExitCode(ExitStatuses.jackRefused)
             }
             StandardStreams.writeOutput("playing the test signal on \(generator.portNames.joined(separator: " "))\n")
             // Until SIGINT or SIGTERM, or until the server goes away (then there is nothing to play).
@@ -65,7 +66,7 @@ struct TestSignalCommand: ParsableCommand {
             while sigtimedwait(&blocked, nil, &timeout) < 0 && !generator.serverGone {}
             if generator.serverGone {
                 StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
-                throw ExitCode(ExitStatus.serverShutDown.rawValue)
+                throw ExitCode(ExitStatuses.serverShutDown)
             }
         }
     }
@@ -96,4 +97,11 @@ struct TestSignalCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// jcap's exit statuses for the failures the player shares with it.
+enum ExitStatuses {
+    static let serverShutDown: Int32 = 5
+    static let noServer: Int32 = 10
+    static let jackRefused: Int32 = 18
 }

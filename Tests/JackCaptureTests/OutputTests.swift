@@ -23,28 +23,3 @@ struct TakeNamingTests {
         #expect(TakeNaming.takeNumber(of: "mytake-001.wav") == nil)
     }
 }
-
-@Suite("Exit statuses")
-struct ExitStatusTests {
-    @Test("every kind of failure has its own status")
-    func distinct() {
-        let errors: [CaptureError] = [
-            .jack(.noServer(server: nil)), .noSuchChannel(3, available: 2), .badTime("x", reason: ""),
-            .startInPast("x"), .outputUnwritable("x", reason: ""), .outputExists("x"), .unsupportedExtension("x"),
-            .tooManyChannels(container: "FLAC", maximum: 8, requested: 9), .jack(.activationFailed),
-            .writeFailed(path: "x", reason: ""),
-        ]
-        #expect(ExitStatus(for: .jack(.clientNamedLikeServer("x"))) == .jackRefused)
-        let statuses = errors.map { ExitStatus(for: $0) }
-        #expect(Set(statuses).count == statuses.count)
-        #expect(!statuses.contains(.success))
-        #expect(ExitStatus(for: .badDuration("x", reason: "")) == .badTime)
-        #expect(ExitStatus(for: .noPortMatches("x")) == .unknownSource)
-        #expect(ExitStatus(for: .format(.noAACEncoder)) == .unsupportedFormat)
-        #expect(ExitStatus(for: .format(.qualityOutOfRange(2))) == .unsupportedFormat)
-        #expect(ExitStatus(for: .badOption(flag: "--quality", value: "x", expected: "")) == .usage)
-        #expect(ExitStatus(for: TakeReport.Outcome.lostFrames) == .lostFrames)
-        #expect(ExitStatus(for: TakeReport.Outcome.complete) == .success)
-        #expect(Set(ExitStatus.allCases.map(\.rawValue)).count == ExitStatus.allCases.count)
-    }
-}
