@@ -79,9 +79,12 @@ let package = Package(
             name: "JackCaptureTests",
             dependencies: [
                 "JackCapture",
-                "JackCaptureTestSignal",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
+        ),
+        .testTarget(
+            name: "JackCaptureTestSignalTests",
+            dependencies: ["JackCapture", "JackCaptureTestSignal"]
         ),
         .testTarget(
             name: "jcapTests",
