@@ -1,9 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Built on Linux only (JACK 2 and glibc; see Sources/JackCapture/Support/Platform.swift), so no
+// other platform is claimed.
 let package = Package(
     name: "jcap",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "JackCapture", targets: ["JackCapture"]),
         .executable(name: "jcap", targets: ["jcap"]),

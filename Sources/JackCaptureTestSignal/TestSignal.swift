@@ -1,4 +1,3 @@
-import Foundation
 import JackCapture
 
 /// A signal from which every recorded sample can be checked: the sample that channel `c` carries

@@ -1,9 +1,6 @@
 import ArgumentParser
 import JackCapture
 import JackCaptureTestSignal
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @main
 struct TestSignalCommand: ParsableCommand {

@@ -1,8 +1,5 @@
 import ArgumentParser
 import JackCapture
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `--meter`: how jcap shows a take while it runs.
 enum MeterDisplay: String, ExpressibleByArgument, CaseIterable {

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Records JACK ports to a file the way iOS code records with AVAudioRecorder, on JACK's clock and
 /// sample-accurately.
