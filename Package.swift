@@ -1,9 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Built on Linux only (JACK 2 and glibc; see Sources/JackCapture/Support/Platform.swift), so no
+// other platform is claimed.
 let package = Package(
     name: "jcap",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "JackCapture", targets: ["JackCapture"]),
         .executable(name: "jcap", targets: ["jcap"]),
@@ -40,6 +41,16 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
+        // The test signal (every sample encodes its frame time and channel) and its verifiers:
+        // for jcap-testsignal, the tests and the benchmarks, not for recording.
+        .target(
+            name: "JackCaptureTestSignal",
+            dependencies: [
+                "JackCapture",
+                "CJack",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
         .executableTarget(
             name: "jcap",
             dependencies: [
@@ -51,13 +62,18 @@ let package = Package(
             name: "jcap-testsignal",
             dependencies: [
                 "JackCapture",
+                "JackCaptureTestSignal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmarks (tools/bench): the disk writer's throughput without JACK in the way.
         .executableTarget(
             name: "jcap-writer-benchmark",
-            dependencies: ["JackCapture"],
+            dependencies: [
+                "JackCapture",
+                "JackCaptureTestSignal",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ],
             path: "tools/bench/writer"
         ),
         .testTarget(
@@ -66,6 +82,10 @@ let package = Package(
                 "JackCapture",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
+        ),
+        .testTarget(
+            name: "JackCaptureTestSignalTests",
+            dependencies: ["JackCapture", "JackCaptureTestSignal"]
         ),
         .testTarget(
             name: "jcapTests",
@@ -82,6 +102,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "JackCapture",
+                "JackCaptureTestSignal",
                 "AllocationProbe",
                 "jcap",
                 "jcap-testsignal",

@@ -1,8 +1,6 @@
 import ArgumentParser
 import JackCapture
-#if canImport(Glibc)
-import Glibc
-#endif
+import JackCaptureTestSignal
 
 @main
 struct TestSignalCommand: ParsableCommand {
@@ -56,7 +54,8 @@ struct TestSignalCommand: ParsableCommand {
                 }
             } catch {
                 StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
-                throw ExitCode(ExitStatus(for: .jack(error)).rawValue)
+                if case .noServer = error { throw ExitCode(ExitStatuses.noServer) }
+                throw ExitCode(ExitStatuses.jackRefused)
             }
             StandardStreams.writeOutput("playing the test signal on \(generator.portNames.joined(separator: " "))\n")
             // Until SIGINT or SIGTERM, or until the server goes away (then there is nothing to play).
@@ -64,7 +63,7 @@ struct TestSignalCommand: ParsableCommand {
             while sigtimedwait(&blocked, nil, &timeout) < 0 && !generator.serverGone {}
             if generator.serverGone {
                 StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
-                throw ExitCode(ExitStatus.serverShutDown.rawValue)
+                throw ExitCode(ExitStatuses.serverShutDown)
             }
         }
     }
@@ -95,4 +94,11 @@ struct TestSignalCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// jcap's exit statuses for the failures the player shares with it.
+enum ExitStatuses {
+    static let serverShutDown: Int32 = 5
+    static let noServer: Int32 = 10
+    static let jackRefused: Int32 = 18
 }

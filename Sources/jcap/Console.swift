@@ -1,8 +1,5 @@
 import ArgumentParser
 import JackCapture
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `--meter`: how jcap shows a take while it runs.
 enum MeterDisplay: String, ExpressibleByArgument, CaseIterable {
@@ -54,7 +51,7 @@ final class Console {
     /// Prints the error on one line and returns the exit code to throw.
     func fail(_ error: CaptureError) -> ExitCode {
         endDisplay()
-        line("jcap: error: \(error)")
+        line("jcap: error: \(CommandLineAdvice.message(for: error))")
         return ExitCode(ExitStatus(for: error).rawValue)
     }
 
@@ -195,7 +192,7 @@ final class Console {
         case .serverShutDown:
             line("jcap: error: the JACK server shut down mid-take; everything received is in the file")
         case .writeFailed(let error):
-            line("jcap: error: \(error); everything written before it is in the file")
+            line("jcap: error: \(CommandLineAdvice.message(for: error)); everything written before it is in the file")
         case .sampleRateChanged(let from, let to):
             line("jcap: error: the JACK server's sample rate changed from \(from) to \(to) Hz; the take stopped there and the file is complete up to it")
         default: break

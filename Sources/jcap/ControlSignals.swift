@@ -1,8 +1,5 @@
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Signals become flags the main loop polls: SIGINT and SIGTERM stop the take at the current frame
 /// (everything before it is written); each SIGUSR1 toggles pause, for scripts.

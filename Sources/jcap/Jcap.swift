@@ -1,8 +1,5 @@
 import ArgumentParser
 import JackCapture
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @main
 struct Jcap: ParsableCommand {

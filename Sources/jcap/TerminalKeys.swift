@@ -1,8 +1,3 @@
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Single keys from the terminal while recording: space toggles pause, `q` or Enter stops. Only
 /// when standard input is a terminal; it is put in non-canonical mode without echo (so keys act
 /// at once and print nothing) and restored by `restore()`.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
+import jcap
 
 /// Real recordings with the jcap executable against a private dummy jackd, checked sample by sample
 /// against the test signal.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import jcap
 
 /// jcap driven as a person or a script drives it: keys on a terminal (a real pseudo-terminal), and
 /// a disk that refuses to take more.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import jcap
 
 /// What JACK does to a take from outside: the period changes, xruns, and (in its own class, since
 /// it ends the server) the server shutting down.

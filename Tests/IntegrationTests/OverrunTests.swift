@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
+import jcap
 
 /// When the disk falls behind, whole cycles are dropped, counted, and padded with silence at their
 /// exact positions, so everything after them stays aligned; the take reports where.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
+import jcap
 
 /// The `Recorder` API against a private dummy jackd and the test-signal client: each call, its
 /// misuse, pause and resume checked sample by sample, and the interruptions JACK can cause.

@@ -73,3 +73,25 @@ struct DiskWriterTests {
         try RoundTrip.check(path, format: format, source: interleaved, channels: channels)
     }
 }
+
+@Suite("Disk writer interleaving")
+struct DiskWriterInterleavingTests {
+    @Test("planar blocks interleave frame by frame")
+    func interleave() {
+        let planar: [Float] = [1, 2, 3, 10, 20, 30]
+        var out = [Float](repeating: 0, count: 6)
+        DiskWriter.interleave(planar: planar, into: &out, frames: 3, channels: 2)
+        #expect(out == [1, 10, 2, 20, 3, 30])
+        var batch = [Float](repeating: 0, count: 10)
+        DiskWriter.interleave(planar: [4, 5, 40, 50], into: &batch, at: 3, frames: 2, channels: 2)
+        #expect(batch == [0, 0, 0, 0, 0, 0, 4, 40, 5, 50], "appended after three frames already in the batch")
+        // Past one tile in both directions, with ragged edges.
+        let channels = 70, frames = 45
+        let many = (0..<(channels * frames)).map { Float($0) }
+        var wide = [Float](repeating: -1, count: channels * (frames + 2))
+        DiskWriter.interleave(planar: many, into: &wide, at: 2, frames: frames, channels: channels)
+        #expect(wide.prefix(2 * channels).allSatisfy { $0 == -1 })
+        #expect((0..<frames).allSatisfy { f in (0..<channels).allSatisfy { c in
+            wide[(2 + f) * channels + c] == Float(c * frames + f) } })
+    }
+}

@@ -8,7 +8,7 @@ struct RecordingSettingsTests {
         try settings.resolveFormat(forPath: path)
     }
 
-    /// The error a path and settings give, as the one line jcap prints.
+    /// The error a path and settings give, as the library describes it.
     static func message(_ path: String, _ settings: RecordingSettings) -> String? {
         do {
             _ = try settings.resolveFormat(forPath: path)
@@ -85,12 +85,12 @@ struct RecordingSettingsTests {
     @Test("unsupported combinations name what would work", arguments: [
         ("take.wav", RecordingSettings(format: .alac), "ALAC needs a .caf file, not .wav"),
         ("take.flac", RecordingSettings(format: .float),
-         "FLAC holds 8, 16 or 24-bit integer samples, not float (use --bit-depth 16 or 24, or a .wav/.caf file)"),
+         "FLAC holds 8, 16 or 24-bit integer samples, not float"),
         ("take.flac", RecordingSettings(bitDepth: 32),
-         "FLAC holds 8, 16 or 24-bit integer samples, not 32-bit (use --bit-depth 16 or 24, or a .wav/.caf file)"),
+         "FLAC holds 8, 16 or 24-bit integer samples, not 32-bit"),
         ("take.flac", RecordingSettings(format: .pcm), "FLAC holds 8, 16 or 24-bit integer samples, not 24-bit"),
         ("take.m4a", RecordingSettings(),
-         "jcap cannot write AAC: libsndfile has no AAC encoder (use --format alac with .caf, or --format mp3/opus/vorbis)"),
+         "AAC cannot be written: libsndfile has no AAC encoder (ALAC in a .caf file, MP3, Opus and Vorbis can be)"),
         ("take.rf64", RecordingSettings(format: .imaADPCM), "IMA ADPCM needs a .wav, .w64 or .aiff file, not .rf64"),
         ("take.caf", RecordingSettings(format: .imaADPCM), "IMA ADPCM needs a .wav, .w64 or .aiff file, not .caf"),
         ("take.wav", RecordingSettings(format: .mp3), "MP3 needs a .mp3 file, not .wav"),
@@ -98,31 +98,31 @@ struct RecordingSettingsTests {
         ("take.opus", RecordingSettings(format: .vorbis), "Ogg Vorbis needs a .ogg file, not .opus"),
         ("take.ogg", RecordingSettings(format: .flac), "FLAC needs a .flac file, not .ogg"),
         ("take.flac", RecordingSettings(format: .ulaw), "u-law needs a .wav, .w64, .rf64, .caf, .aiff or .au file, not .flac"),
-        ("take.wav", RecordingSettings(bitDepth: 20), "PCM holds 8, 16, 24 or 32-bit integer samples, not 20-bit (use --bit-depth 8, 16, 24 or 32)"),
+        ("take.wav", RecordingSettings(bitDepth: 20), "PCM holds 8, 16, 24 or 32-bit integer samples, not 20-bit"),
         ("take.wav", RecordingSettings(format: .float, bitDepth: 16),
-         "float samples are 32 or 64-bit samples, not 16-bit (use --bit-depth 32 or 64, or --format pcm)"),
+         "float samples are 32 or 64-bit samples, not 16-bit"),
         ("take.caf", RecordingSettings(format: .alac, bitDepth: 8), "ALAC holds 16, 20, 24 or 32-bit integer samples, not 8-bit"),
         ("take.ogg", RecordingSettings(bitDepth: 16),
-         "Ogg Vorbis has a fixed sample size and takes no bit depth (drop --bit-depth 16, or use --format pcm or flac)"),
+         "Ogg Vorbis has a fixed sample size and takes no bit depth"),
         ("take.wav", RecordingSettings(format: .ulaw, bitDepth: 8), "u-law has a fixed sample size and takes no bit depth"),
-        ("take.wav", RecordingSettings(endianness: .big), "PCM in WAV is not written big-endian (drop --endian, or use a .caf, .aiff or .au file)"),
-        ("take.rf64", RecordingSettings(format: .float, endianness: .big), "float in RF64 is not written big-endian (drop --endian, or use a .caf, .aiff or .au file)"),
-        ("take.aiff", RecordingSettings(format: .float, endianness: .little), "float in AIFF is not written little-endian (drop --endian, or use a .wav, .w64, .rf64, .caf or .au file)"),
-        ("take.flac", RecordingSettings(endianness: .little), "FLAC have no byte order (drop --endian)"),
-        ("take.aiff", RecordingSettings(bitDepth: 8, endianness: .little), "8-bit samples have no byte order (drop --endian)"),
-        ("take.wav", RecordingSettings(quality: 0.5), "--quality applies to mp3, vorbis and opus, not PCM (drop --quality)"),
-        ("take.flac", RecordingSettings(quality: 0.5), "--quality applies to mp3, vorbis and opus, not FLAC (drop --quality; FLAC has --compression-level 0-8)"),
-        ("take.ogg", RecordingSettings(quality: 1.5), "--quality 1.5 is out of range (use 0 for the smallest file to 1 for the best quality)"),
-        ("take.opus", RecordingSettings(quality: -0.1), "--quality -0.1 is out of range"),
-        ("take.ogg", RecordingSettings(compressionLevel: 5), "--compression-level applies to FLAC, not Ogg Vorbis"),
-        ("take.flac", RecordingSettings(compressionLevel: 9), "--compression-level 9 is out of range (use 0, fastest, to 8, smallest)"),
+        ("take.wav", RecordingSettings(endianness: .big), "PCM in WAV is not written big-endian (only in a .caf, .aiff or .au file)"),
+        ("take.rf64", RecordingSettings(format: .float, endianness: .big), "float in RF64 is not written big-endian (only in a .caf, .aiff or .au file)"),
+        ("take.aiff", RecordingSettings(format: .float, endianness: .little), "float in AIFF is not written little-endian (only in a .wav, .w64, .rf64, .caf or .au file)"),
+        ("take.flac", RecordingSettings(endianness: .little), "FLAC have no byte order"),
+        ("take.aiff", RecordingSettings(bitDepth: 8, endianness: .little), "8-bit samples have no byte order"),
+        ("take.wav", RecordingSettings(quality: 0.5), "a quality setting applies to mp3, vorbis and opus, not PCM"),
+        ("take.flac", RecordingSettings(quality: 0.5), "a quality setting applies to mp3, vorbis and opus, not FLAC"),
+        ("take.ogg", RecordingSettings(quality: 1.5), "quality 1.5 is out of range (0 for the smallest file to 1 for the best quality)"),
+        ("take.opus", RecordingSettings(quality: -0.1), "quality -0.1 is out of range"),
+        ("take.ogg", RecordingSettings(compressionLevel: 5), "a compression level applies to FLAC, not Ogg Vorbis"),
+        ("take.flac", RecordingSettings(compressionLevel: 9), "compression level 9 is out of range (0, fastest, to 8, smallest)"),
         ("take.wav", RecordingSettings(sampleRate: 0), "sample rate 0 Hz is out of range (use 1 to 768000 Hz)"),
         ("take.wav", RecordingSettings(sampleRate: 768_001), "sample rate 768001 Hz is out of range"),
         ("take.mp3", RecordingSettings(sampleRate: 96_000),
-         "MP3 cannot be written at 96000 Hz (use --rate 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100 or 48000 Hz, or PCM/FLAC for other rates)"),
-        ("take.opus", RecordingSettings(sampleRate: 44_100), "Opus cannot be written at 44100 Hz (use --rate 8000, 12000, 16000, 24000 or 48000 Hz"),
-        ("take.ogg", RecordingSettings(sampleRate: 200_001), "Ogg Vorbis cannot be written at 200001 Hz (use --rate 1 to 200000 Hz"),
-        ("take.flac", RecordingSettings(sampleRate: 655_351), "FLAC cannot be written at 655351 Hz (use --rate 1 to 655350 Hz"),
+         "MP3 cannot be written at 96000 Hz (it takes 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100 or 48000 Hz)"),
+        ("take.opus", RecordingSettings(sampleRate: 44_100), "Opus cannot be written at 44100 Hz (it takes 8000, 12000, 16000, 24000 or 48000 Hz)"),
+        ("take.ogg", RecordingSettings(sampleRate: 200_001), "Ogg Vorbis cannot be written at 200001 Hz (it takes 1 to 200000 Hz)"),
+        ("take.flac", RecordingSettings(sampleRate: 655_351), "FLAC cannot be written at 655351 Hz (it takes 1 to 655350 Hz)"),
         ("take.flac", RecordingSettings(channelCount: 9), "FLAC holds at most 8 channels, not 9 (use PCM or float in a .wav, .w64 or .caf file)"),
         ("take.caf", RecordingSettings(format: .alac, channelCount: 9), "ALAC holds at most 8 channels, not 9"),
         ("take.mp3", RecordingSettings(channelCount: 3), "MP3 holds at most 2 channels, not 3"),
@@ -194,7 +194,7 @@ struct RecordingSettingsTests {
         }
     }
 
-    @Test("every refused combination is a format error with a one-line message saying what is needed, to use or to drop")
+    @Test("every refused combination is a format error with a one-line description naming the format")
     func everyRefusal() {
         var refused = 0
         for candidate in FormatCombinations.candidates {
@@ -205,9 +205,7 @@ struct RecordingSettingsTests {
                 guard case .format = error else { Issue.record("\(candidate): \(error)"); continue }
                 let message = error.description
                 #expect(!message.contains("\n"))
-                #expect(message.contains("needs a .") || message.contains("use ") || message.contains("drop "),
-                        "\(candidate): \(message)")
-                #expect(ExitStatus(for: error) == .unsupportedFormat)
+                #expect(!message.isEmpty && !message.contains("--"), "\(candidate): \(message)")
             }
         }
         #expect(refused > 1_000, "the cross product is mostly refusals: \(refused)")

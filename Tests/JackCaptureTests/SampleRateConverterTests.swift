@@ -159,7 +159,7 @@ struct SampleRateConverterTests {
             Issue.record("\(inputRate) → \(outputRate) with \(channels) channels should fail")
         } catch {
             #expect(error.description == message)
-            #expect(ExitStatus(for: error) == .unsupportedFormat)
+            #expect(error == .sampleRateConversion(inputRate: inputRate, outputRate: outputRate, reason: String(message.split(separator: ": ", maxSplits: 1)[1])))
         }
     }
 

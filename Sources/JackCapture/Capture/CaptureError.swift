@@ -1,10 +1,11 @@
-/// Everything that can stop jcap from recording, or spoil a take, each with a one-line message
-/// that names what is wrong.
+/// Everything that can stop a take from starting, or spoil it, each with a one-line description
+/// that names what is wrong in the library's terms (a program adds its own advice: jcap names its
+/// flags).
 public enum CaptureError: Error, Equatable, Sendable {
     case jack(JackError)
-    /// `--channels` asked for a physical capture channel the server does not have.
+    /// A physical capture channel (1-based) the server does not have.
     case noSuchChannel(Int, available: Int)
-    /// A `--port` name or pattern matched no output port.
+    /// A port name or pattern that matched no output port.
     case noPortMatches(String)
     /// A channel list that does not parse.
     case badChannelList(String, reason: String)
@@ -39,10 +40,10 @@ extension CaptureError: CustomStringConvertible {
         case .jack(let error): return error.description
         case .noSuchChannel(let channel, let available):
             return available == 0
-                ? "no capture channel \(channel): the JACK server has no physical capture ports (use --port)"
+                ? "no capture channel \(channel): the JACK server has no physical capture ports"
                 : "no capture channel \(channel): the JACK server has \(available) (1-\(available))"
         case .noPortMatches(let pattern):
-            return "no JACK output port matches '\(pattern)' (jack_lsp lists them)"
+            return "no JACK output port matches '\(pattern)'"
         case .badChannelList(let text, let reason):
             return "bad channel list '\(text)': \(reason)"
         case .badTime(let text, let reason):
@@ -52,7 +53,7 @@ extension CaptureError: CustomStringConvertible {
         case .startInPast(let text):
             return "start time \(text) has already passed"
         case .outputExists(let path):
-            return "'\(path)' already exists (use --overwrite to replace it)"
+            return "'\(path)' already exists"
         case .outputUnwritable(let path, let reason):
             return "cannot create '\(path)': \(reason)"
         case .unsupportedExtension(let ext):
@@ -71,26 +72,27 @@ extension CaptureError: CustomStringConvertible {
     }
 }
 
-/// Why a file cannot have the format asked for; each message names what would work.
+/// Why a file cannot have the format asked for; each description names what would work where the
+/// library can say it (a container, the depths a format holds).
 public enum FormatError: Error, Equatable, Sendable {
-    /// `--format` named no format jcap knows.
+    /// A format name (`AudioFormat(name:)`) that names no format.
     case unknownFormat(String)
     /// AAC was asked for (by extension or `--format`).
     case noAACEncoder
     /// The container does not hold the encoding (ALAC in WAV).
     case containerCannotHold(format: String, fileExtension: String, containers: [String])
     /// A bit depth the format does not come in (32-bit FLAC, 16-bit float).
-    case bitDepthNotAvailable(format: String, requested: String, allowed: [Int], remedy: String)
+    case bitDepthNotAvailable(format: String, requested: String, allowed: [Int])
     /// A bit depth for a codec whose sample size is fixed (16-bit Vorbis).
     case bitDepthNotApplicable(format: String, requested: Int)
     /// A byte order for samples that have none (FLAC, 8-bit PCM).
     case endiannessNotApplicable(String)
     /// A byte order the container cannot store (big-endian WAV).
     case endiannessNotAvailable(Endianness, format: String, containers: [String])
-    /// `--quality` for a format without a quality setting.
+    /// A quality setting for a format without one.
     case qualityNotApplicable(String)
     case qualityOutOfRange(Double)
-    /// `--compression-level` for a format other than FLAC.
+    /// A compression level for a format other than FLAC.
     case compressionLevelNotApplicable(String)
     case compressionLevelOutOfRange(Int)
     /// A sample rate outside 1 Hz to 768 kHz.
@@ -111,38 +113,34 @@ extension FormatError: CustomStringConvertible {
             if name.lowercased() == "aac" || name.lowercased() == "m4a" { return FormatError.noAACEncoder.description }
             return "unknown format '\(name)' (use \(AudioFormat.namesList))"
         case .noAACEncoder:
-            return "jcap cannot write AAC: libsndfile has no AAC encoder (use --format alac with .caf, or --format mp3/opus/vorbis)"
+            return "AAC cannot be written: libsndfile has no AAC encoder (ALAC in a .caf file, MP3, Opus and Vorbis can be)"
         case .containerCannotHold(let format, let fileExtension, let containers):
             let here = fileExtension.isEmpty ? "" : ", not .\(fileExtension)"
             return "\(format) needs a \(FormatError.list(containers.map { "." + $0 }, "or")) file\(here)"
-        case .bitDepthNotAvailable(let format, let requested, let allowed, let remedy):
+        case .bitDepthNotAvailable(let format, let requested, let allowed):
             let kind = format == "float" ? "float samples are" : "\(format) holds"
             let depths = FormatError.list(allowed.map(String.init), "or")
-            // 8-bit FLAC is legal but hardly what anyone recording wants suggested.
-            let suggestion = allowed.filter { format != "FLAC" || $0 >= 16 }.map(String.init)
-            let use = "use --bit-depth \(FormatError.list(suggestion, "or"))"
             let integers = format == "float" ? "" : " integer"
-            return "\(kind) \(depths)-bit\(integers) samples, not \(requested) (\(use)\(remedy.isEmpty ? "" : ", " + remedy))"
-        case .bitDepthNotApplicable(let format, let requested):
-            return "\(format) has a fixed sample size and takes no bit depth (drop --bit-depth \(requested), or use --format pcm or flac)"
+            return "\(kind) \(depths)-bit\(integers) samples, not \(requested)"
+        case .bitDepthNotApplicable(let format, _):
+            return "\(format) has a fixed sample size and takes no bit depth"
         case .endiannessNotApplicable(let what):
-            return "\(what) have no byte order (drop --endian)"
+            return "\(what) have no byte order"
         case .endiannessNotAvailable(let endianness, let format, let containers):
-            let elsewhere = containers.isEmpty ? "" : ", or use a \(FormatError.list(containers.map { "." + $0 }, "or")) file"
-            return "\(format) is not written \(endianness.rawValue)-endian (drop --endian\(elsewhere))"
+            let elsewhere = containers.isEmpty ? "" : " (only in a \(FormatError.list(containers.map { "." + $0 }, "or")) file)"
+            return "\(format) is not written \(endianness.rawValue)-endian\(elsewhere)"
         case .qualityNotApplicable(let format):
-            let flac = format == "FLAC" ? "; FLAC has --compression-level 0-8" : ""
-            return "--quality applies to mp3, vorbis and opus, not \(format) (drop --quality\(flac))"
+            return "a quality setting applies to mp3, vorbis and opus, not \(format)"
         case .qualityOutOfRange(let quality):
-            return "--quality \(quality) is out of range (use 0 for the smallest file to 1 for the best quality)"
+            return "quality \(quality) is out of range (0 for the smallest file to 1 for the best quality)"
         case .compressionLevelNotApplicable(let format):
-            return "--compression-level applies to FLAC, not \(format) (drop it; lossy codecs take --quality 0-1)"
+            return "a compression level applies to FLAC, not \(format)"
         case .compressionLevelOutOfRange(let level):
-            return "--compression-level \(level) is out of range (use 0, fastest, to 8, smallest)"
+            return "compression level \(level) is out of range (0, fastest, to 8, smallest)"
         case .sampleRateOutOfRange(let rate):
             return "sample rate \(rate) Hz is out of range (use \(RecordingSettings.sampleRates.lowerBound) to \(RecordingSettings.sampleRates.upperBound) Hz)"
         case .sampleRateNotAvailable(let rate, let format, let allowed):
-            return "\(format) cannot be written at \(rate) Hz (use --rate \(allowed), or PCM/FLAC for other rates)"
+            return "\(format) cannot be written at \(rate) Hz (it takes \(allowed))"
         case .noChannels:
             return "a file needs at least one channel"
         case .channelCountMismatch(let requested, let sources):

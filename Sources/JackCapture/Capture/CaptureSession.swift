@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One take from start to finish: the JACK client and its ports, the file, the disk writer, and
 /// the start and stop frames.

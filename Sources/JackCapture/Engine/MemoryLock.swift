@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Keeps pages the real-time thread touches resident (mlock(2)); without the privilege to lock
 /// memory the pages are still touched beforehand, which is what matters on a machine without swap.
 func lockInMemory(_ address: UnsafeMutableRawPointer, byteCount: Int) -> Bool {

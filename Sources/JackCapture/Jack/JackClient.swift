@@ -1,7 +1,4 @@
 import CJack
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A connection to a JACK server: a thin wrapper over libjack's client calls, one method per call.
 ///

@@ -20,8 +20,7 @@ extension JackError: CustomStringConvertible {
         switch self {
         case .noServer(let server):
             let named = server.map { " named '\($0)'" } ?? ""
-            let start = server.map { "jackd -n \($0) -d dummy" } ?? "jackd -d alsa (or: tools/jackd-private start)"
-            return "no JACK server\(named) is running; start one, e.g. '\(start)'"
+            return "no JACK server\(named) is running"
         case .clientOpenFailed(let status):
             return "the JACK server refused the client (status 0x\(String(status, radix: 16)))"
         case .portRegistrationFailed(let name):
@@ -31,7 +30,7 @@ extension JackError: CustomStringConvertible {
         case .connectionFailed(let source, let destination):
             return "could not connect JACK port '\(source)' to '\(destination)'"
         case .clientNamedLikeServer(let name):
-            return "the client name '\(name)' is the server's name; JACK 2 would lose its server socket (choose another --name)"
+            return "the client name '\(name)' is the server's name; JACK 2 would lose its server socket"
         }
     }
 }

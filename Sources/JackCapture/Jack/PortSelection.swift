@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Which JACK ports a take records: 1-based physical capture channels, or port names and globs.
 public enum SourceSelection: Equatable, Sendable {
     /// `--channels 1-8,10`: the server's physical capture ports, by position.

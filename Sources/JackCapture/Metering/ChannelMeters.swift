@@ -1,5 +1,4 @@
 import Atomics
-import Foundation
 
 /// One channel's meter, in dBFS: 0 at full scale, -160 for silence, above 0 beyond full scale.
 public struct MeterReading: Equatable, Sendable {

@@ -58,7 +58,7 @@ public struct RecordingSettings: Sendable, Equatable {
         guard container.formats.contains(encoding) else {
             if container == .flac, encoding == .float || encoding == .pcm {
                 throw .format(.bitDepthNotAvailable(format: "FLAC", requested: encoding == .float ? "float" : "\(bitDepth ?? 24)-bit",
-                                                    allowed: [8, 16, 24], remedy: "or a .wav/.caf file"))
+                                                    allowed: [8, 16, 24]))
             }
             throw .format(.containerCannotHold(format: encoding.displayName, fileExtension: fileExtension.lowercased(),
                                                containers: encoding.containers.map(\.rawValue)))
@@ -68,13 +68,8 @@ public struct RecordingSettings: Sendable, Equatable {
         if let depths = encoding.bitDepths {
             depth = bitDepth ?? depths.standard
             if let depth, !depths.allowed.contains(depth) {
-                let remedy = switch encoding {
-                case .float: "or --format pcm"
-                case .flac: "or a .wav/.caf file"
-                default: ""
-                }
                 throw .format(.bitDepthNotAvailable(format: encoding == .float ? "float" : encoding.displayName,
-                                                    requested: "\(depth)-bit", allowed: depths.allowed, remedy: remedy))
+                                                    requested: "\(depth)-bit", allowed: depths.allowed))
             }
         } else if let bitDepth {
             throw .format(.bitDepthNotApplicable(format: encoding.displayName, requested: bitDepth))

@@ -1,7 +1,4 @@
 import CSndfile
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An open sound file: a thin wrapper over libsndfile, one method per call.
 public final class SoundFile: @unchecked Sendable {

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Names for takes recorded without `-o`: `take-001.wav`, `take-002.wav`, ... in a folder. A number
 /// is never reused, even when an earlier take was deleted, so names keep recording order.
 public enum TakeNaming {

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Records JACK ports to a file the way iOS code records with AVAudioRecorder, on JACK's clock and
 /// sample-accurately.
@@ -436,41 +433,6 @@ public final class Recorder: @unchecked Sendable {
     /// backend here can change its rate while running).
     func simulateSampleRateChange(to rate: Int) {
         locked { session }?.engine.simulateSampleRateNotification(rate)
-    }
-}
-
-/// The JACK side of a recorder.
-public struct RecorderConnection: Sendable, Equatable {
-    /// The client name asked for; the server makes it unique if taken.
-    public var clientName: String
-    /// The server (jackd -n), or nil for the default (or `$JACK_DEFAULT_SERVER`).
-    public var serverName: String?
-    /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.
-    public var bufferSeconds: Double
-
-    public init(clientName: String = "jcap", serverName: String? = nil, bufferSeconds: Double = 4) {
-        self.clientName = clientName
-        self.serverName = serverName
-        self.bufferSeconds = bufferSeconds
-    }
-}
-
-/// Extends JACK's 32-bit frame time (which wraps every 24.9 hours at 48 kHz) to 64 bits: each
-/// reading counts the wraps since the last. Readings must come less than a wrap apart; the event
-/// thread reads it while recording.
-struct FrameClockExtension {
-    private var last: UInt32?
-    private var wraps: UInt64 = 0
-
-    mutating func extend(_ frame: UInt32) -> UInt64 {
-        if let last, frame < last, FrameTime.distance(from: last, to: frame) > 0 { wraps += 1 }
-        if last == nil || FrameTime.distance(from: last!, to: frame) >= 0 { last = frame }
-        // Frame 0 is the server's first frame: the clock is never read as 0.
-        return max(1, wraps << 32 | UInt64(last!))
-    }
-
-    mutating func keepCurrent(with frame: UInt32?) {
-        if let frame { _ = extend(frame) }
     }
 }
 

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Unbuffered writes to the standard streams (write(2)), for the command-line tools: messages
 /// appear at once, in order, even when the process is killed right after.
 public enum StandardStreams {

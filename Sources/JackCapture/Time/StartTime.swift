@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// When `--at` says a take starts.
 public enum StartTime: Equatable, Sendable {
     /// `+3s`, `+250ms`, `+48000f`: this long after jcap is ready.

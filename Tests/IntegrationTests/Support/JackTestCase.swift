@@ -2,6 +2,7 @@ import Atomics
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 
 /// A test class with a private dummy JACK server of its own (started once for the class, stopped by
 /// PID after it), the test-signal client playing on 64 ports (`sig:out_1` ... `sig:out_64`), and a

@@ -1,35 +1,37 @@
 import Atomics
 import Foundation
+import JackCapture
+import JackCaptureTestSignal
 
 /// How fast jcap's disk path writes when nothing else limits it: a producer thread fills the ring
 /// in exactly the process callback's block format, as fast as there is room, and the real
 /// `DiskWriter` drains it into a float WAV, converting it to another sample rate if asked. The same
 /// audio is also written straight through sf_writef_float (never converted), the rate no
 /// libsndfile writer can beat.
-public enum DiskWriterBenchmark {
-    public struct Result: Sendable {
-        public var channels: Int
+enum DiskWriterBenchmark {
+    struct Result: Sendable {
+        var channels: Int
         /// Frames of the take, at the server's rate.
-        public var frames: Int64
-        public var sampleRate: Int
+        var frames: Int64
+        var sampleRate: Int
         /// Frames the writer put in the file, at `fileSampleRate`.
-        public var fileFrames: Int64
-        public var fileSampleRate: Int
+        var fileFrames: Int64
+        var fileSampleRate: Int
         /// Seconds until the writer had written and closed the file.
-        public var writerSeconds: Double
+        var writerSeconds: Double
         /// ... and until fsync(2) had it on the disk.
-        public var writerSyncedSeconds: Double
-        public var rawSeconds: Double
-        public var rawSyncedSeconds: Double
+        var writerSyncedSeconds: Double
+        var rawSeconds: Double
+        var rawSyncedSeconds: Double
 
-        public var bytes: Double { Double(frames) * Double(channels) * 4 }
+        var bytes: Double { Double(frames) * Double(channels) * 4 }
         /// Seconds of the take the writer handles per second: how many times real time it runs.
-        public var writerRealTimeFactor: Double { Double(frames) / Double(sampleRate) / writerSeconds }
+        var writerRealTimeFactor: Double { Double(frames) / Double(sampleRate) / writerSeconds }
     }
 
     /// With a `fileSampleRate` other than `sampleRate`, the writer converts with a
     /// `SampleRateConverter` of `quality`.
-    public static func run(channels: Int, frames: Int64, period: Int = 1_024, sampleRate: Int = 48_000,
+    static func run(channels: Int, frames: Int64, period: Int = 1_024, sampleRate: Int = 48_000,
                            fileSampleRate: Int? = nil, quality: SampleRateConverterQuality = .best,
                            directory: String) throws -> Result {
         let fileRate = fileSampleRate ?? sampleRate
@@ -101,9 +103,11 @@ public enum DiskWriterBenchmark {
         unlink(path)
         let raw = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: sampleRate,
                                        overwrite: false)
+        // Interleaved once, before the clock starts: only the writing is timed.
         var interleaved = [Float](repeating: 0, count: period * channels)
-        let planarCopy = Array(UnsafeBufferPointer(start: planar, count: period * channels))
-        DiskWriter.interleave(planar: planarCopy, into: &interleaved, frames: period, channels: channels)
+        for frame in 0..<period {
+            for channel in 0..<channels { interleaved[frame * channels + channel] = planar[channel * period + frame] }
+        }
         let rawStart = Date()
         var written: Int64 = 0
         while written < frames {

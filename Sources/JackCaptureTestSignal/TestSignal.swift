@@ -1,4 +1,4 @@
-import Foundation
+import JackCapture
 
 /// A signal from which every recorded sample can be checked: the sample that channel `c` carries
 /// at JACK frame time `t` encodes both.
@@ -126,6 +126,12 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
         /// The frame time (modulo 2^22) the first frame encodes.
         public var frameTime: Int
         public var frames: Int64
+
+        public init(position: Int64, frameTime: Int, frames: Int64) {
+            self.position = position
+            self.frameTime = frameTime
+            self.frames = frames
+        }
     }
 
     /// Every frame is the signal, in one run: no silence, no jump, nothing wrong.

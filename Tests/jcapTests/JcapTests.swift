@@ -2,9 +2,6 @@ import JackCapture
 import Testing
 @testable import jcap
 
-// Swift Testing has an ExitStatus of its own.
-typealias JcapExitStatus = JackCapture.ExitStatus
-
 @Suite("jcap's format flags")
 struct JcapOptionsTests {
     static func settings(_ arguments: [String]) throws -> RecordingSettings {
@@ -18,7 +15,7 @@ struct JcapOptionsTests {
             _ = try command.makeConfiguration()
             return nil
         } catch {
-            return (error.description, JcapExitStatus(for: error))
+            return (CommandLineAdvice.message(for: error), JcapExitStatus(for: error))
         }
     }
 

@@ -1,3 +1,5 @@
+import JackCapture
+
 /// jcap's exit statuses: one per kind of failure, so scripts can tell them apart.
 public enum ExitStatus: Int32, CaseIterable, Sendable {
     case success = 0

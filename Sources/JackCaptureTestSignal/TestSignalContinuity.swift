@@ -1,3 +1,5 @@
+import JackCapture
+
 /// How continuous a recording of the test signal is, frame by frame: what a benchmark needs to
 /// compare recorders that handle trouble differently. A recorder that pads a lost stretch with
 /// silence shows it as silent frames; one that skips it shows a jump in the decoded frame times;

@@ -1,5 +1,6 @@
 import Atomics
 import CJack
+import JackCapture
 
 /// A JACK client whose output ports play a test signal on `out_1` ... `out_N`: by default the
 /// frame-time code (channel `c` carrying `TestSignal.sample(frameTime:channel:)` at every frame

@@ -1,0 +1,78 @@
+import JackCapture
+
+/// What jcap prints for a library error: the library's description of the problem, with the
+/// command-line advice added (the flag to use or to drop, the tool to ask). Always one line.
+enum CommandLineAdvice {
+    static func message(for error: CaptureError) -> String {
+        switch error {
+        case .jack(let error):
+            return message(for: error)
+        case .noSuchChannel(_, available: 0):
+            return "\(error) (use --port)"
+        case .noPortMatches:
+            return "\(error) (jack_lsp lists them)"
+        case .outputExists:
+            return "\(error) (use --overwrite to replace it)"
+        case .format(let error):
+            return message(for: error)
+        default:
+            return error.description
+        }
+    }
+
+    static func message(for error: JackError) -> String {
+        switch error {
+        case .noServer(let server):
+            let start = server.map { "jackd -n \($0) -d dummy" } ?? "jackd -d alsa (or: tools/jackd-private start)"
+            return "\(error); start one, e.g. '\(start)'"
+        case .clientNamedLikeServer:
+            return "\(error) (choose another --name)"
+        default:
+            return error.description
+        }
+    }
+
+    static func message(for error: FormatError) -> String {
+        switch error {
+        case .noAACEncoder:
+            return "jcap cannot write AAC: libsndfile has no AAC encoder (use --format alac with .caf, or --format mp3/opus/vorbis)"
+        case .unknownFormat(let name) where ["aac", "m4a"].contains(name.lowercased()):
+            return message(for: .noAACEncoder)
+        case .bitDepthNotAvailable(let format, _, let allowed):
+            // 8-bit FLAC is legal but hardly what anyone recording wants suggested.
+            let suggestion = allowed.filter { format != "FLAC" || $0 >= 16 }.map(String.init)
+            let otherwise = switch format {
+            case "float": ", or --format pcm"
+            case "FLAC": ", or a .wav/.caf file"
+            default: ""
+            }
+            return "\(error) (use --bit-depth \(list(suggestion, "or"))\(otherwise))"
+        case .bitDepthNotApplicable(_, let requested):
+            return "\(error) (drop --bit-depth \(requested), or use --format pcm or flac)"
+        case .endiannessNotApplicable:
+            return "\(error) (drop --endian)"
+        case .endiannessNotAvailable(let endianness, let format, let containers):
+            let elsewhere = containers.isEmpty ? "" : ", or use a \(list(containers.map { "." + $0 }, "or")) file"
+            return "\(format) is not written \(endianness.rawValue)-endian (drop --endian\(elsewhere))"
+        case .qualityNotApplicable(let format):
+            let flac = format == "FLAC" ? "; FLAC has --compression-level 0-8" : ""
+            return "--quality applies to mp3, vorbis and opus, not \(format) (drop --quality\(flac))"
+        case .qualityOutOfRange(let quality):
+            return "--quality \(quality) is out of range (use 0 for the smallest file to 1 for the best quality)"
+        case .compressionLevelNotApplicable(let format):
+            return "--compression-level applies to FLAC, not \(format) (drop it; lossy codecs take --quality 0-1)"
+        case .compressionLevelOutOfRange(let level):
+            return "--compression-level \(level) is out of range (use 0, fastest, to 8, smallest)"
+        case .sampleRateNotAvailable(let rate, let format, let allowed):
+            return "\(format) cannot be written at \(rate) Hz (use --rate \(allowed), or PCM/FLAC for other rates)"
+        default:
+            return error.description
+        }
+    }
+
+    /// "a, b or c".
+    private static func list(_ items: [String], _ conjunction: String) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
+    }
+}

@@ -1,0 +1,25 @@
+import Testing
+@testable import JackCapture
+
+@Suite("Take names")
+struct TakeNamingTests {
+    @Test("the first take is take-001")
+    func first() {
+        #expect(TakeNaming.nextFileName(existing: [], fileExtension: "wav") == "take-001.wav")
+        #expect(TakeNaming.nextFileName(existing: ["notes.txt", "take-.wav", "take-x.wav"], fileExtension: "flac") == "take-001.flac")
+    }
+
+    @Test("a number is never reused, whatever the extension, even after a deletion")
+    func neverReused() {
+        #expect(TakeNaming.nextFileName(existing: ["take-001.wav", "take-003.flac"], fileExtension: "wav") == "take-004.wav")
+        #expect(TakeNaming.nextFileName(existing: ["take-999.wav"], fileExtension: "wav") == "take-1000.wav")
+        #expect(TakeNaming.nextFileName(existing: ["take-0042.wav", "take-7"], fileExtension: "caf") == "take-043.caf")
+    }
+
+    @Test("take numbers")
+    func numbers() {
+        #expect(TakeNaming.takeNumber(of: "take-012.flac") == 12)
+        #expect(TakeNaming.takeNumber(of: "take-12b.wav") == nil)
+        #expect(TakeNaming.takeNumber(of: "mytake-001.wav") == nil)
+    }
+}

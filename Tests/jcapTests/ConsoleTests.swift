@@ -1,0 +1,17 @@
+import Testing
+@testable import jcap
+
+@Suite("Console status lines")
+struct ConsoleTests {
+    @Test("plain status lines carry no escape codes")
+    func statusLine() {
+        let line = Console.statusLine(MeterSnapshots.snapshot(channels: 3))
+        #expect(!line.contains("\u{1B}"))
+        #expect(line.hasPrefix("rec 00:01:23.000 3984000 frames, buffer 3%, xruns 0, lost 0; peak dBFS: capture_1 -inf, capture_2 -45.5"))
+    }
+
+    @Test("a paused take's status line says PAUSED with the time recorded")
+    func paused() {
+        #expect(Console.statusLine(MeterSnapshots.paused()).hasPrefix("PAUSED at 00:00:02.000 96000 frames"))
+    }
+}
