@@ -62,6 +62,7 @@ public final class CaptureEngine: @unchecked Sendable {
         state = .allocate(capacity: 1)
         state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
                                                  sampleRate: client.sampleRate, periodFrames: client.bufferSize))
+        meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
     }
 
     deinit {
@@ -73,11 +74,19 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Bytes of ring for `seconds` of `channels` channels, with room for each cycle's header and
     /// never less than two of the longest periods JACK allows (8192 frames), so that the period
-    /// may grow mid-take without every cycle overrunning.
+    /// may grow mid-take without every cycle overrunning. `Int.max` (which no machine holds) when
+    /// the count overflows, or `seconds` is NaN; `MemoryBudget` checks it before allocating.
     public static func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) -> Int {
-        let frames = max(Int((seconds * Double(sampleRate)).rounded(.up)), 2 * max(period, 8_192))
+        let wanted = (seconds * Double(sampleRate)).rounded(.up)
+        guard wanted < 0x1p62 else { return Int.max }
+        let period = min(max(period, 1), 1 << 30)
+        let frames = max(Int(max(wanted, 0)), 2 * max(period, 8_192))
         let cycles = (frames + period - 1) / period + 1
-        return frames * channels * MemoryLayout<Float>.stride + cycles * CaptureBlockHeader.byteCount
+        let (samples, o1) = frames.multipliedReportingOverflow(by: max(channels, 0))
+        let (sampleBytes, o2) = samples.multipliedReportingOverflow(by: MemoryLayout<Float>.stride)
+        let (headerBytes, o3) = cycles.multipliedReportingOverflow(by: CaptureBlockHeader.byteCount)
+        let (bytes, o4) = sampleBytes.addingReportingOverflow(headerBytes)
+        return o1 || o2 || o3 || o4 ? Int.max : bytes
     }
 
     public var channelCount: Int { ports.count }
@@ -171,8 +180,7 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     /// The channels' meters; `meters.update()` takes in what the callback measured.
-    public private(set) lazy var meters = ChannelMeters(accumulators: state.pointee.meters,
-                                                        sampleRate: client.sampleRate)
+    public let meters: ChannelMeters
 
     public var phase: CapturePhase {
         CapturePhase(rawValue: state.pointee.phase.load(ordering: .acquiring)) ?? .idle
