@@ -189,6 +189,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// Records for `duration` seconds from `time` on the `deviceCurrentTime` clock.
     public func record(atTime time: TimeInterval, forDuration duration: TimeInterval) throws(RecorderError) {
+        try Self.checkFinite(time)
         try record(atTime: time, lengthFrames: try frames(inSeconds: duration))
     }
 
@@ -347,9 +348,7 @@ public final class Recorder: @unchecked Sendable {
 
     private func record(atTime time: TimeInterval, lengthFrames: Int64?) throws(RecorderError) {
         let text = "\(time) s"
-        guard time.isFinite else {
-            throw .capture(.badTime(text, reason: "a time is a finite number of seconds on the deviceCurrentTime clock"))
-        }
+        try Self.checkFinite(time)
         let client = try locked { () throws(RecorderError) in try openClient() }
         let now = deviceCurrentTime
         guard time > now else {
@@ -363,6 +362,12 @@ public final class Recorder: @unchecked Sendable {
         // Within 2^31 frames of the clock, so within Int64.
         let frame = UInt32(truncatingIfNeeded: Int64((time * Double(rate)).rounded()))
         try record(atFrame: frame, forFrames: lengthFrames)
+    }
+
+    private static func checkFinite(_ time: TimeInterval) throws(RecorderError) {
+        guard time.isFinite else {
+            throw .capture(.badTime("\(time) s", reason: "a time is a finite number of seconds on the deviceCurrentTime clock"))
+        }
     }
 
     private func frames(inSeconds seconds: TimeInterval) throws(RecorderError) -> Int64 {
