@@ -28,7 +28,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case tooManyChannels = 17
     /// The server refused a port, a connection or the activation.
     case jackRefused = 18
-    /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE).
+    /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE), or a
+    /// `--buffer` longer than this machine can hold.
     case usage = 64
 
     public init(for error: CaptureError) {
@@ -41,7 +42,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
         case .unsupportedExtension, .format, .sampleRateConversion: self = .unsupportedFormat
-        case .badOption: self = .usage
+        case .badOption, .bufferTooLarge, .badBufferLength: self = .usage
+        case .alreadyStarted: self = .failure
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
         }

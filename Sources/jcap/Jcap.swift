@@ -21,7 +21,8 @@ struct Jcap: ParsableCommand {
             changed (the take stopped there); 10 no JACK server;
             11 unknown port or channel; 12 bad time or duration; 13 start time in the past;
             14 unwritable path; 15 file exists; 16 unsupported format; 17 too many channels
-            for the format; 18 JACK refused a port or connection; 64 bad option.
+            for the format; 18 JACK refused a port or connection; 64 bad option, or a --buffer
+            longer than this machine can hold.
             """)
 
     @Option(name: .long, help: ArgumentHelp("Physical capture channels, 1-based: 1,2 or 1-8,10.", valueName: "list"))
@@ -197,7 +198,12 @@ struct Jcap: ParsableCommand {
             configuration.duration = parsed
         }
         let bufferLength = try CaptureDuration(parsing: buffer)
-        configuration.bufferSeconds = Double(bufferLength.frames(atSampleRate: 1_000_000)) / 1_000_000
+        // In seconds, never overflowing: a buffer too long for this machine is refused, naming the
+        // longest that fits, once the server's rate is known (MemoryBudget, exit status 64).
+        configuration.bufferSeconds = switch bufferLength {
+        case .frames(let frames): Double(frames) / 1_000_000
+        case .seconds(let numerator, let denominator): Double(numerator) / Double(denominator)
+        }
         guard configuration.bufferSeconds >= 0.01 else {
             throw .badDuration(buffer, reason: "the buffer must hold at least 10ms")
         }

@@ -239,12 +239,19 @@ final class CaptureIntegrationTests: JackTestCase {
             (["--server", "no-such-server"], .noServer, "no-such-server"),
             (["--bogus"], .usage, "bogus"),
             (["--name", server.name, "-o", "same.wav"], .jackRefused, "server's name"),
+            // Refused before any port or file, naming the limit (these used to abort, or wait forever).
+            (["--buffer", "100000s", "-o", "big.wav"], .usage,
+             "jcap: error: the buffer cannot hold 100000s: this machine can hold at most "),
+            (["--at", "+99999999999s", "--for", "1s", "-o", "far.wav"], .badTime,
+             "jcap: error: bad start time '+99999999999s': JACK's 32-bit frame clock can schedule a start at most 12:25:39 ahead at 48000 Hz"),
+            (["--at", "+12:25:40", "-o", "far2.wav"], .badTime, "at most 12:25:39 ahead at 48000 Hz"),
+            (["--for", "999999999999h", "-o", "long.wav"], .badTime, "too long"),
         ]
         if parts.tm_hour < 23 || parts.tm_min < 58 {  // two minutes ago is still today
             cases.append((["--at", twoMinutesAgo, "-o", "wall.wav"], .startInPast, twoMinutesAgo))
         }
         for (arguments, status, mentions) in cases {
-            let run = try runJcap(arguments)
+            let run = try runJcap(arguments, timeout: 30)
             XCTAssertEqual(run.status, status.rawValue, "\(arguments): \(run.errors)")
             let errorLines = run.errors.split(separator: "\n").filter { $0.contains("error") }
             XCTAssertEqual(errorLines.count, 1, "\(arguments): one error line: \(run.errors)")
@@ -253,5 +260,78 @@ final class CaptureIntegrationTests: JackTestCase {
         XCTAssertEqual(try String(contentsOfFile: path("keep.wav"), encoding: .utf8), "precious")
         let left = try FileManager.default.contentsOfDirectory(atPath: directory)
         XCTAssertEqual(left, ["keep.wav"], "no failed run leaves a file behind")
+    }
+
+    /// The buffer refusal names seconds of this channel count at this rate, and registers no port.
+    func testABufferTooLongNamesTheLongestThisMachineHolds() throws {
+        let run = try runJcap(signalPorts(4) + ["--buffer", "1000000s", "--name", "bigbuffer", "-o", "big.wav"], timeout: 30)
+        XCTAssertEqual(run.status, ExitStatus.usage.rawValue, run.errors)
+        let line = try XCTUnwrap(run.errors.split(separator: "\n").first { $0.contains("error") }, run.errors)
+        XCTAssertTrue(line.hasPrefix("jcap: error: the buffer cannot hold 1000000s: this machine can hold at most "), String(line))
+        XCTAssertTrue(line.hasSuffix("s of 4 channels at 48000 Hz"), String(line))
+        XCTAssertFalse(run.errors.contains("channel 1:"), "no port was registered: \(run.errors)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("big.wav")))
+    }
+
+    /// CaptureSession's public calls with bad input: typed errors and silent meters, never traps.
+    func testCaptureSessionRefusesBadInputWithTypedErrors() throws {
+        func configuration(_ name: String) -> CaptureConfiguration {
+            var configuration = CaptureConfiguration()
+            configuration.clientName = "session"
+            configuration.serverName = server.name
+            configuration.sources = .ports(["sig:out_1", "sig:out_2"])
+            configuration.outputPath = path(name)
+            return configuration
+        }
+        var huge = configuration("huge.wav")
+        huge.bufferSeconds = 1e9
+        XCTAssertThrowsError(try CaptureSession(configuration: huge)) {
+            guard case .bufferTooLarge(1e9, _, 2, 48_000)? = $0 as? CaptureError else { return XCTFail("\($0)") }
+        }
+        for length in [Double.nan, .infinity, 0, -1] {
+            var bad = configuration("nan.wav")
+            bad.bufferSeconds = length
+            XCTAssertThrowsError(try CaptureSession(configuration: bad)) {
+                guard case .badBufferLength? = $0 as? CaptureError else { return XCTFail("\($0)") }
+            }
+        }
+        var far = configuration("far.wav")
+        far.start = .afterReady(.seconds(numerator: 99_999_999_999, denominator: 1))
+        XCTAssertThrowsError(try CaptureSession(configuration: far)) {
+            guard case .badTime? = $0 as? CaptureError else { return XCTFail("\($0)") }
+        }
+        var long = configuration("long.wav")
+        long.duration = .seconds(numerator: Int64.max / 2, denominator: 1)
+        XCTAssertThrowsError(try CaptureSession(configuration: long)) {
+            guard case .badDuration? = $0 as? CaptureError else { return XCTFail("\($0)") }
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), [], "nothing created")
+
+        let session = try CaptureSession(configuration: configuration("session.wav"))
+        session.isMeteringEnabled = true
+        XCTAssertThrowsError(try session.reassign(sources: ["sig:out_3"])) {
+            guard case .badChannelList? = $0 as? CaptureError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try session.start(atFrame: nil, lengthFrames: 0)) {
+            guard case .badDuration? = $0 as? CaptureError else { return XCTFail("\($0)") }
+        }
+        try session.start(atFrame: nil, lengthFrames: 9_600)
+        XCTAssertThrowsError(try session.start(atFrame: nil, lengthFrames: 9_600)) {
+            XCTAssertEqual($0 as? CaptureError, .alreadyStarted)
+        }
+        try Self.waitFor("the take") { session.isFinished }
+        session.updateMeters()
+        for channel in [-1, 2, Int.max] {
+            XCTAssertEqual(session.meterReading(forChannel: channel), .silent)
+            XCTAssertEqual(session.averagePower(forChannel: channel), -160)
+            XCTAssertEqual(session.peakPower(forChannel: channel), -160)
+        }
+        XCTAssertGreaterThan(session.meterReading(forChannel: 1).highestPeak, -160)
+        let report = session.finish()
+        let again = session.finish()
+        XCTAssertEqual(report.frames, 9_600)
+        XCTAssertEqual(again.outcome, report.outcome, "a second finish gives the same report")
+        XCTAssertEqual(again.frames, report.frames)
+        XCTAssertEqual(again.events, report.events)
     }
 }

@@ -1,3 +1,4 @@
+import CJack
 import Foundation
 import XCTest
 @testable import JackCapture
@@ -216,6 +217,109 @@ final class RecorderTests: JackTestCase {
         recorder.stop()
     }
 
+    /// stop() called from inside a delegate callback runs on the recorder's event thread: it must
+    /// return (not wait for the thread it is on), and the delegate still hears the finish once.
+    func testStopFromTheDelegateReturnsAndTheTakeFinishesOnce() throws {
+        let (recorder, recording) = try makeRecorder("stopped-by-delegate.wav")
+        let delegate = StopOnStartDelegate(forwardingTo: recording)
+        recorder.delegate = delegate
+        try recorder.record()
+        XCTAssertEqual(delegate.stopReturned.wait(timeout: .now() + 10), .success,
+                       "stop() called on the event thread never returned")
+        XCTAssertTrue(try recording.waitForFinish(), "the take stopped by the delegate is complete")
+        usleep(300_000)
+        XCTAssertEqual(recording.finished.count, 1, "recorderDidFinishRecording exactly once")
+        XCTAssertFalse(recorder.isRecording)
+        XCTAssertNotNil(recorder.finalReport)
+        XCTAssertTrue(recording.events.contains(where: \.isStopped), "\(recording.events)")
+        let start = Date()
+        recorder.stop()  // already stopped: returns at once, no second finish
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+        usleep(100_000)
+        XCTAssertEqual(recording.finished.count, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("stopped-by-delegate.wav")))
+    }
+
+    /// stop() from another thread returns once the finish is delivered (it waits on a condition,
+    /// not a polling loop), and the finish is delivered once.
+    func testStopFromAnotherThreadReturnsAfterTheFinishIsDelivered() throws {
+        let (recorder, delegate) = try makeRecorder("stopped.wav")
+        try recorder.record()
+        _ = try delegate.waitFor("the start") { $0.isStarted }
+        recorder.stop()
+        XCTAssertEqual(delegate.finished.count, 1, "delivered before stop() returned")
+        usleep(100_000)
+        XCTAssertEqual(delegate.finished.count, 1)
+    }
+
+    func testDeleteRightAfterPrepareDeletesThePreparedFile() throws {
+        let (recorder, delegate) = try makeRecorder("prepared-then-deleted.wav")
+        try recorder.prepareToRecord()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("prepared-then-deleted.wav")))
+        XCTAssertNoThrow(try recorder.deleteRecording())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("prepared-then-deleted.wav")))
+        XCTAssertThrowsError(try recorder.deleteRecording()) { XCTAssertEqual($0 as? RecorderError, .deleted) }
+        XCTAssertThrowsError(try recorder.record()) { XCTAssertEqual($0 as? RecorderError, .deleted) }
+        XCTAssertThrowsError(try recorder.prepareToRecord()) { XCTAssertEqual($0 as? RecorderError, .deleted) }
+        XCTAssertTrue(delegate.finished.isEmpty, "nothing was recorded")
+    }
+
+    /// A ring this machine cannot hold is refused with a typed error naming the longest that fits,
+    /// before any port is registered or the file created (it used to abort the process).
+    func testABufferTooLongForThisMachineIsATypedErrorAndCreatesNothing() throws {
+        let recorder = try Recorder(url: URL(fileURLWithPath: path("huge.wav")), settings: RecordingSettings(channelCount: 2),
+                                    connection: RecorderConnection(clientName: "hugebuffer", serverName: server.name,
+                                                                   bufferSeconds: 1e9))
+        try recorder.setChannelAssignments(["sig:out_1", "sig:out_2"])
+        XCTAssertThrowsError(try recorder.prepareToRecord()) { error in
+            guard case .capture(.bufferTooLarge(let requested, let maximum, let channels, let rate))? = error as? RecorderError else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(requested, 1e9)
+            XCTAssertEqual(channels, 2)
+            XCTAssertEqual(rate, 48_000)
+            XCTAssertGreaterThan(maximum, 4, "this machine holds the default buffer")
+            XCTAssertLessThan(maximum, 1e9)
+            XCTAssertTrue("\(error)".hasPrefix("the buffer cannot hold 1000000000s: this machine can hold at most "), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("huge.wav")))
+        XCTAssertEqual(recorder.portNames, [])
+        XCTAssertFalse(observer.audioPorts(flags: JackPortIsInput).contains { $0.hasPrefix("hugebuffer") },
+                       "no port registered")
+        XCTAssertThrowsError(try recorder.record(forDuration: 1)) {
+            guard case .capture(.bufferTooLarge)? = $0 as? RecorderError else { return XCTFail("\($0)") }
+        }
+    }
+
+    func testTimesTooFarAheadAndChannelsOutOfRangeAreTypedErrorsNotTraps() throws {
+        let (recorder, delegate) = try makeRecorder("far.wav")
+        for time in [1e30, recorder.deviceCurrentTime + 44_740] {
+            XCTAssertThrowsError(try recorder.record(atTime: time)) { error in
+                guard case .capture(.badTime(_, let reason))? = error as? RecorderError else { return XCTFail("\(error)") }
+                XCTAssertTrue(reason.contains("at most 12:25:39 ahead at 48000 Hz"), reason)
+            }
+        }
+        XCTAssertThrowsError(try recorder.record(atTime: recorder.deviceCurrentTime + 1, forDuration: 1e30)) { error in
+            guard case .capture(.badDuration(_, let reason))? = error as? RecorderError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("too long"), reason)
+        }
+        XCTAssertThrowsError(try recorder.record(forDuration: 1e-9)) {
+            guard case .capture(.badDuration)? = $0 as? RecorderError else { return XCTFail("\($0)") }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("far.wav")), "nothing prepared by a refused start")
+        recorder.isMeteringEnabled = true
+        try recorder.record()
+        usleep(300_000)
+        recorder.updateMeters()
+        XCTAssertGreaterThan(recorder.peakPower(forChannel: 1), -160, "in range: the signal")
+        for channel in [-1, 2, 1_000, Int.min, Int.max] {
+            XCTAssertEqual(recorder.averagePower(forChannel: channel), -160, "channel \(channel)")
+            XCTAssertEqual(recorder.peakPower(forChannel: channel), -160, "channel \(channel)")
+        }
+        recorder.stop()
+        XCTAssertTrue(try delegate.waitForFinish())
+    }
+
     // MARK: Interruptions
 
     func testDisconnectingASourceRecordsSilenceAndReconnectingResumesIt() throws {
@@ -318,5 +422,26 @@ final class RecorderTests: JackTestCase {
         XCTAssertEqual(signalDistance(from: report.segments[0].frameTime, to: signalTime(UInt32(pausedAt))), Int(position))
         XCTAssertEqual(report.segments[1].frameTime, signalTime(UInt32(resumedAt)))
         XCTAssertTrue(run.1.contains("paused 1 time"), run.1)
+    }
+}
+
+/// Stops the recorder from inside its own delegate callback, on the `.started` event; forwards
+/// everything to a `RecordingDelegate`.
+final class StopOnStartDelegate: RecorderDelegate, @unchecked Sendable {
+    let forward: RecordingDelegate
+    let stopReturned = DispatchSemaphore(value: 0)
+
+    init(forwardingTo forward: RecordingDelegate) { self.forward = forward }
+
+    func recorder(_ recorder: Recorder, didReceive event: CaptureEvent) {
+        forward.recorder(recorder, didReceive: event)
+        if event.isStarted {
+            recorder.stop()
+            stopReturned.signal()
+        }
+    }
+
+    func recorderDidFinishRecording(_ recorder: Recorder, successfully: Bool) {
+        forward.recorderDidFinishRecording(recorder, successfully: successfully)
     }
 }

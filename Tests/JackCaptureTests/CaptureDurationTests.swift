@@ -17,8 +17,8 @@ struct CaptureDurationTests {
     func exactDecimal() throws {
         let duration = try CaptureDuration(parsing: "1.01s")
         #expect(duration == .seconds(numerator: 101, denominator: 100))
-        #expect(duration.frames(atSampleRate: 48_000) == 48_480)
-        #expect(duration.frames(atSampleRate: 44_100) == 44_541)
+        #expect(try duration.frames(atSampleRate: 48_000) == 48_480)
+        #expect(try duration.frames(atSampleRate: 44_100) == 44_541)
     }
 
     @Test("invalid durations are rejected with a reason", arguments: [
@@ -44,5 +44,53 @@ struct CaptureDurationTests {
         #expect(try CaptureDuration(parsing: "0s").isZero)
         #expect(try CaptureDuration(parsing: "0f").isZero)
         #expect(try !CaptureDuration(parsing: "1f").isZero)
+    }
+}
+
+extension CaptureDurationTests {
+    @Test("a duration too long to count in 64-bit frames is refused, never saturated", arguments: [
+        CaptureDuration.seconds(numerator: Int64.max / 2, denominator: 1),
+        .seconds(numerator: Int64.max, denominator: 1_000_000_000),
+        .seconds(numerator: 192_153_584_101_142, denominator: 1),  // just past Int64.max frames at 48 kHz
+    ])
+    func overflowIsRefused(duration: CaptureDuration) {
+        #expect(throws: CaptureError.self) { try duration.frames(atSampleRate: 48_000) }
+        do {
+            _ = try duration.frames(atSampleRate: 48_000)
+        } catch {
+            guard case .badDuration(let text, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(text == duration.description)
+            #expect(reason.contains("too long"), "\(reason)")
+        }
+    }
+
+    @Test("the longest duration that counts still does, to the frame")
+    func longestCounts() throws {
+        #expect(try CaptureDuration.seconds(numerator: 192_153_584_101_141, denominator: 1).frames(atSampleRate: 48_000)
+            == 9_223_372_036_854_768_000)
+        #expect(try CaptureDuration.frames(.max).frames(atSampleRate: 48_000) == .max)
+        #expect(try CaptureDuration(parsing: "999999999999h").frames(atSampleRate: 1) == 3_599_999_999_996_400)
+        #expect(throws: CaptureError.self) { try CaptureDuration(parsing: "999999999999h").frames(atSampleRate: 48_000) }
+    }
+
+    @Test("a duration built with no denominator is refused, not divided by zero")
+    func zeroDenominator() {
+        #expect(throws: CaptureError.self) { try CaptureDuration.seconds(numerator: 1, denominator: 0).frames(atSampleRate: 48_000) }
+        #expect(throws: CaptureError.self) { try CaptureDuration.seconds(numerator: 1, denominator: -10).frames(atSampleRate: 48_000) }
+    }
+
+    @Test("a take's length must be above zero", arguments: [
+        CaptureDuration.frames(0), .frames(-5), .seconds(numerator: 0, denominator: 1), .seconds(numerator: -3, denominator: 1),
+        .seconds(numerator: 1, denominator: 1_000_000_000),  // rounds to no frame
+    ])
+    func takeLength(duration: CaptureDuration) {
+        #expect(throws: CaptureError.self) { try duration.takeLength(atSampleRate: 48_000) }
+    }
+
+    @Test("durations read back as written", arguments: ["1.01s", "48000f", "60s", "0.5s", "1.000010416s", "99999999999s"])
+    func description(text: String) throws {
+        #expect(try CaptureDuration(parsing: text).description == text)
+        #expect(try CaptureDuration(parsing: "1:30").description == "90s")
+        #expect(try CaptureDuration(parsing: "250ms").description == "0.25s")
     }
 }

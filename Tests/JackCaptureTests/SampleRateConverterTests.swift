@@ -174,3 +174,27 @@ struct SampleRateConverterTests {
         #expect(SampleRateConverter.message(forCode: 16) == "libsamplerate: Input and output data arrays overlap")
     }
 }
+
+extension SampleRateConverterTests {
+    @Test("converting or finishing a finished stream is an error until reset(), not a trap")
+    func finishedStream() throws {
+        let converter = try SampleRateConverter(channels: 1, inputRate: 48_000, outputRate: 44_100)
+        let input = [Float](repeating: 0.25, count: 480)
+        try input.withUnsafeBufferPointer { try converter.convert($0.baseAddress!, frames: 480) { _, _ in } }
+        try converter.finish { _, _ in }
+        #expect(throws: CaptureError.self) {
+            try input.withUnsafeBufferPointer { try converter.convert($0.baseAddress!, frames: 480) { _, _ in } }
+        }
+        #expect(throws: CaptureError.self) { try converter.finish { _, _ in } }
+        converter.reset()
+        try input.withUnsafeBufferPointer { try converter.convert($0.baseAddress!, frames: 480) { _, _ in } }
+    }
+
+    @Test("output lengths for rates that are not positive, or inputs of years, never trap")
+    func outputLengthEdges() {
+        #expect(SampleRateConverter.outputLength(forInputFrames: 48_000, inputRate: 0, outputRate: 44_100) == 0)
+        #expect(SampleRateConverter.outputLength(forInputFrames: 48_000, inputRate: 48_000, outputRate: -1) == 0)
+        #expect(SampleRateConverter.outputLength(forInputFrames: .max, inputRate: 48_000, outputRate: 44_100) == .max)
+        #expect(SampleRateConverter.outputLength(forInputFrames: 48_000, inputRate: 48_000, outputRate: 44_100) == 44_100)
+    }
+}

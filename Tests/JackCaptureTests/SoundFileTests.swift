@@ -178,3 +178,15 @@ struct SoundFileTests {
         return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value ?? 0
     }
 }
+
+extension SoundFileTests {
+    @Test("a channel count beyond 32 bits is refused before anything is created, not a trap", arguments: [Int(Int32.max) + 1, Int.max])
+    func hugeChannelCount(channels: Int) throws {
+        let path = folder + "/huge-\(channels).wav"
+        #expect(throws: CaptureError.self) {
+            try SoundFile.create(path: path, format: try RecordingSettings().resolveFormat(forPath: path),
+                                 channels: channels, sampleRate: 48_000, overwrite: false)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}

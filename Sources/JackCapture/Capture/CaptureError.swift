@@ -32,6 +32,13 @@ public enum CaptureError: Error, Equatable, Sendable {
     /// libsamplerate cannot convert between these rates (a rate that is not positive, a ratio
     /// beyond 256:1), or failed while converting.
     case sampleRateConversion(inputRate: Int, outputRate: Int, reason: String)
+    /// A ring buffer longer than this machine can hold (memory available, and the process's
+    /// address-space and data limits, less a safety margin: `MemoryBudget`).
+    case bufferTooLarge(requestedSeconds: Double, maximumSeconds: Double, channels: Int, sampleRate: Int)
+    /// A ring buffer length that is not a finite number of seconds above zero.
+    case badBufferLength(Double)
+    /// `CaptureSession.start` called a second time: a session records one take.
+    case alreadyStarted
 }
 
 extension CaptureError: CustomStringConvertible {
@@ -68,7 +75,32 @@ extension CaptureError: CustomStringConvertible {
             return "writing '\(path)' failed: \(reason)"
         case .sampleRateConversion(let inputRate, let outputRate, let reason):
             return "cannot convert \(inputRate) Hz to \(outputRate) Hz: \(reason)"
+        case .bufferTooLarge(let requested, let maximum, let channels, let sampleRate):
+            return "the buffer cannot hold \(CaptureError.seconds(requested)): this machine can hold at most "
+                + "\(CaptureError.seconds(maximum)) of \(channels) channel\(channels == 1 ? "" : "s") at \(sampleRate) Hz"
+        case .badBufferLength(let seconds):
+            return "bad buffer length \(seconds) s: use a finite number of seconds above 0 (default 4)"
+        case .alreadyStarted:
+            return "the take has already started: a capture session records one take"
         }
+    }
+}
+
+extension CaptureError {
+    /// Seconds as short text: `312.5s`, `100000s`, `0.048s` (to the millisecond, rounded down, so a
+    /// maximum is never overstated), `1e+30s`.
+    static func seconds(_ value: Double) -> String {
+        guard value.isFinite, value >= 0, value < 1e15 else { return "\(value)s" }
+        let milliseconds = (value * 1_000).rounded(.down)
+        var text = String(Int64(milliseconds / 1_000))
+        let fraction = Int64(milliseconds.truncatingRemainder(dividingBy: 1_000))
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 3 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text + "s"
     }
 }
 

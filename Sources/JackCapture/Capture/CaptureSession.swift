@@ -21,7 +21,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// The JACK frame the take was armed to start at (nil: the first cycle after `start()`).
     public private(set) var scheduledStart: UInt32?
     public private(set) var durationFrames: Int64?
-    private var finished = false
+    private var finalReport: TakeReport?
     private var started = false
     private let eventLock = NSLock()
     private var eventLog: [CaptureEvent] = []
@@ -51,8 +51,12 @@ public final class CaptureSession: @unchecked Sendable {
                                                     outputPorts: client.audioOutputPorts())
         try configuration.settings.validate(format, channels: sources.count, serverSampleRate: client.sampleRate)
         if let duration = configuration.duration {
-            durationFrames = duration.frames(atSampleRate: client.sampleRate)
+            durationFrames = try duration.takeLength(atSampleRate: client.sampleRate)
         }
+        // Refused before any port is registered or the ring allocated.
+        try configuration.start?.validate(sampleRate: client.sampleRate)
+        _ = try MemoryBudget.current().ringByteCount(seconds: configuration.bufferSeconds, sampleRate: client.sampleRate,
+                                                     period: client.bufferSize, channels: sources.count)
         do {
             let names = (1...sources.count).map { "in_\($0)" }
             engine = try CaptureEngine(client: client, portShortNames: names, bufferSeconds: configuration.bufferSeconds)
@@ -64,9 +68,12 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Connects each channel's port to a new source instead of its current one (before the
-    /// take starts). The count must match the channels.
+    /// take starts). The count must match the channels (`.badChannelList` otherwise).
     public func reassign(sources newSources: [String]) throws(CaptureError) {
-        precondition(newSources.count == sources.count, "one source per channel")
+        guard newSources.count == sources.count else {
+            throw .badChannelList(newSources.joined(separator: ","),
+                                  reason: "\(newSources.count) sources for \(sources.count) channels: give one source per channel")
+        }
         do {
             for (old, port) in zip(sources, engine.portNames) where configuration.connectsPorts {
                 try? client.disconnect(old, from: port)
@@ -101,7 +108,7 @@ public final class CaptureSession: @unchecked Sendable {
         case nil:
             startFrame = nil
         case .afterReady(let delay)?:
-            startFrame = FrameTime.advance(client.estimatedFrameTime, by: Int(delay.frames(atSampleRate: sampleRate)))
+            startFrame = FrameTime.advance(client.estimatedFrameTime, by: Int(try delay.frames(atSampleRate: sampleRate)))
         case .frame(let frame)?:
             guard FrameTime.distance(from: client.estimatedFrameTime, to: frame) > 0 else {
                 throw .startInPast("@\(frame) (JACK's clock is at \(client.estimatedFrameTime))")
@@ -141,9 +148,13 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
-    /// length, to stop after exactly that many recorded frames. Once per session.
+    /// length, to stop after exactly that many recorded frames. Once per session
+    /// (`.alreadyStarted` after); a length must be above zero (`.badDuration`).
     public func start(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(CaptureError) {
-        precondition(!started, "a session starts once")
+        guard !started else { throw .alreadyStarted }
+        if let lengthFrames, lengthFrames <= 0 {
+            throw .badDuration("\(lengthFrames)f", reason: "a take must be longer than zero")
+        }
         if let startFrame, FrameTime.distance(from: client.estimatedFrameTime, to: startFrame) < 0 {
             throw .startInPast("frame \(startFrame)")
         }
@@ -224,10 +235,10 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// Waits for the writer to write everything, closes the file and the client, and says how the
-    /// take went. An empty take (cancelled, or its start missed) leaves no file behind.
+    /// take went. An empty take (cancelled, or its start missed) leaves no file behind. Called
+    /// again, it gives the same report.
     public func finish() -> TakeReport {
-        precondition(!finished, "a take finishes once")
-        finished = true
+        if let finalReport { return finalReport }
         var status = engine.status
         if status.phase == .recording || status.phase == .waiting || status.phase == .paused, !status.serverGone {
             engine.requestStopNow()
@@ -266,13 +277,15 @@ public final class CaptureSession: @unchecked Sendable {
             ? (0..<sources.count).map { ChannelLevels(highestPeak: engine.meters.highestPeak(forChannel: $0),
                                                       clipCount: engine.meters.clipCount(forChannel: $0)) }
             : nil
-        return TakeReport(
+        let report = TakeReport(
             outcome: outcome, path: outputPath, format: format, sampleRate: client.sampleRate,
             sources: sources, portNames: engine.portNames,
             fileSampleRate: fileSampleRate, fileFrames: writer?.framesInFile ?? 0, frames: frames, startFrame: status.startFrame,
             lostSpans: writer?.lostSpans ?? [], overrunFrames: status.overrunFrames,
             skippedFrames: status.skippedFrames, xruns: status.xruns, channelLevels: channelLevels,
             events: eventLog + takeEvents())
+        finalReport = report
+        return report
     }
 
     /// Fails early, before anything is connected, if the file exists or its folder is not writable.

@@ -118,7 +118,9 @@ public final class SampleRateConverter {
     /// Output frames that `inputFrames` input frames become: round(inputFrames × outputRate /
     /// inputRate), halves rounded up. Exact in 64-bit integers while inputFrames × outputRate
     /// stays below 2^62: nearly four years of input at 192 kHz.
+    /// 0 when a rate is not positive (no conversion exists).
     public static func outputLength(forInputFrames inputFrames: Int64, inputRate: Int, outputRate: Int) -> Int64 {
+        guard inputRate > 0, outputRate > 0 else { return 0 }
         let divisor = greatestCommonDivisor(inputRate, outputRate)
         return roundedLength(inputFrames, Int64(inputRate / divisor), Int64(outputRate / divisor))
     }
@@ -135,7 +137,10 @@ public final class SampleRateConverter {
     /// `.best`, 46 for `.medium`, 19 for `.fastest`, none for the other two).
     public func convert(_ input: UnsafePointer<Float>, frames: Int,
                         emit: (UnsafePointer<Float>, Int) throws(CaptureError) -> Void) throws(CaptureError) {
-        precondition(!finished, "a finished sample-rate converter converts again only after reset()")
+        guard !finished else {
+            throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
+                                        reason: "the stream is finished: call reset() before converting more")
+        }
         var consumed = 0
         while consumed < frames {
             let (used, generated) = try process(input + consumed * channels, frames: frames - consumed, endOfInput: false)
@@ -165,7 +170,10 @@ public final class SampleRateConverter {
     /// exactly `outputLength(forInputFrames: inputFrames)` frames in all. After this the
     /// converter takes no more input until `reset()`.
     public func finish(emit: (UnsafePointer<Float>, Int) throws(CaptureError) -> Void) throws(CaptureError) {
-        precondition(!finished, "a sample-rate converter finishes once per stream")
+        guard !finished else {
+            throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
+                                        reason: "the stream is already finished: call reset() to start another")
+        }
         finished = true
         let length = outputLength(forInputFrames: inputFrames)
         while true {
@@ -243,7 +251,12 @@ public final class SampleRateConverter {
     }
 
     private static func roundedLength(_ inputFrames: Int64, _ reducedInputRate: Int64, _ reducedOutputRate: Int64) -> Int64 {
-        (2 * inputFrames * reducedOutputRate + reducedInputRate) / (2 * reducedInputRate)
+        let (twice, overflow1) = inputFrames.multipliedReportingOverflow(by: 2)
+        let (product, overflow2) = twice.multipliedReportingOverflow(by: reducedOutputRate)
+        let (sum, overflow3) = product.addingReportingOverflow(reducedInputRate)
+        // Beyond 2^62 (years of audio): saturated rather than trapping.
+        guard !overflow1, !overflow2, !overflow3 else { return inputFrames < 0 ? .min : .max }
+        return sum / (2 * reducedInputRate)
     }
 
     private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int {

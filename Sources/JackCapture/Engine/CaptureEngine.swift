@@ -76,12 +76,20 @@ public final class CaptureEngine: @unchecked Sendable {
     /// Bytes of ring for `seconds` of `channels` channels, with room for each cycle's header and
     /// never less than the cycles the callback holds back while their time settles
     /// (`CycleTimeline.capacity`) plus one, of the longest period JACK allows (8192 frames), so
-    /// that the period may grow mid-take without every cycle overrunning.
+    /// that the period may grow mid-take without every cycle overrunning. `Int.max` (which no
+    /// machine holds) when the count overflows, or `seconds` is NaN; `MemoryBudget` checks it
+    /// before allocating.
     public static func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) -> Int {
-        let frames = max(Int((seconds * Double(sampleRate)).rounded(.up)),
-                         (CycleTimeline.capacity + 1) * max(period, 8_192))
+        let wanted = (seconds * Double(sampleRate)).rounded(.up)
+        guard wanted < 0x1p62 else { return Int.max }
+        let period = min(max(period, 1), 1 << 30)
+        let frames = max(Int(max(wanted, 0)), (CycleTimeline.capacity + 1) * max(period, 8_192))
         let cycles = (frames + period - 1) / period + 1
-        return frames * channels * MemoryLayout<Float>.stride + cycles * CaptureBlockHeader.byteCount
+        let (samples, o1) = frames.multipliedReportingOverflow(by: max(channels, 0))
+        let (sampleBytes, o2) = samples.multipliedReportingOverflow(by: MemoryLayout<Float>.stride)
+        let (headerBytes, o3) = cycles.multipliedReportingOverflow(by: CaptureBlockHeader.byteCount)
+        let (bytes, o4) = sampleBytes.addingReportingOverflow(headerBytes)
+        return o1 || o2 || o3 || o4 ? Int.max : bytes
     }
 
     public var channelCount: Int { ports.count }

@@ -1,4 +1,5 @@
 import Atomics
+import Foundation
 
 /// One channel's meter, in dBFS: 0 at full scale, -160 for silence, above 0 beyond full scale.
 public struct MeterReading: Equatable, Sendable {
@@ -39,6 +40,11 @@ public struct MeterReading: Equatable, Sendable {
 /// sine reads 0 dBFS peak and -3.01 dBFS average (RMS without the AES-17 +3 dB offset, as
 /// AVAudioRecorder reports it). Time is counted in audio frames, not wall-clock time, so the
 /// meters move the same however often they are read.
+///
+/// Thread-safe: `update()` and every read take one lock, so UI threads and a recorder's event
+/// thread may share a meter. The real-time callback never touches it (it only writes the
+/// accumulators' atomics). A channel out of range reads as silence (`floor`, `MeterReading.silent`,
+/// no clips), as AVAudioRecorder reads it.
 public final class ChannelMeters: @unchecked Sendable {
     public static let floor: Float = -160
     public static let averagingTime = 0.3
@@ -47,6 +53,10 @@ public final class ChannelMeters: @unchecked Sendable {
 
     let accumulators: MeterAccumulators
     let sampleRate: Double
+    private let lock = NSLock()
+    /// Runs inside `update()`, with the lock held, after the first channel is updated: how tests
+    /// catch a read that does not wait for an update to finish.
+    var midUpdate: (@Sendable () -> Void)?
     private var lastFrames: Int64 = 0
     private var lastSums: [Double]
     private var meanSquares: [Double]
@@ -69,6 +79,8 @@ public final class ChannelMeters: @unchecked Sendable {
 
     /// Takes in everything measured since the last update and moves the meters on.
     public func update() {
+        lock.lock()
+        defer { lock.unlock() }
         let frames = accumulators.meteredFrames.load(ordering: .acquiring)
         let newFrames = frames - lastFrames
         guard newFrames > 0 else { return }
@@ -91,34 +103,52 @@ public final class ChannelMeters: @unchecked Sendable {
                 holds[channel] = windowPeak
                 holdAges[channel] = 0
             }
+            if channel == 0 { midUpdate?() }
         }
+    }
+
+    private func contains(_ channel: Int) -> Bool { channel >= 0 && channel < channelCount }
+
+    private func withLock<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 
     /// RMS level of a channel (0-based) in dBFS.
     public func averagePower(forChannel channel: Int) -> Float {
-        Self.decibels(power: meanSquares[channel])
+        guard contains(channel) else { return Self.floor }
+        return withLock { Self.decibels(power: meanSquares[channel]) }
     }
 
     /// Peak level of a channel (0-based) in dBFS.
     public func peakPower(forChannel channel: Int) -> Float {
-        Self.decibels(amplitude: peaks[channel])
+        guard contains(channel) else { return Self.floor }
+        return withLock { Self.decibels(amplitude: peaks[channel]) }
     }
 
+    /// Everything the meter shows for a channel, read at one moment (between updates).
     public func reading(forChannel channel: Int) -> MeterReading {
-        MeterReading(averagePower: averagePower(forChannel: channel), peakPower: peakPower(forChannel: channel),
-                     peakHold: Self.decibels(amplitude: holds[channel]),
-                     highestPeak: highestPeak(forChannel: channel), clipCount: clipCount(forChannel: channel))
+        guard contains(channel) else { return .silent }
+        return withLock {
+            MeterReading(averagePower: Self.decibels(power: meanSquares[channel]),
+                         peakPower: Self.decibels(amplitude: peaks[channel]),
+                         peakHold: Self.decibels(amplitude: holds[channel]),
+                         highestPeak: highestPeak(forChannel: channel), clipCount: clipCount(forChannel: channel))
+        }
     }
 
     /// The highest peak of the take so far, in dBFS.
     public func highestPeak(forChannel channel: Int) -> Float {
-        Self.decibels(amplitude: Double(Float(bitPattern: UnsafeAtomic<UInt32>(at: accumulators.takePeaks + channel)
+        guard contains(channel) else { return Self.floor }
+        return Self.decibels(amplitude: Double(Float(bitPattern: UnsafeAtomic<UInt32>(at: accumulators.takePeaks + channel)
             .load(ordering: .relaxed))))
     }
 
     /// Samples of the take at or beyond full scale.
     public func clipCount(forChannel channel: Int) -> Int64 {
-        UnsafeAtomic<Int64>(at: accumulators.clipCounts + channel).load(ordering: .relaxed)
+        guard contains(channel) else { return 0 }
+        return UnsafeAtomic<Int64>(at: accumulators.clipCounts + channel).load(ordering: .relaxed)
     }
 
     /// 20 log10(amplitude), never below -160.

@@ -92,6 +92,10 @@ public final class DiskWriter: @unchecked Sendable {
 
     /// A writer of `source`'s blocks into `file`; with a `converter`, whose channels are the
     /// source's and whose output rate is the file's, the file is written at that rate.
+    ///
+    /// The converter's channels and rate are preconditions, not errors: they are checks of the
+    /// caller's own consistency (CaptureSession makes the converter, the file and the source from
+    /// one channel count and one rate), not of input a user can get wrong.
     public init(source: DiskWriterSource, file: SoundFile, converter: SampleRateConverter? = nil) {
         if let converter {
             precondition(converter.channels == source.channels,
@@ -126,6 +130,7 @@ public final class DiskWriter: @unchecked Sendable {
     /// True once a write has failed; the take cannot continue.
     public var hasFailed: Bool { failedFlag.load(ordering: .acquiring) }
 
+    /// Starts the writer thread. Once per writer (a precondition: CaptureSession starts it once).
     public func start() {
         precondition(!started, "a disk writer runs once")
         started = true

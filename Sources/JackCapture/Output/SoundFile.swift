@@ -33,8 +33,9 @@ public final class SoundFile: @unchecked Sendable {
         try format.validate(channels: channels)
         try format.validate(sampleRate: sampleRate)
         var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = Int32(channels)
+        // Clamped, not trapping: sf_format_check refuses more than libsndfile's 1024 channels.
+        info.samplerate = Int32(clamping: sampleRate)
+        info.channels = Int32(clamping: channels)
         info.format = format.sndfileFormat
         guard sf_format_check(&info) == Int32(SF_TRUE) else {
             throw .format(.libsndfileRefused(format: format.displayName,

@@ -46,6 +46,12 @@ public final class Recorder: @unchecked Sendable {
     private var meteringWanted = false
     private var report: TakeReport?
     private var eventThreadRunning = false
+    /// Guards `eventThreadRunning`'s end and `eventThreadID`: `stop()` waits on it for the event
+    /// thread to deliver the finish, unless it is itself running on that thread.
+    private let eventThreadExit = NSCondition()
+    private var eventThreadID: pthread_t?
+    /// Wakes the event thread at once (on stop) instead of at its next 10 ms poll.
+    private let eventWakeup = DispatchSemaphore(value: 0)
     private var clockExtension = FrameClockExtension()
 
     private enum Stage: Equatable {
@@ -55,10 +61,15 @@ public final class Recorder: @unchecked Sendable {
     /// Checks the settings against the file's extension; nothing is created or connected yet.
     ///
     /// - Throws: `RecorderError.capture` with the reason a format, rate or channel count cannot be
-    ///   written (naming what would work), or `.notAFileURL`.
+    ///   written (naming what would work), or a buffer length that is not a finite number of
+    ///   seconds above zero (`.badBufferLength`; one too long for this machine is refused by
+    ///   `prepareToRecord()`, `.bufferTooLarge`, once the server's rate is known), or `.notAFileURL`.
     public init(url: URL, settings: RecordingSettings = RecordingSettings(),
                 connection: RecorderConnection = RecorderConnection()) throws(RecorderError) {
         guard url.isFileURL else { throw .notAFileURL(url.absoluteString) }
+        guard connection.bufferSeconds.isFinite, connection.bufferSeconds > 0 else {
+            throw .capture(.badBufferLength(connection.bufferSeconds))
+        }
         self.url = url
         self.settings = settings
         self.connection = connection
@@ -160,18 +171,22 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Starts recording at `time` on the `deviceCurrentTime` clock, exactly on the frame it
-    /// names. A time already passed is an error.
+    /// names. A time already passed is an error (`.startInPast`); so is one that is not finite,
+    /// or further ahead than JACK's 32-bit frame clock can schedule (`.badTime`: 12:25:39 at
+    /// 48 kHz).
     public func record(atTime time: TimeInterval) throws(RecorderError) {
         try record(atTime: time, lengthFrames: nil)
     }
 
     /// Records for `duration` seconds (rounded to the nearest frame), starting on the next cycle.
+    /// A duration that is not finite, or rounds to no frame, is an error (`.badDuration`).
     public func record(forDuration duration: TimeInterval) throws(RecorderError) {
         try record(atFrame: nil, forFrames: try frames(inSeconds: duration))
     }
 
     /// Records for `duration` seconds from `time` on the `deviceCurrentTime` clock.
     public func record(atTime time: TimeInterval, forDuration duration: TimeInterval) throws(RecorderError) {
+        try Self.checkFinite(time)
         try record(atTime: time, lengthFrames: try frames(inSeconds: duration))
     }
 
@@ -220,8 +235,10 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Stops at JACK's current frame, writes every frame received before it and closes the file.
-    /// The delegate then hears `recorderDidFinishRecording`. Stopping a recorder that was only
-    /// prepared removes its empty file.
+    /// The delegate then hears `recorderDidFinishRecording`, once. Stopping a recorder that was
+    /// only prepared removes its empty file. Safe from any thread, the delegate's callbacks
+    /// included: called on the recorder's event thread it returns at once, and the finish is
+    /// delivered when the callback returns; elsewhere it returns once the finish is delivered.
     public func stop() {
         let stopped = locked { () -> Bool in
             guard let session, stage == .prepared || stage == .recording || stage == .paused else { return false }
@@ -230,7 +247,10 @@ public final class Recorder: @unchecked Sendable {
             stage = .stopped
             return true
         }
-        if stopped { waitForEventThread() }
+        if stopped {
+            eventWakeup.signal()
+            waitForEventThread()
+        }
     }
 
     /// Removes the file. Only once stopped (or before recording): deleting a file being
@@ -241,8 +261,13 @@ public final class Recorder: @unchecked Sendable {
             case .recording, .paused: throw .stillRecording
             case .deleted: throw .deleted
             case .prepared:
+                // Finishing an unstarted take removes its empty file itself.
                 if let session { report = session.finish() }
                 stage = .stopped
+                if access(url.path, F_OK) != 0 {
+                    stage = .deleted
+                    return
+                }
             case .initialized, .stopped: break
             }
             guard unlink(url.path) == 0 else {
@@ -319,22 +344,42 @@ public final class Recorder: @unchecked Sendable {
     // MARK: Internals
 
     private func record(atTime time: TimeInterval, lengthFrames: Int64?) throws(RecorderError) {
+        let text = "\(time) s"
+        try Self.checkFinite(time)
         let client = try locked { () throws(RecorderError) in try openClient() }
         let now = deviceCurrentTime
         guard time > now else {
             throw .capture(.startInPast(String(format: "%.6f s (deviceCurrentTime is %.6f s)", time, now)))
         }
-        let frame = UInt32(truncatingIfNeeded: Int64((time * Double(client.sampleRate)).rounded()))
+        let rate = client.sampleRate
+        // At most 2^31 - 1 frames ahead: the furthest a start can be on JACK's 32-bit clock.
+        do throws(CaptureError) { _ = try FrameTime.lead(seconds: time - now, sampleRate: rate, for: text) } catch {
+            throw .capture(error)
+        }
+        // Within 2^31 frames of the clock, so within Int64.
+        let frame = UInt32(truncatingIfNeeded: Int64((time * Double(rate)).rounded()))
         try record(atFrame: frame, forFrames: lengthFrames)
     }
 
-    private func frames(inSeconds seconds: TimeInterval) throws(RecorderError) -> Int64 {
-        let client = try locked { () throws(RecorderError) in try openClient() }
-        let frames = Int64((seconds * Double(client.sampleRate)).rounded())
-        guard seconds.isFinite, frames > 0 else {
-            throw .capture(.badDuration("\(seconds) s", reason: "a take must be longer than zero"))
+    private static func checkFinite(_ time: TimeInterval) throws(RecorderError) {
+        guard time.isFinite else {
+            throw .capture(.badTime("\(time) s", reason: "a time is a finite number of seconds on the deviceCurrentTime clock"))
         }
-        return frames
+    }
+
+    private func frames(inSeconds seconds: TimeInterval) throws(RecorderError) -> Int64 {
+        guard seconds.isFinite, seconds > 0 else {
+            throw .capture(.badDuration("\(seconds) s", reason: "a take is a finite number of seconds above zero"))
+        }
+        let client = try locked { () throws(RecorderError) in try openClient() }
+        let frames = (seconds * Double(client.sampleRate)).rounded()
+        guard frames > 0 else {
+            throw .capture(.badDuration("\(seconds) s", reason: "a take must be longer than zero (it rounds to no frame)"))
+        }
+        guard frames < 0x1p63 else {
+            throw .capture(.badDuration("\(seconds) s", reason: "too long: more than \(Int64.max) frames at \(client.sampleRate) Hz"))
+        }
+        return Int64(frames)
     }
 
     /// Prepares if needed, arms the take and starts the event thread. Called with the lock held.
@@ -364,15 +409,32 @@ public final class Recorder: @unchecked Sendable {
     }
 
     private func startEventThread() {
+        eventThreadExit.lock()
+        defer { eventThreadExit.unlock() }
         guard !eventThreadRunning else { return }
         eventThreadRunning = true
-        let thread = Thread { [self] in runEvents() }
+        let thread = Thread { [self] in
+            eventThreadExit.lock()
+            eventThreadID = pthread_self()
+            eventThreadExit.unlock()
+            runEvents()
+            eventThreadExit.lock()
+            eventThreadRunning = false
+            eventThreadID = nil
+            eventThreadExit.broadcast()
+            eventThreadExit.unlock()
+        }
         thread.name = "jcap recorder events"
         thread.start()
     }
 
+    /// Waits for the event thread to deliver the finish and end, unless called on that thread
+    /// (from a delegate callback), which delivers it once the callback returns.
     private func waitForEventThread() {
-        while locked({ eventThreadRunning }) { usleep(1_000) }
+        eventThreadExit.lock()
+        defer { eventThreadExit.unlock() }
+        if let eventThreadID, pthread_equal(eventThreadID, pthread_self()) != 0 { return }
+        while eventThreadRunning { eventThreadExit.wait() }
     }
 
     /// The event thread: hands the take's events to the delegate in order, notices the end of a
@@ -403,9 +465,8 @@ public final class Recorder: @unchecked Sendable {
                 delegate?.recorderDidFinishRecording(self, successfully: finishedReport.outcome == .complete)
                 break
             }
-            usleep(10_000)
+            _ = eventWakeup.wait(timeout: .now() + .milliseconds(10))
         }
-        locked { eventThreadRunning = false }
     }
 
     private func deliver(_ event: CaptureEvent, interrupted: inout Set<Int>) {

@@ -1,7 +1,7 @@
 /// A length of time as the user wrote it: a whole number of frames, or an exact decimal number of
 /// seconds. Seconds are kept as a fraction (numerator over a power of ten), never a binary float,
 /// so `1.01s` at 48 kHz is 48,480 frames, not 48,479.
-public enum CaptureDuration: Equatable, Sendable {
+public enum CaptureDuration: Equatable, Sendable, CustomStringConvertible {
     case frames(Int64)
     /// `numerator / denominator` seconds, `denominator` a power of ten.
     case seconds(numerator: Int64, denominator: Int64)
@@ -17,14 +17,51 @@ public enum CaptureDuration: Equatable, Sendable {
     }
 
     /// Frames at `sampleRate`, rounded to the nearest frame (halves up).
-    public func frames(atSampleRate sampleRate: Int) -> Int64 {
+    ///
+    /// - Throws: `.badDuration` when the count does not fit in 64 bits (it is never saturated),
+    ///   or the duration is not a number (a denominator that is not positive).
+    public func frames(atSampleRate sampleRate: Int) throws(CaptureError) -> Int64 {
         switch self {
         case .frames(let frames):
             return frames
         case .seconds(let numerator, let denominator):
+            guard denominator > 0 else { throw .badDuration(description, reason: "the denominator must be above zero") }
             let (product, overflow) = numerator.multipliedReportingOverflow(by: Int64(sampleRate))
-            if overflow { return Int64.max }
-            return (product + denominator / 2) / denominator
+            let (rounded, overflow2) = product.addingReportingOverflow(denominator / 2)
+            guard !overflow, !overflow2 else {
+                throw .badDuration(description, reason: "too long: more than \(Int64.max) frames at \(sampleRate) Hz")
+            }
+            return rounded / denominator
+        }
+    }
+
+    /// The length of a take this long, in frames at `sampleRate`.
+    ///
+    /// - Throws: `.badDuration` when it is zero or negative, or too long to count.
+    public func takeLength(atSampleRate sampleRate: Int) throws(CaptureError) -> Int64 {
+        let frames = try frames(atSampleRate: sampleRate)
+        guard frames > 0 else { throw .badDuration(description, reason: "a take must be longer than zero") }
+        return frames
+    }
+
+    /// As it could be written: `48000f`, `1.01s`.
+    public var description: String {
+        switch self {
+        case .frames(let frames): return "\(frames)f"
+        case .seconds(let numerator, let denominator):
+            guard denominator > 0 else { return "\(numerator)/\(denominator)s" }
+            var text = "\(numerator / denominator)"
+            var fraction = numerator % denominator
+            var places = ""
+            var scale = denominator
+            while scale > 1, fraction != 0 || !places.isEmpty, scale % 10 == 0 {
+                scale /= 10
+                places += "\(abs(fraction / scale))"
+                fraction %= scale
+                if fraction == 0 { break }
+            }
+            if !places.isEmpty { text += "." + places }
+            return text + "s"
         }
     }
 

@@ -16,3 +16,44 @@ public enum FrameTime {
         time &+ UInt32(truncatingIfNeeded: frames)
     }
 }
+
+extension FrameTime {
+    /// The furthest ahead of JACK's clock a frame time can be scheduled: 2^31 - 1 frames. Frame
+    /// times are compared through their signed 32-bit difference, so a time 2^31 frames or more
+    /// ahead reads as one in the past (at 48 kHz, the limit is 12:25:39).
+    public static let maximumLead: Int64 = Int64(Int32.max)
+
+    /// The limit in human terms: `12:25:39 ahead at 48000 Hz` (rounded down to the second).
+    public static func leadLimitDescription(sampleRate: Int) -> String {
+        let seconds = sampleRate > 0 ? maximumLead / Int64(sampleRate) : 0
+        let clock = [seconds / 3_600, seconds / 60 % 60, seconds % 60]
+            .enumerated().map { $0.offset > 0 && $0.element < 10 ? "0\($0.element)" : "\($0.element)" }
+            .joined(separator: ":")
+        return "\(clock) ahead at \(sampleRate) Hz"
+    }
+
+    /// Checks that a start `frames` ahead of JACK's clock can be scheduled.
+    ///
+    /// - Throws: `.badTime(text, ...)` naming the limit when it is more than `maximumLead` frames
+    ///   ahead.
+    public static func checkLead(_ frames: Int64, sampleRate: Int, for text: String) throws(CaptureError) {
+        guard frames <= maximumLead else {
+            throw .badTime(text, reason: "JACK's 32-bit frame clock can schedule a start at most "
+                + leadLimitDescription(sampleRate: sampleRate))
+        }
+    }
+
+    /// Checks that a start `seconds` ahead of JACK's clock can be scheduled, and gives it in
+    /// frames (rounded to the nearest).
+    ///
+    /// - Throws: `.badTime(text, ...)` when `seconds` is not finite, or too far ahead.
+    public static func lead(seconds: Double, sampleRate: Int, for text: String) throws(CaptureError) -> Int64 {
+        guard seconds.isFinite else { throw .badTime(text, reason: "a time is a finite number of seconds") }
+        let frames = (seconds * Double(sampleRate)).rounded()
+        guard frames <= Double(maximumLead) else {
+            try checkLead(.max, sampleRate: sampleRate, for: text)
+            return .max
+        }
+        return Int64(max(frames, -Double(maximumLead)))
+    }
+}

@@ -30,6 +30,43 @@ public enum StartTime: Equatable, Sendable {
     }
 }
 
+extension StartTime: CustomStringConvertible {
+    /// As it is written after `--at`: `+3s`, `@123456789`, `14:30:00.25`.
+    public var description: String {
+        switch self {
+        case .afterReady(let delay): "+\(delay)"
+        case .frame(let frame): "@\(frame)"
+        case .wallClock(let time): time.description
+        }
+    }
+
+    /// Checks, before anything is created, that this start can be scheduled on JACK's 32-bit
+    /// frame clock at `sampleRate`: a delay or a time of day at most `FrameTime.maximumLead`
+    /// frames ahead (12:25:39 at 48 kHz; a time of day today can be up to 24 hours ahead). A frame
+    /// time is always representable; whether it has passed is checked when the take starts.
+    ///
+    /// - Parameter now: microseconds since the Unix epoch (for a time of day).
+    /// - Throws: `.badTime` naming the limit, or `.badDuration` for a delay too long to count.
+    public func validate(sampleRate: Int, now: Int64 = WallClockTime.nowMicrosecondsSinceEpoch()) throws(CaptureError) {
+        switch self {
+        case .afterReady(let delay):
+            let frames: Int64
+            do { frames = try delay.frames(atSampleRate: sampleRate) } catch {
+                throw .badTime(description, reason: "too far ahead: JACK's 32-bit frame clock can schedule a start at most "
+                    + FrameTime.leadLimitDescription(sampleRate: sampleRate))
+            }
+            try FrameTime.checkLead(frames, sampleRate: sampleRate, for: description)
+        case .frame:
+            break
+        case .wallClock(let time):
+            let (difference, overflow) = time.microsecondsSinceEpoch(today: now).subtractingReportingOverflow(now)
+            let ahead = overflow ? Int64.max : difference
+            guard ahead > 0 else { return }
+            _ = try FrameTime.lead(seconds: Double(ahead) / 1_000_000, sampleRate: sampleRate, for: description)
+        }
+    }
+}
+
 /// A local time of day, to the microsecond.
 public struct WallClockTime: Equatable, Sendable, CustomStringConvertible {
     public var hour: Int
@@ -75,7 +112,7 @@ public struct WallClockTime: Equatable, Sendable, CustomStringConvertible {
         let base = [hour, minute, second].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
         guard microsecond > 0 else { return base }
         var fraction = String(microsecond)
-        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        fraction = String(repeating: "0", count: max(0, 6 - fraction.count)) + fraction
         while fraction.hasSuffix("0") { fraction.removeLast() }
         return base + "." + fraction
     }
@@ -86,11 +123,14 @@ public struct WallClockTime: Equatable, Sendable, CustomStringConvertible {
         var seconds = time_t(now / 1_000_000)
         var parts = tm()
         localtime_r(&seconds, &parts)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
+        // Clamped, not trapping, for a time built from out-of-range fields (mktime normalizes).
+        parts.tm_hour = Int32(clamping: hour)
+        parts.tm_min = Int32(clamping: minute)
+        parts.tm_sec = Int32(clamping: second)
         parts.tm_isdst = -1
-        return Int64(mktime(&parts)) * 1_000_000 + Int64(microsecond)
+        let (micros, overflow) = Int64(mktime(&parts)).multipliedReportingOverflow(by: 1_000_000)
+        let (total, overflow2) = micros.addingReportingOverflow(Int64(microsecond))
+        return overflow || overflow2 ? (micros < 0 ? .min : .max) : total
     }
 
     /// Now, in microseconds since the Unix epoch (CLOCK_REALTIME).
