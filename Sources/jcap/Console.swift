@@ -55,18 +55,18 @@ final class Console {
         return ExitCode(ExitStatus(for: error).rawValue)
     }
 
-    func describe(_ session: CaptureSession) {
-        line("jcap: client '\(session.client.name)', \(session.client.sampleRate) Hz, \(session.client.bufferSize)-frame periods")
-        for (index, (port, source)) in zip(session.engine.portNames, session.sources).enumerated() {
-            let wiring = session.configuration.connectsPorts ? "<- \(source)" : "(patch by hand)"
+    func describe(_ client: CaptureClient) {
+        line("jcap: client '\(client.jack.name)', \(client.sampleRate) Hz, \(client.jack.bufferSize)-frame periods")
+        for (index, (port, source)) in zip(client.portNames, client.sources).enumerated() {
+            let wiring = client.connectsPorts ? "<- \(source)" : "(patch by hand)"
             line("  channel \(index + 1): \(port) \(wiring)")
         }
     }
 
-    func announceStart(_ session: CaptureSession) {
-        var text = "jcap: recording \(session.format.displayName) to \(session.outputPath)"
-        if let start = session.scheduledStart { text += ", starting at frame \(start)" }
-        if let frames = session.durationFrames { text += ", \(frames) frames" }
+    func announceStart(_ take: Take) {
+        var text = "jcap: recording \(take.format.displayName) to \(take.path)"
+        if let start = take.scheduledStart { text += ", starting at frame \(start)" }
+        if let frames = take.durationFrames { text += ", \(frames) frames" }
         line(text)
     }
 

@@ -43,7 +43,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .outputUnwritable: self = .outputUnwritable
         case .unsupportedExtension, .format, .sampleRateConversion: self = .unsupportedFormat
         case .badOption, .bufferTooLarge, .badBufferLength: self = .usage
-        case .alreadyStarted: self = .failure
+        case .alreadyStarted, .clientClosed: self = .failure
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
         }

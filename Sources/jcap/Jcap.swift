@@ -107,70 +107,75 @@ struct Jcap: ParsableCommand {
             throw console.fail(error)
         }
 
-        let session: CaptureSession
+        let capture: CaptureClient
         do {
-            session = try CaptureSession(configuration: configuration)
+            // The file is checked before JACK is touched: an existing file or a bad folder is
+            // refused with nothing connected.
+            _ = try CaptureClient.checkOutput(configuration.nextOutputPath(), settings: configuration.settings)
+            capture = try CaptureClient(configuration: configuration)
         } catch {
             throw console.fail(error)
         }
-        console.describe(session)
-        session.isMeteringEnabled = console.wantsMeters
-        let names = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? session.sources : session.engine.portNames)
-        func update(waitingForPorts: Bool = false) {
-            if session.isMeteringEnabled { session.updateMeters() }
-            console.show(MeterSnapshot(session: session, names: names, waitingForPorts: waitingForPorts))
+        defer { capture.close() }
+        console.describe(capture)
+        capture.isMeteringEnabled = console.wantsMeters
+        let names = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
+        func update(_ take: Take?, waitingForPorts: Bool = false) {
+            if capture.isMeteringEnabled { capture.meters.update() }
+            console.show(MeterSnapshot(client: capture, take: take, names: names, waitingForPorts: waitingForPorts))
         }
 
         if !configuration.connectsPorts {
-            console.line("jcap: waiting for \(session.engine.portNames.joined(separator: ", ")) to be connected")
-            while !session.isReady {
+            console.line("jcap: waiting for \(capture.portNames.joined(separator: ", ")) to be connected")
+            while !capture.isReady {
                 if signals.stopSignal != nil {
                     console.line("jcap: stopped before any port was connected; nothing recorded")
                     throw ExitCode(ExitStatus.cancelled.rawValue)
                 }
-                update(waitingForPorts: true)
+                update(nil, waitingForPorts: true)
                 usleep(50_000)
             }
         }
 
+        let take: Take
         do {
-            try session.start()
+            take = try capture.makeTake()
+            try take.start()
         } catch {
             throw console.fail(error)
         }
-        console.announceStart(session)
+        console.announceStart(take)
         // Connections made while setting up are already listed above; later ones are news.
-        _ = session.takeEvents()
+        _ = take.takeEvents()
 
         let keys = TerminalKeys()
         defer { keys.restore() }
         if keys.isActive { console.line("jcap: space pauses and resumes, q or Enter stops") }
         var stopping = false
-        var pauseRequested = false
-        while !session.isFinished {
+        // The console redraws about 20 times a second, waiting on the take meanwhile.
+        while take.waitUntilFinished(timeout: 0.05) == nil {
             var commands = keys.commands()
             commands += Array(repeating: .togglePause, count: signals.takePauseToggles())
             if !stopping, let signal = signals.stopSignal {
-                let frame = session.stop()
+                let frame = take.stop()
                 console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
                 stopping = true
             }
             for command in commands where !stopping {
                 switch command {
                 case .stop:
-                    let frame = session.stop()
+                    let frame = take.stop()
                     console.line("jcap: stopping before JACK frame \(frame)")
                     stopping = true
                 case .togglePause:
-                    if pauseRequested { session.resume() } else { session.pause() }
-                    pauseRequested.toggle()
+                    if take.state == .paused { take.resume() } else { take.pause() }
                 }
             }
-            for event in session.takeEvents() { console.report(event) }
-            update()
-            usleep(50_000)
+            for event in take.takeEvents() { console.report(event) }
+            update(take)
         }
-        let report = session.finish()
+        let report = take.finish()
+        for event in take.takeEvents() { console.report(event) }
         console.summarize(report, names: names)
         let status = ExitStatus(for: report.outcome)
         if status != .success { throw ExitCode(status.rawValue) }

@@ -37,16 +37,17 @@ extension MeterSnapshot {
         return Set(short).count == short.count ? short : sources
     }
 
-    /// The session's state now; `updateMeters()` must have been called for fresh readings.
-    init(session: CaptureSession, names: [String], waitingForPorts: Bool = false) {
-        let status = session.status
-        let rate = session.client.sampleRate
+    /// The take's state now (before it exists, the client's); `updateMeters()` must have been
+    /// called for fresh readings.
+    init(client: CaptureClient, take: Take?, names: [String], waitingForPorts: Bool = false) {
+        let status = take?.status ?? client.engine.status
+        let rate = client.sampleRate
         var state: State
         switch status.phase {
         case .idle: state = waitingForPorts ? .waitingForPorts : .countdown(frames: 0)
         case .waiting:
-            let frames = session.scheduledStart.map {
-                Int64(max(0, FrameTime.distance(from: session.client.estimatedFrameTime, to: $0)))
+            let frames = take?.scheduledStart.map {
+                Int64(max(0, FrameTime.distance(from: client.jack.estimatedFrameTime, to: $0)))
             } ?? 0
             state = .countdown(frames: frames)
         case .recording: state = .recording
@@ -55,11 +56,11 @@ extension MeterSnapshot {
         }
         self.init(
             state: state, sampleRate: rate, elapsedFrames: status.position,
-            remainingFrames: session.durationFrames.map { max(0, $0 - status.position) },
+            remainingFrames: take?.durationFrames.map { max(0, $0 - status.position) },
             bufferFill: status.bufferFill, xruns: status.xruns, lostFrames: status.lostFrames,
             channels: names.indices.map {
                 Channel(name: names[$0],
-                        reading: session.isMeteringEnabled ? session.meterReading(forChannel: $0) : .silent)
+                        reading: client.isMeteringEnabled ? client.meters.reading(forChannel: $0) : .silent)
             })
     }
 }

@@ -60,12 +60,12 @@ final class AllocationTests: JackTestCase {
         configuration.outputPath = path("noalloc.wav")
         configuration.settings.overwritesExistingFile = true
         let (counted, cyclesWatched, report) = try withoutXruns {
-            let session = try CaptureSession(configuration: configuration)
+            let session = try OneTake(configuration: configuration)
             session.isMeteringEnabled = metering
             try session.start()
             try Self.waitFor("recording") { session.status.position > 0 }
             let cycles = session.engine.state.pointee.cycles.load(ordering: .relaxed)
-            allocation_probe_watch(session.client.processThread)
+            allocation_probe_watch(session.jack.processThread)
             for step in 0..<40 {  // the meters are read meanwhile, as the console does
                 usleep(50_000)
                 if metering { session.updateMeters() }

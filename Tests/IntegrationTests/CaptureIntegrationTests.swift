@@ -273,8 +273,9 @@ final class CaptureIntegrationTests: JackTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("big.wav")))
     }
 
-    /// CaptureSession's public calls with bad input: typed errors and silent meters, never traps.
-    func testCaptureSessionRefusesBadInputWithTypedErrors() throws {
+    /// CaptureClient's and Take's public calls with bad input: typed errors and silent meters,
+    /// never traps.
+    func testCaptureClientAndTakeRefuseBadInputWithTypedErrors() throws {
         func configuration(_ name: String) -> CaptureConfiguration {
             var configuration = CaptureConfiguration()
             configuration.clientName = "session"
@@ -285,29 +286,29 @@ final class CaptureIntegrationTests: JackTestCase {
         }
         var huge = configuration("huge.wav")
         huge.bufferSeconds = 1e9
-        XCTAssertThrowsError(try CaptureSession(configuration: huge)) {
+        XCTAssertThrowsError(try OneTake(configuration: huge)) {
             guard case .bufferTooLarge(1e9, _, 2, 48_000)? = $0 as? CaptureError else { return XCTFail("\($0)") }
         }
         for length in [Double.nan, .infinity, 0, -1] {
             var bad = configuration("nan.wav")
             bad.bufferSeconds = length
-            XCTAssertThrowsError(try CaptureSession(configuration: bad)) {
+            XCTAssertThrowsError(try OneTake(configuration: bad)) {
                 guard case .badBufferLength? = $0 as? CaptureError else { return XCTFail("\($0)") }
             }
         }
         var far = configuration("far.wav")
         far.start = .afterReady(.seconds(numerator: 99_999_999_999, denominator: 1))
-        XCTAssertThrowsError(try CaptureSession(configuration: far)) {
+        XCTAssertThrowsError(try OneTake(configuration: far)) {
             guard case .badTime? = $0 as? CaptureError else { return XCTFail("\($0)") }
         }
         var long = configuration("long.wav")
         long.duration = .seconds(numerator: Int64.max / 2, denominator: 1)
-        XCTAssertThrowsError(try CaptureSession(configuration: long)) {
+        XCTAssertThrowsError(try OneTake(configuration: long)) {
             guard case .badDuration? = $0 as? CaptureError else { return XCTFail("\($0)") }
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), [], "nothing created")
 
-        let session = try CaptureSession(configuration: configuration("session.wav"))
+        let session = try OneTake(configuration: configuration("session.wav"))
         session.isMeteringEnabled = true
         XCTAssertThrowsError(try session.reassign(sources: ["sig:out_3"])) {
             guard case .badChannelList? = $0 as? CaptureError else { return XCTFail("\($0)") }

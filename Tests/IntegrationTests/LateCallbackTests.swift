@@ -15,7 +15,7 @@ final class LateCallbackTests: JackTestCase {
         configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
         configuration.outputPath = path("late.wav")
         configuration.duration = .frames(3 * 48_000)
-        let session = try CaptureSession(configuration: configuration)
+        let session = try OneTake(configuration: configuration)
         try session.start()
         try Self.waitFor("recording") { session.status.position > 0 }
         let stall = server.period * 1_000_000 * 3 / 2 / server.sampleRate

@@ -38,14 +38,14 @@ final class MeteringTests: JackTestCase {
         super.tearDown()
     }
 
-    func meteredSession(metering: Bool = true) throws -> CaptureSession {
+    func meteredSession(metering: Bool = true) throws -> OneTake {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name
         configuration.clientName = "meters"
         configuration.sources = .ports(Self.sources.map { "\($0.0):out_1" })
         configuration.outputPath = path("metered.wav")
         configuration.settings.format = .float
-        let session = try CaptureSession(configuration: configuration)
+        let session = try OneTake(configuration: configuration)
         session.isMeteringEnabled = metering
         return session
     }

@@ -33,9 +33,8 @@ final class OverrunTests: JackTestCase {
         configuration.outputPath = path("overrun.wav")
         configuration.bufferSeconds = 0.1
         configuration.duration = .frames(96_000)
-        let session = try CaptureSession(configuration: configuration)
         let stalled = ManagedFlag()
-        session.beforeEachBlockWritten = { position in
+        let session = try OneTake(configuration: configuration) { position in
             if position >= 24_000 && stalled.setOnce() { usleep(1_000_000) }
         }
         try session.start()

@@ -21,4 +21,13 @@ public struct CaptureConfiguration: Sendable {
     public var bufferSeconds: Double = 4
 
     public init() {}
+
+    /// The file the next take goes to: `outputPath`, else the next `take-NNN.<ext>` in
+    /// `takeDirectory` (never a number already used there).
+    public func nextOutputPath() -> String {
+        if let outputPath { return outputPath }
+        let name = TakeNaming.nextFileName(existing: TakeNaming.fileNames(inDirectory: takeDirectory),
+                                           fileExtension: takeExtension)
+        return takeDirectory == "." ? name : (takeDirectory.hasSuffix("/") ? takeDirectory + name : takeDirectory + "/" + name)
+    }
 }

@@ -39,6 +39,8 @@ public enum CaptureError: Error, Equatable, Sendable {
     case badBufferLength(Double)
     /// `CaptureSession.start` called a second time: a session records one take.
     case alreadyStarted
+    /// A take was asked of a `CaptureClient` already closed.
+    case clientClosed
 }
 
 extension CaptureError: CustomStringConvertible {
@@ -80,6 +82,8 @@ extension CaptureError: CustomStringConvertible {
                 + "\(CaptureError.seconds(maximum)) of \(channels) channel\(channels == 1 ? "" : "s") at \(sampleRate) Hz"
         case .badBufferLength(let seconds):
             return "bad buffer length \(seconds) s: use a finite number of seconds above 0 (default 4)"
+        case .clientClosed:
+            return "the capture client is closed: open a new one to record"
         case .alreadyStarted:
             return "the take has already started: a capture session records one take"
         }

@@ -170,8 +170,10 @@ public final class JackClient: @unchecked Sendable {
         guard jack_activate(handle) == 0 else { throw .activationFailed }
     }
 
-    /// Stops the process callback (jack_deactivate).
+    /// Stops the process callback (jack_deactivate). Nothing once the client is closed (the
+    /// handle is gone then).
     public func deactivate() {
+        guard !closed else { return }
         jack_deactivate(handle)
     }
 

@@ -20,8 +20,10 @@ import Foundation
 /// The delegate hears, in order and on the recorder's own event thread, every `CaptureEvent` of
 /// the take (start, pauses and resumes on their exact frames, stop, overruns and xruns with their
 /// positions, connections, period changes), interruptions beginning and ending, write errors, and
-/// finally whether the take finished successfully. One take per recorder: after `stop()` (or the
-/// end of a timed take) it records no more; make a new one.
+/// finally whether the take finished successfully. Each take is a `Take` of one `CaptureClient`,
+/// which the recorder opens at the first `prepareToRecord()` and keeps: `record()` after `stop()`
+/// records a new take into the same file, replacing it, as AVAudioRecorder does, on the same
+/// JACK ports and connections.
 public final class Recorder: @unchecked Sendable {
     /// The file the recorder writes.
     public let url: URL
@@ -39,24 +41,17 @@ public final class Recorder: @unchecked Sendable {
 
     private weak var delegateReference: (any RecorderDelegate)?
     private let lock = NSRecursiveLock()
-    private var stage: Stage = .initialized
-    private var client: JackClient?
-    private var session: CaptureSession?
+    /// The JACK client, opened at the first need (reading the clock, or preparing).
+    private var jack: JackClient?
+    /// The client's ports and connections, made at the first `prepareToRecord()`, kept for every
+    /// take after.
+    private var capture: CaptureClient?
+    /// The take prepared, being recorded, or last finished: its state is the recorder's.
+    private var take: Take?
+    private var deleted = false
     private var assignedSources: [String]?
     private var meteringWanted = false
-    private var report: TakeReport?
-    private var eventThreadRunning = false
-    /// Guards `eventThreadRunning`'s end and `eventThreadID`: `stop()` waits on it for the event
-    /// thread to deliver the finish, unless it is itself running on that thread.
-    private let eventThreadExit = NSCondition()
-    private var eventThreadID: pthread_t?
-    /// Wakes the event thread at once (on stop) instead of at its next 10 ms poll.
-    private let eventWakeup = DispatchSemaphore(value: 0)
     private var clockExtension = FrameClockExtension()
-
-    private enum Stage: Equatable {
-        case initialized, prepared, recording, paused, stopped, deleted
-    }
 
     /// Checks the settings against the file's extension; nothing is created or connected yet.
     ///
@@ -83,10 +78,23 @@ public final class Recorder: @unchecked Sendable {
     }
 
     deinit {
-        let session = locked { stage == .recording || stage == .paused || stage == .prepared ? self.session : nil }
-        if let session {
-            session.stop()
-            _ = session.finish()
+        if let take = locked({ take }), !take.isOnPumpThread { _ = take.finish() }
+        locked { capture }?.close()
+    }
+
+    /// Where the recorder is: the state of its take, or before the first / after a delete.
+    private enum Stage: Equatable {
+        case initialized, prepared, recording, paused, stopped, deleted
+    }
+
+    private var stage: Stage {
+        if deleted { return .deleted }
+        guard let take else { return .initialized }
+        switch take.state {
+        case .prepared: return .prepared
+        case .recording: return .recording
+        case .paused: return .paused
+        case .finished: return .stopped
         }
     }
 
@@ -97,35 +105,36 @@ public final class Recorder: @unchecked Sendable {
     /// (empty when the server has too few, or cannot be reached).
     public var channelAssignments: [String] {
         locked {
-            if let session { return session.sources }
+            if let capture { return capture.sources }
             if let assignedSources { return assignedSources }
-            guard let client = try? openClient() else { return [] }
-            return (try? makeConfiguration().sources.resolve(physicalCapturePorts: client.physicalCapturePorts(),
-                                                             outputPorts: client.audioOutputPorts())) ?? []
+            guard let jack = try? openClient() else { return [] }
+            return (try? makeConfiguration().sources.resolve(physicalCapturePorts: jack.physicalCapturePorts(),
+                                                             outputPorts: jack.audioOutputPorts())) ?? []
         }
     }
 
     /// Chooses the JACK output port each channel records (exact names or globs like
-    /// `synth:out_*`), before recording starts. With `settings.channelCount` set, the number of
-    /// ports must match it. Once prepared, the ports are reconnected at once.
+    /// `synth:out_*`), whenever no take is recording. With `settings.channelCount` set, the number
+    /// of ports must match it; once prepared, it must match the ports the recorder has, and they
+    /// are reconnected at once.
     public func setChannelAssignments(_ ports: [String]) throws(RecorderError) {
         try locked { () throws(RecorderError) in
             switch stage {
             case .recording, .paused: throw .channelAssignmentsWhileRecording
-            case .stopped: throw .finished
             case .deleted: throw .deleted
-            case .initialized, .prepared: break
+            case .initialized, .prepared, .stopped: break
             }
             guard !ports.isEmpty else { throw .channelAssignmentCount(expected: settings.channelCount ?? 1, assigned: 0) }
             if let expected = settings.channelCount, !ports.contains(where: PortPattern.isGlob), ports.count != expected {
                 throw .channelAssignmentCount(expected: expected, assigned: ports.count)
             }
-            if let session {
-                let resolved = try resolve(ports, client: session.client)
-                guard resolved.count == session.sources.count else {
-                    throw .channelAssignmentCount(expected: session.sources.count, assigned: resolved.count)
+            if let capture {
+                let resolved: [String]
+                do throws(CaptureError) { resolved = try capture.resolve(.ports(ports)) } catch { throw .capture(error) }
+                guard resolved.count == capture.channelCount else {
+                    throw .channelAssignmentCount(expected: capture.channelCount, assigned: resolved.count)
                 }
-                do throws(CaptureError) { try session.reassign(sources: resolved) } catch { throw .capture(error) }
+                do throws(CaptureError) { try capture.reassign(sources: resolved) } catch { throw .capture(error) }
             }
             assignedSources = ports
         }
@@ -133,36 +142,42 @@ public final class Recorder: @unchecked Sendable {
 
     // MARK: Preparing and recording
 
-    /// Creates the file (never replacing one unless `settings.overwritesExistingFile`), opens the
-    /// JACK client, registers and connects one port per channel and allocates the ring, so that
-    /// `record()` starts on the next cycle. `record()` prepares when this has not been done.
+    /// Creates the file (never replacing one unless `settings.overwritesExistingFile`; after a
+    /// take, the next replaces it), opens the JACK client, registers and connects one port per
+    /// channel and allocates the ring the first time, so that `record()` starts on the next cycle.
+    /// `record()` prepares when this has not been done.
     public func prepareToRecord() throws(RecorderError) {
         try locked { () throws(RecorderError) in
             switch stage {
-            case .initialized: break
+            case .initialized, .stopped: break
             case .prepared, .recording, .paused: return
-            case .stopped: throw .finished
             case .deleted: throw .deleted
             }
             let client = try openClient()
             do throws(CaptureError) {
-                // The session resolves globs and checks their count against the settings'.
-                let session = try CaptureSession(configuration: makeConfiguration(), client: client)
-                session.isMeteringEnabled = meteringWanted
-                try session.prepare()
-                self.session = session
-                stage = .prepared
+                if capture == nil {
+                    // The client resolves globs and checks the ring fits before any port exists.
+                    let capture = try CaptureClient(configuration: makeConfiguration(), client: client)
+                    capture.isMeteringEnabled = meteringWanted
+                    self.capture = capture
+                }
+                var takeSettings = settings
+                // A take after the first records into the same file again.
+                if take != nil { takeSettings.overwritesExistingFile = true }
+                let take = try capture!.makeTake(path: url.path, settings: takeSettings)
+                take.onEvent(eventDelivery())
+                take.onFinish { [weak self] report in self?.deliverFinish(report) }
+                self.take = take
             } catch { throw .capture(error) }
         }
     }
 
     /// Starts recording on the next cycle, or resumes a paused recording there (the file
-    /// continues with no gap). Prepares first if needed.
+    /// continues with no gap). Prepares first if needed; after `stop()`, records a new take.
     public func record() throws(RecorderError) {
         try locked { () throws(RecorderError) in
             if stage == .paused {
-                session?.resume()
-                stage = .recording
+                take?.resume()
                 return
             }
             if stage == .recording { return }
@@ -194,12 +209,10 @@ public final class Recorder: @unchecked Sendable {
     /// `frameCount` frames (nil: until stopped). Pauses do not count towards the length.
     public func record(atFrame startFrame: UInt32?, forFrames frameCount: Int64? = nil) throws(RecorderError) {
         try locked { () throws(RecorderError) in
-            guard stage == .initialized || stage == .prepared else {
-                switch stage {
-                case .stopped: throw .finished
-                case .deleted: throw .deleted
-                default: throw .alreadyRecording
-                }
+            switch stage {
+            case .initialized, .prepared, .stopped: break
+            case .deleted: throw .deleted
+            case .recording, .paused: throw .alreadyRecording
             }
             if let frameCount, frameCount <= 0 { throw .capture(.badDuration("\(frameCount) frames", reason: "a take must be longer than zero")) }
             try begin(atFrame: startFrame, lengthFrames: frameCount)
@@ -209,29 +222,17 @@ public final class Recorder: @unchecked Sendable {
     /// Pauses at JACK's current frame: frames from there on are not recorded until `record()`.
     /// The `.paused` event gives the exact frame. Does nothing unless recording.
     public func pause() {
-        locked {
-            guard stage == .recording, let session else { return }
-            session.pause()
-            stage = .paused
-        }
+        locked { _ = take?.pause() }
     }
 
     /// Frame-exact pause: JACK frame time `frame` is the first frame not recorded.
     public func pause(atFrame frame: UInt32) {
-        locked {
-            guard stage == .recording, let session else { return }
-            session.pause(atFrame: frame)
-            stage = .paused
-        }
+        locked { _ = take?.pause(atFrame: frame) }
     }
 
     /// Frame-exact resume: JACK frame time `frame` follows the last frame recorded.
     public func resume(atFrame frame: UInt32) {
-        locked {
-            guard stage == .paused, let session else { return }
-            session.resume(atFrame: frame)
-            stage = .recording
-        }
+        locked { _ = take?.resume(atFrame: frame) }
     }
 
     /// Stops at JACK's current frame, writes every frame received before it and closes the file.
@@ -240,17 +241,14 @@ public final class Recorder: @unchecked Sendable {
     /// included: called on the recorder's event thread it returns at once, and the finish is
     /// delivered when the callback returns; elsewhere it returns once the finish is delivered.
     public func stop() {
-        let stopped = locked { () -> Bool in
-            guard let session, stage == .prepared || stage == .recording || stage == .paused else { return false }
-            if stage != .prepared { session.stop() }
-            report = session.finish()
-            stage = .stopped
-            return true
+        guard let take = locked({ stage == .deleted ? nil : take }), !take.isFinished else { return }
+        if take.isOnPumpThread {
+            take.stop()
+            return
         }
-        if stopped {
-            eventWakeup.signal()
-            waitForEventThread()
-        }
+        take.finish()
+        locked { finishDelivered }.wait()
+        locked { finishDelivered }.signal()
     }
 
     /// Removes the file. Only once stopped (or before recording): deleting a file being
@@ -262,10 +260,9 @@ public final class Recorder: @unchecked Sendable {
             case .deleted: throw .deleted
             case .prepared:
                 // Finishing an unstarted take removes its empty file itself.
-                if let session { report = session.finish() }
-                stage = .stopped
+                take?.finish()
                 if access(url.path, F_OK) != 0 {
-                    stage = .deleted
+                    deleted = true
                     return
                 }
             case .initialized, .stopped: break
@@ -275,7 +272,7 @@ public final class Recorder: @unchecked Sendable {
                 if code == ENOENT { throw .nothingToDelete(url.path) }
                 throw .deleteFailed(url.path, reason: String(cString: strerror(code)))
             }
-            stage = .deleted
+            deleted = true
         }
     }
 
@@ -283,17 +280,14 @@ public final class Recorder: @unchecked Sendable {
 
     /// True while recording or waiting for a scheduled start; false when paused or stopped.
     public var isRecording: Bool {
-        locked {
-            guard stage == .recording, let session else { return false }
-            return !session.isFinished
-        }
+        locked { stage == .recording }
     }
 
     /// Seconds recorded so far (pauses excluded); 0 when not recording or paused.
     public var currentTime: TimeInterval {
         locked {
-            guard stage == .recording || stage == .paused, let session else { return 0 }
-            return Double(session.status.position) / Double(session.client.sampleRate)
+            guard stage == .recording || stage == .paused, let take else { return 0 }
+            return Double(take.status.position) / Double(take.jack.sampleRate)
         }
     }
 
@@ -302,18 +296,18 @@ public final class Recorder: @unchecked Sendable {
     /// JACK server if the recorder has not yet; without a server it is 0.
     public var deviceCurrentTime: TimeInterval {
         locked {
-            guard let client = try? openClient() else { return 0 }
-            let frames = clockExtension.extend(client.estimatedFrameTime)
-            return Double(frames) / Double(client.sampleRate)
+            guard let jack = try? openClient() else { return 0 }
+            let frames = clockExtension.extend(jack.estimatedFrameTime)
+            return Double(frames) / Double(jack.sampleRate)
         }
     }
 
-    /// How the take ended, once it has.
-    public var finalReport: TakeReport? { locked { report } }
+    /// How the last take ended, once it has.
+    public var finalReport: TakeReport? { locked { take?.report } }
 
     /// The names of the recorder's own input ports (`jcap:in_1` ...), once prepared: where
     /// sources can be patched by hand.
-    public var portNames: [String] { locked { session?.engine.portNames ?? [] } }
+    public var portNames: [String] { locked { capture?.portNames ?? [] } }
 
     // MARK: Metering
 
@@ -323,22 +317,23 @@ public final class Recorder: @unchecked Sendable {
         set {
             locked {
                 meteringWanted = newValue
-                session?.isMeteringEnabled = newValue
+                capture?.isMeteringEnabled = newValue
             }
         }
     }
 
     /// Takes in the levels measured since the last call.
-    public func updateMeters() { locked { session }?.updateMeters() }
+    public func updateMeters() { locked { capture }?.meters.update() }
 
-    /// RMS level of a channel (0-based) in dBFS, -160 to 0, as of the last `updateMeters()`.
+    /// RMS level of a channel (0-based) in dBFS, -160 to 0, as of the last `updateMeters()`;
+    /// -160 for a channel the recorder does not have.
     public func averagePower(forChannel channel: Int) -> Float {
-        locked { session }?.averagePower(forChannel: channel) ?? ChannelMeters.floor
+        locked { capture }?.meters.averagePower(forChannel: channel) ?? ChannelMeters.floor
     }
 
     /// Peak level of a channel (0-based) in dBFS, -160 to 0 (above 0 past full scale).
     public func peakPower(forChannel channel: Int) -> Float {
-        locked { session }?.peakPower(forChannel: channel) ?? ChannelMeters.floor
+        locked { capture }?.meters.peakPower(forChannel: channel) ?? ChannelMeters.floor
     }
 
     // MARK: Internals
@@ -382,119 +377,81 @@ public final class Recorder: @unchecked Sendable {
         return Int64(frames)
     }
 
-    /// Prepares if needed, arms the take and starts the event thread. Called with the lock held.
+    /// Prepares if needed (a new take after one has finished) and arms it. Called with the lock
+    /// held.
     private func begin(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(RecorderError) {
         try prepareToRecord()
-        guard let session else { throw .deleted }
-        do { try session.start(atFrame: startFrame, lengthFrames: lengthFrames) } catch { throw .capture(error) }
-        stage = .recording
-        startEventThread()
+        guard let take else { throw .deleted }
+        finishDelivered = DispatchSemaphore(value: 0)
+        do { try take.start(atFrame: startFrame, lengthFrames: lengthFrames) } catch { throw .capture(error) }
     }
+
+    /// Signalled once the delegate has heard the current take's finish.
+    private var finishDelivered = DispatchSemaphore(value: 0)
 
     /// The JACK client: opened once, at the first need (reading the clock, or preparing).
     private func openClient() throws(RecorderError) -> JackClient {
-        if let client { return client }
+        if let jack { return jack }
         do {
-            let client = try JackClient(name: connection.clientName, server: connection.serverName)
-            self.client = client
-            return client
+            let jack = try JackClient(name: connection.clientName, server: connection.serverName)
+            self.jack = jack
+            return jack
         } catch { throw .capture(.jack(error)) }
     }
 
-    private func resolve(_ ports: [String], client: JackClient) throws(RecorderError) -> [String] {
-        do {
-            return try SourceSelection.ports(ports).resolve(physicalCapturePorts: client.physicalCapturePorts(),
-                                                            outputPorts: client.audioOutputPorts())
-        } catch { throw .capture(error) }
-    }
-
-    private func startEventThread() {
-        eventThreadExit.lock()
-        defer { eventThreadExit.unlock() }
-        guard !eventThreadRunning else { return }
-        eventThreadRunning = true
-        let thread = Thread { [self] in
-            eventThreadExit.lock()
-            eventThreadID = pthread_self()
-            eventThreadExit.unlock()
-            runEvents()
-            eventThreadExit.lock()
-            eventThreadRunning = false
-            eventThreadID = nil
-            eventThreadExit.broadcast()
-            eventThreadExit.unlock()
-        }
-        thread.name = "jcap recorder events"
-        thread.start()
-    }
-
-    /// Waits for the event thread to deliver the finish and end, unless called on that thread
-    /// (from a delegate callback), which delivers it once the callback returns.
-    private func waitForEventThread() {
-        eventThreadExit.lock()
-        defer { eventThreadExit.unlock() }
-        if let eventThreadID, pthread_equal(eventThreadID, pthread_self()) != 0 { return }
-        while eventThreadRunning { eventThreadExit.wait() }
-    }
-
-    /// The event thread: hands the take's events to the delegate in order, notices the end of a
-    /// timed take (or a dead server, a failed disk, a sample-rate change) and finishes it.
-    private func runEvents() {
-        var delivered = 0
-        var interrupted = Set<Int>()
-        while true {
-            let (current, finishedReport) = locked { () -> (CaptureSession?, TakeReport?) in
-                if let session = self.session, (stage == .recording || stage == .paused), session.isFinished {
-                    report = session.finish()
-                    stage = .stopped
+    /// The take's events for the delegate, with interruptions derived from them, on the client's
+    /// event thread.
+    private func eventDelivery() -> @Sendable (CaptureEvent) -> Void {
+        let interrupted = InterruptedChannels()
+        return { [weak self] event in
+            guard let self else { return }
+            let delegate = self.delegate
+            delegate?.recorder(self, didReceive: event)
+            self.locked { self.clockExtension.keepCurrent(with: self.jack?.estimatedFrameTime) }
+            switch event {
+            case .portDisconnected(let channel, let source, _, _):
+                if interrupted.insert(channel) {
+                    delegate?.recorderBeginInterruption(self, .sourceDisconnected(channel: channel, source: source))
                 }
-                return (self.session, stage == .stopped || stage == .deleted ? report : nil)
-            }
-            guard let session = current else { break }
-            _ = session.takeEvents()
-            let events = finishedReport?.events ?? session.loggedEvents
-            for event in events.dropFirst(delivered) {
-                deliver(event, interrupted: &interrupted)
-            }
-            delivered = max(delivered, events.count)
-            if let finishedReport {
-                let delegate = self.delegate
-                if case .writeFailed(let error) = finishedReport.outcome {
-                    delegate?.recorderEncodeErrorDidOccur(self, error: error)
+            case .portConnected(let channel, let source, _, _):
+                if interrupted.remove(channel) {
+                    delegate?.recorderEndInterruption(self, .sourceDisconnected(channel: channel, source: source))
                 }
-                delegate?.recorderDidFinishRecording(self, successfully: finishedReport.outcome == .complete)
-                break
+            case .serverShutDown:
+                delegate?.recorderBeginInterruption(self, .serverShutDown)
+            case .sampleRateChanged(let from, let to, _):
+                delegate?.recorderBeginInterruption(self, .sampleRateChanged(from: from, to: to))
+            default: break
             }
-            _ = eventWakeup.wait(timeout: .now() + .milliseconds(10))
         }
     }
 
-    private func deliver(_ event: CaptureEvent, interrupted: inout Set<Int>) {
-        let delegate = self.delegate
-        delegate?.recorder(self, didReceive: event)
-        locked { clockExtension.keepCurrent(with: client?.estimatedFrameTime) }
-        switch event {
-        case .portDisconnected(let channel, let source, _, _):
-            if interrupted.insert(channel).inserted {
-                delegate?.recorderBeginInterruption(self, .sourceDisconnected(channel: channel, source: source))
+    /// Tells the delegate how a take ended (never for a take that was only prepared).
+    private func deliverFinish(_ report: TakeReport) {
+        let (semaphore, started) = locked { (finishDelivered, take?.wasStarted ?? false) }
+        if started {
+            let delegate = self.delegate
+            if case .writeFailed(let error) = report.outcome {
+                delegate?.recorderEncodeErrorDidOccur(self, error: error)
             }
-        case .portConnected(let channel, let source, _, _):
-            if interrupted.remove(channel) != nil {
-                delegate?.recorderEndInterruption(self, .sourceDisconnected(channel: channel, source: source))
-            }
-        case .serverShutDown:
-            delegate?.recorderBeginInterruption(self, .serverShutDown)
-        case .sampleRateChanged(let from, let to, _):
-            delegate?.recorderBeginInterruption(self, .sampleRateChanged(from: from, to: to))
-        default: break
+            delegate?.recorderDidFinishRecording(self, successfully: report.outcome == .complete)
         }
+        semaphore.signal()
     }
 
     /// Runs JACK's sample-rate notification handler as JACK would on a rate change (tests; no
     /// backend here can change its rate while running).
     func simulateSampleRateChange(to rate: Int) {
-        locked { session }?.engine.simulateSampleRateNotification(rate)
+        locked { capture }?.engine.simulateSampleRateNotification(rate)
     }
+}
+
+/// Channels whose source is disconnected, as the event thread tracks them.
+private final class InterruptedChannels: @unchecked Sendable {
+    private let lock = NSLock()
+    private var channels = Set<Int>()
+    func insert(_ channel: Int) -> Bool { lock.withLock { channels.insert(channel).inserted } }
+    func remove(_ channel: Int) -> Bool { lock.withLock { channels.remove(channel) != nil } }
 }
 
 extension Recorder {

@@ -47,8 +47,6 @@ public enum RecorderError: Error, Equatable, Sendable {
     case stillRecording
     /// The recording was deleted: this recorder can do nothing more.
     case deleted
-    /// The take is over: a recorder records one take.
-    case finished
     /// A frame-exact or timed start asked of a recorder already recording.
     case alreadyRecording
     /// The number of assigned ports does not match the channel count.
@@ -67,7 +65,6 @@ extension RecorderError: CustomStringConvertible {
         case .notAFileURL(let url): "'\(url)' is not a file URL: a recorder writes local files"
         case .stillRecording: "cannot delete the recording while recording: stop() first"
         case .deleted: "the recording was deleted: make a new Recorder to record again"
-        case .finished: "the take is over: a Recorder records one take; make a new one"
         case .alreadyRecording: "already recording: stop() first, or pause() and record() to resume"
         case .channelAssignmentCount(let expected, let assigned):
             "\(assigned) channel assignments for \(expected) channels: assign one JACK port per channel"

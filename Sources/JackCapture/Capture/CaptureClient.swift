@@ -1,0 +1,232 @@
+import Foundation
+
+/// A JACK client set up for recording: its input ports registered, connected to their sources,
+/// metered, and ready to record any number of takes one after another (`makeTake`), each to a file
+/// of its own, without re-registering or reconnecting anything. Meters run between takes.
+///
+/// Sources are resolved here and only here; every error about the server, the ports or the ring
+/// comes from `init`. One event pump thread per client drains the engine's events, hands them to
+/// the take being recorded and finishes that take when it ends (`Take`).
+public final class CaptureClient: @unchecked Sendable {
+    /// The JACK client (`jack_client_t`).
+    public let jack: JackClient
+    public let engine: CaptureEngine
+    /// The source port each channel records, in order.
+    public var sources: [String] { lock.withLock { currentSources } }
+    /// Whether the ports were connected to their sources (else they wait to be patched by hand).
+    public let connectsPorts: Bool
+    /// How takes are named when no path is given: `take-NNN.<ext>` in this folder.
+    public let configuration: CaptureConfiguration
+
+    private let lock = NSLock()
+    private var currentSources: [String]
+    let pump: EventPump
+    /// Runs on a take's writer thread before each block: how tests make a deliberately slow disk.
+    var beforeEachBlockWritten: (@Sendable (Int64) -> Void)?
+
+    /// Opens the client (or takes `existingClient`), resolves the sources, checks the ring fits,
+    /// registers one input port per source (`in_1` ...), activates and connects them.
+    public init(configuration: CaptureConfiguration, client existingClient: JackClient? = nil) throws(CaptureError) {
+        self.configuration = configuration
+        connectsPorts = configuration.connectsPorts
+        if let existingClient {
+            jack = existingClient
+        } else {
+            do {
+                jack = try JackClient(name: configuration.clientName, server: configuration.serverName)
+            } catch { throw .jack(error) }
+        }
+        currentSources = try configuration.sources.resolve(physicalCapturePorts: jack.physicalCapturePorts(),
+                                                           outputPorts: jack.audioOutputPorts())
+        // The takes' format must hold this many channels at this rate: checked before any port.
+        let format = try configuration.settings.resolveFormat(forPath: configuration.nextOutputPath())
+        try configuration.settings.validate(format, channels: currentSources.count, serverSampleRate: jack.sampleRate)
+        // Refused before any port is registered or the ring allocated: a start or length the
+        // engine cannot represent, a ring this machine cannot hold.
+        try configuration.start?.validate(sampleRate: jack.sampleRate)
+        _ = try configuration.duration?.takeLength(atSampleRate: jack.sampleRate)
+        _ = try MemoryBudget.current().ringByteCount(seconds: configuration.bufferSeconds, sampleRate: jack.sampleRate,
+                                                     period: jack.bufferSize, channels: currentSources.count)
+        do {
+            let names = (1...currentSources.count).map { "in_\($0)" }
+            engine = try CaptureEngine(client: jack, portShortNames: names, bufferSeconds: configuration.bufferSeconds)
+            try engine.activate()
+            if connectsPorts {
+                for (source, port) in zip(currentSources, engine.portNames) { try jack.connect(source, to: port) }
+            }
+        } catch { throw .jack(error) }
+        pump = EventPump(engine: engine)
+    }
+
+    deinit { close() }
+
+    /// Finishes a take still open, stops the pump, deactivates and closes the JACK client. Safe to
+    /// call more than once.
+    public func close() {
+        guard pump.close() else { return }
+        jack.deactivate()
+        jack.close()
+    }
+
+    public var sampleRate: Int { jack.sampleRate }
+    public var channelCount: Int { engine.channelCount }
+    /// Full names of the client's input ports (`jcap:in_1`), in channel order.
+    public var portNames: [String] { engine.portNames }
+
+    /// True when recording can start: every input port has a connection (with `--no-connect`,
+    /// once they have been patched by hand).
+    public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }
+
+    /// Connects each channel's port to a new source instead of its current one (between takes).
+    /// The count must match the channels (`.badChannelList` otherwise).
+    public func reassign(sources newSources: [String]) throws(CaptureError) {
+        let old = sources
+        guard newSources.count == old.count else {
+            throw .badChannelList(newSources.joined(separator: ","),
+                                  reason: "\(newSources.count) sources for \(old.count) channels: give one source per channel")
+        }
+        do {
+            for (source, port) in zip(old, engine.portNames) where connectsPorts {
+                try? jack.disconnect(source, from: port)
+            }
+            lock.withLock { currentSources = newSources }
+            if connectsPorts {
+                for (source, port) in zip(newSources, engine.portNames) { try jack.connect(source, to: port) }
+            }
+        } catch { throw .jack(error) }
+    }
+
+    /// Resolves port names or globs against the server's output ports, as `init` resolves sources.
+    public func resolve(_ selection: SourceSelection) throws(CaptureError) -> [String] {
+        try selection.resolve(physicalCapturePorts: jack.physicalCapturePorts(), outputPorts: jack.audioOutputPorts())
+    }
+
+    // MARK: Takes
+
+    /// The take being recorded (or prepared), if any.
+    public var take: Take? { pump.take }
+
+    /// Prepares the next take: checks the format and the path (`path` nil: the configuration's
+    /// output path, else the next `take-NNN` name), creates the file (never replacing one unless
+    /// `settings.overwritesExistingFile`) and starts its disk writer, so that `Take.start` begins
+    /// on the next cycle. The take before must have finished (`.alreadyStarted` otherwise).
+    public func makeTake(path: String? = nil, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
+        let settings = settings ?? configuration.settings
+        let outputPath = path ?? configuration.nextOutputPath()
+        let (isClosed, previous) = pump.state
+        if isClosed { throw .clientClosed }
+        if let previous, !previous.isFinished { throw .alreadyStarted }
+        let format = try CaptureClient.checkOutput(outputPath, settings: settings)
+        try settings.validate(format, channels: channelCount, serverSampleRate: sampleRate)
+        let take = try Take(client: self, path: outputPath, format: format, settings: settings,
+                            beforeEachBlockWritten: beforeEachBlockWritten)
+        pump.take = take
+        return take
+    }
+
+    // MARK: Metering, as AVAudioRecorder has it (channels are 0-based)
+
+    /// Whether levels are measured. Off, metering costs the process callback nothing but one
+    /// atomic load a cycle; the take summary then has no peaks.
+    public var isMeteringEnabled: Bool {
+        get { engine.isMeteringEnabled }
+        set { engine.isMeteringEnabled = newValue }
+    }
+
+    /// The channels' meters: `update()` takes in what was measured since the last call;
+    /// `averagePower`, `peakPower` and `reading` read a channel (the floor value out of range).
+    public var meters: ChannelMeters { engine.meters }
+
+    // MARK: Paths
+
+    /// The format `settings` give a file at `path`, once sure the file can be created there:
+    /// refused if it exists (unless `settings.overwritesExistingFile`) or its folder is not
+    /// writable. Creates nothing: callers check before they connect to anything.
+    public static func checkOutput(_ path: String, settings: RecordingSettings) throws(CaptureError) -> FileFormat {
+        let format = try settings.resolveFormat(forPath: path)
+        try checkWritable(path, overwrite: settings.overwritesExistingFile)
+        return format
+    }
+
+    /// Fails early, before anything is created, if the file exists or its folder is not
+    /// writable. The file itself is created with O_EXCL, so a file that appears meanwhile is
+    /// still never overwritten.
+    static func checkWritable(_ path: String, overwrite: Bool) throws(CaptureError) {
+        if !overwrite && access(path, F_OK) == 0 { throw .outputExists(path) }
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let directory = folder.isEmpty ? "/" : folder
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            throw .outputUnwritable(path, reason: "folder '\(directory)' does not exist")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .outputUnwritable(path, reason: "'\(directory)' is not a folder")
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw .outputUnwritable(path, reason: "folder '\(directory)' is not writable")
+        }
+    }
+}
+
+/// The client's event pump: one thread that drains the engine's events into the current take and
+/// finishes the take when it ends. The process callback cannot signal (no syscalls on the
+/// real-time thread), so the pump also wakes every 10 ms to look; everything else wakes it at
+/// once. It holds no reference to its client, so the client can close it from `deinit`.
+final class EventPump: @unchecked Sendable {
+    private let engine: CaptureEngine
+    private let lock = NSLock()
+    private var currentTake: Take?
+    private var closed = false
+    private var running = true
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    init(engine: CaptureEngine) {
+        self.engine = engine
+        let thread = Thread { [self] in run() }
+        thread.name = "jcap events"
+        self.thread = thread
+        thread.start()
+    }
+
+    var take: Take? {
+        get { lock.withLock { currentTake } }
+        set { lock.withLock { currentTake = newValue } }
+    }
+
+    var state: (closed: Bool, take: Take?) { lock.withLock { (closed, currentTake) } }
+
+    /// Wakes the pump at once (a take was armed, paused, resumed or stopped).
+    func wake() { wakeup.signal() }
+
+    var isCurrentThread: Bool { Thread.current == lock.withLock({ thread }) }
+
+    /// Finishes the take still open, then stops the thread. False when already closed.
+    func close() -> Bool {
+        let take = lock.withLock { () -> Take?? in
+            guard !closed else { return .none }
+            closed = true
+            return .some(currentTake)
+        }
+        guard let take else { return false }
+        if let take, !isCurrentThread { _ = take.finish() }
+        lock.withLock { running = false }
+        wakeup.signal()
+        if !isCurrentThread { exited.wait() }
+        // The take refers to the pump: letting go of it breaks the cycle.
+        lock.withLock { currentTake = nil }
+        return true
+    }
+
+    private func run() {
+        while true {
+            _ = wakeup.wait(timeout: .now() + .milliseconds(10))
+            let (take, keepRunning) = lock.withLock { (currentTake, running) }
+            take?.pump(engine.takeEvents())
+            if !keepRunning { break }
+        }
+        lock.withLock { thread = nil }
+        exited.signal()
+    }
+}

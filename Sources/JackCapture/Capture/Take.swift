@@ -1,0 +1,353 @@
+import Foundation
+
+/// One take, from its file to its report: the single owner of the take's state. Both jcap and
+/// `Recorder` drive takes through it.
+///
+/// States, in order: `prepared` (file created, writer running) → `start` → `recording` ⇄
+/// `paused` → `finished` (the file closed and the report made). The client's event pump hands
+/// the take every engine event as it comes (`onEvent`), notices the end (the length reached, a
+/// stop, the server gone, the disk failed, the sample rate changed) and finishes the take there;
+/// `waitUntilFinished` and `finish` wait for that by waiting on a condition, not by polling.
+public final class Take: @unchecked Sendable {
+    public enum State: Equatable, Sendable {
+        /// The file is created and its writer runs; nothing is armed.
+        case prepared
+        /// Armed and recording (or waiting for its start frame).
+        case recording
+        /// A pause was asked for; `resume` or `start` continues.
+        case paused
+        /// The file is closed and `report` says how the take went.
+        case finished
+    }
+
+    public let path: String
+    public let format: FileFormat
+    public let settings: RecordingSettings
+    /// The file's sample rate: the settings', else the server's.
+    public let fileSampleRate: Int
+    /// The engine's number for the take.
+    public let number: UInt32
+    public let engine: CaptureEngine
+    public let jack: JackClient
+    /// The sources recorded, in channel order, as they were when the take was made.
+    public let sources: [String]
+    let writer: DiskWriter
+    private let pump: EventPump
+    /// When `start()` starts and for how long: the client's configured start time and duration.
+    private let configuredStart: StartTime?
+    private let configuredDuration: CaptureDuration?
+
+    private let lock = NSCondition()
+    private var currentState: State = .prepared
+    private var log: [CaptureEvent] = []
+    private var delivered = 0
+    private var consumed = 0
+    private var finalReport: TakeReport?
+    private var completing = false
+    private var reportedShutdown = false
+    private var xrunsBefore: Int64 = 0
+    private var eventHandler: (@Sendable (CaptureEvent) -> Void)?
+    private var finishHandler: (@Sendable (TakeReport) -> Void)?
+    /// The JACK frame the take was armed to start at (nil: the first cycle after `start`).
+    public private(set) var scheduledStart: UInt32?
+    /// The take's length in frames, when it has one.
+    public private(set) var durationFrames: Int64?
+
+    init(client: CaptureClient, path: String, format: FileFormat, settings: RecordingSettings,
+         beforeEachBlockWritten: (@Sendable (Int64) -> Void)?) throws(CaptureError) {
+        pump = client.pump
+        configuredStart = client.configuration.start
+        configuredDuration = client.configuration.duration
+        engine = client.engine
+        jack = client.jack
+        sources = client.sources
+        self.path = path
+        self.format = format
+        self.settings = settings
+        fileSampleRate = settings.sampleRate ?? client.sampleRate
+        // A file at another rate than the server's is resampled on the writer thread.
+        let converter = fileSampleRate == client.sampleRate ? nil
+            : try SampleRateConverter(channels: client.channelCount, inputRate: client.sampleRate,
+                                      outputRate: fileSampleRate, quality: settings.converterQuality)
+        let file = try SoundFile.create(path: path, format: format, channels: client.channelCount,
+                                        sampleRate: fileSampleRate, overwrite: settings.overwritesExistingFile)
+        number = engine.reserveTake()
+        writer = DiskWriter(source: engine.writerSource(forTake: number), file: file, converter: converter)
+        writer.beforeEachBlock = beforeEachBlockWritten
+        writer.start()
+    }
+
+    public var state: State { lock.withLock { currentState } }
+
+    /// Whether the take was armed (a take finished without being started was cancelled).
+    public var wasStarted: Bool { lock.withLock { startedFlag } }
+    private var startedFlag = false
+
+    /// Called on the client's event pump thread with every event of the take, in order, from the
+    /// start (events before the handler was set are delivered first). Keep it short.
+    public func onEvent(_ handler: (@Sendable (CaptureEvent) -> Void)?) {
+        lock.withLock { eventHandler = handler }
+        pump.wake()
+    }
+
+    /// Called once, on the client's event pump thread (or the thread that finished a take never
+    /// started), when the take has finished.
+    public func onFinish(_ handler: (@Sendable (TakeReport) -> Void)?) {
+        let report = lock.withLock { () -> TakeReport? in
+            finishHandler = handler
+            return finalReport
+        }
+        if let report { handler?(report) }
+    }
+
+    // MARK: Driving the take
+
+    /// Starts as the client's configuration says: at its start time (`--at`) for its duration.
+    public func start() throws(CaptureError) {
+        var length: Int64?
+        if let duration = configuredDuration { length = try duration.takeLength(atSampleRate: jack.sampleRate) }
+        try configuredStart?.validate(sampleRate: jack.sampleRate)
+        try start(atFrame: resolve(configuredStart), lengthFrames: length)
+    }
+
+    /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
+    /// length, to stop after exactly that many recorded frames (pauses excluded). Once
+    /// (`.alreadyStarted` after); a length must be above zero (`.badDuration`).
+    public func start(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(CaptureError) {
+        if let lengthFrames, lengthFrames <= 0 {
+            throw .badDuration("\(lengthFrames)f", reason: "a take must be longer than zero")
+        }
+        if let startFrame, FrameTime.distance(from: jack.estimatedFrameTime, to: startFrame) < 0 {
+            throw .startInPast("frame \(startFrame)")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            guard currentState == .prepared, !completing else { throw CaptureError.alreadyStarted }
+            scheduledStart = startFrame
+            durationFrames = lengthFrames
+            xrunsBefore = engine.status.xruns
+            currentState = .recording
+            startedFlag = true
+        }
+        engine.arm(number, start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: lengthFrames)
+        pump.wake()
+    }
+
+    /// Pauses at JACK's current frame (or at `frame`): frames from there on are not recorded until
+    /// `resume`. Returns the frame asked for (nil when not recording); the `.paused` event says
+    /// where it landed.
+    @discardableResult
+    public func pause(atFrame frame: UInt32? = nil) -> UInt32? {
+        lock.withLock { () -> UInt32? in
+            guard currentState == .recording, !completing else { return nil }
+            let at = frame ?? jack.estimatedFrameTime
+            engine.requestPause(atFrame: at)
+            currentState = .paused
+            return at
+        }
+    }
+
+    /// Resumes a paused take at JACK's current frame (or at `frame`); the recording continues in
+    /// the file with no gap. Returns the frame asked for (nil when not paused).
+    @discardableResult
+    public func resume(atFrame frame: UInt32? = nil) -> UInt32? {
+        lock.withLock { () -> UInt32? in
+            guard currentState == .paused, !completing else { return nil }
+            let at = frame ?? jack.estimatedFrameTime
+            engine.requestResume(atFrame: at)
+            currentState = .recording
+            return at
+        }
+    }
+
+    /// Ends the take before JACK's current frame, which it returns: every frame before it is
+    /// written. The take finishes on the event pump a few cycles later (`waitUntilFinished`).
+    @discardableResult
+    public func stop() -> UInt32 {
+        let frame = engine.requestStopNow()
+        pump.wake()
+        return frame
+    }
+
+    /// Stops the take if it is open, waits for every frame to be written and the file closed, and
+    /// says how the take went. A take never started is cancelled: its empty file is removed.
+    /// Called again, it gives the same report. Called on the event pump (from an event handler),
+    /// it finishes the take there.
+    @discardableResult
+    public func finish() -> TakeReport {
+        let (report, started) = lock.withLock { (finalReport, currentState != .prepared) }
+        if let report { return report }
+        if !started { return complete() }
+        stop()
+        if isOnPumpThread {
+            // The pump cannot wait for itself: it watches the engine here until the take ends.
+            while !hasEnded { usleep(2_000) }
+            return complete()
+        }
+        return waitUntilFinished()!
+    }
+
+    /// Waits until the take has finished (or `timeout` seconds have passed: nil).
+    @discardableResult
+    public func waitUntilFinished(timeout: TimeInterval? = nil) -> TakeReport? {
+        let deadline = timeout.map { Date().addingTimeInterval($0) }
+        lock.lock()
+        defer { lock.unlock() }
+        while finalReport == nil {
+            if let deadline {
+                guard lock.wait(until: deadline) else { return finalReport }
+            } else {
+                lock.wait()
+            }
+        }
+        return finalReport
+    }
+
+    // MARK: State
+
+    public var isFinished: Bool { lock.withLock { finalReport != nil } }
+    public var report: TakeReport? { lock.withLock { finalReport } }
+
+    /// The engine's counters for this take (xruns counted from its start).
+    public var status: CaptureStatus {
+        var status = engine.status
+        status.xruns -= lock.withLock { xrunsBefore }
+        return status
+    }
+
+    /// Every event of the take so far, in order.
+    public var events: [CaptureEvent] { lock.withLock { log } }
+
+    /// The events since the last call (one consumer: jcap's console).
+    public func takeEvents() -> [CaptureEvent] {
+        lock.withLock {
+            let new = Array(log[consumed...])
+            consumed = log.count
+            return new
+        }
+    }
+
+    var isOnPumpThread: Bool { pump.isCurrentThread }
+
+    /// True when no more frames will come: the take reached its end, the server went away or the
+    /// disk failed.
+    private var hasEnded: Bool {
+        let status = engine.status
+        return status.phase == .finished || status.phase == .missedStart || status.serverGone || writer.hasFailed
+    }
+
+    // MARK: The event pump's side
+
+    /// The pump hands over the engine's events; the take logs them, tells its handler, and
+    /// finishes once the take has ended.
+    func pump(_ engineEvents: [CaptureEvent]) {
+        var new = engineEvents
+        let (state, gone) = lock.withLock { (currentState, reportedShutdown) }
+        guard state != .finished else { return }
+        if state != .prepared && !gone && engine.status.serverGone {
+            lock.withLock { reportedShutdown = true }
+            new.append(.serverShutDown(position: engine.status.position))
+        }
+        lock.withLock { log += new }
+        deliverEvents()
+        if state != .prepared && state != .finished && lock.withLock({ !completing }) && hasEnded {
+            complete()
+        }
+    }
+
+    private func deliverEvents() {
+        while true {
+            let next = lock.withLock { () -> (CaptureEvent, (@Sendable (CaptureEvent) -> Void))? in
+                guard let handler = eventHandler, delivered < log.count else { return nil }
+                delivered += 1
+                return (log[delivered - 1], handler)
+            }
+            guard let (event, handler) = next else { return }
+            handler(event)
+        }
+    }
+
+    /// Closes the take: the writer writes what is left, the file is closed (removed when nothing
+    /// was recorded), the report made; waiters wake and the finish handler runs. Once.
+    @discardableResult
+    private func complete() -> TakeReport {
+        let (proceed, started) = lock.withLock { () -> (Bool, Bool) in
+            if completing { return (false, currentState != .prepared) }
+            completing = true
+            return (true, currentState != .prepared)
+        }
+        guard proceed else { return waitUntilFinished()! }
+        var status = self.status
+        // Cycles read but not yet placed when the server went: placed now, so all that was
+        // received is written.
+        if status.serverGone { engine.flushAfterShutdown() }
+        // A take never started has nothing coming: its writer stops at once.
+        writer.finish(abandoning: !started || (status.serverGone && status.phase != .finished))
+        status = self.status
+        if started { lock.withLock { log += engine.takeEvents() } }
+        deliverEvents()
+
+        let frames = writer.framesWritten
+        var outcome: TakeReport.Outcome
+        if let failure = writer.failure {
+            outcome = .writeFailed(failure)
+        } else if let rate = engine.changedSampleRate {
+            outcome = .sampleRateChanged(from: jack.sampleRate, to: rate)
+        } else if status.phase == .missedStart {
+            outcome = .missedStart
+        } else if status.serverGone && status.phase != .finished {
+            outcome = .serverShutDown
+        } else if !started || (status.startFrame == nil && frames == 0) {
+            outcome = .cancelled
+        } else if !writer.lostSpans.isEmpty {
+            outcome = .lostFrames
+        } else {
+            outcome = .complete
+        }
+        if outcome == .cancelled || outcome == .missedStart { unlink(path) }
+        let channelLevels = engine.isMeteringEnabled
+            ? (0..<sources.count).map { ChannelLevels(highestPeak: engine.meters.highestPeak(forChannel: $0),
+                                                      clipCount: engine.meters.clipCount(forChannel: $0)) }
+            : nil
+        let report = TakeReport(
+            outcome: outcome, path: path, format: format, sampleRate: jack.sampleRate,
+            sources: sources, portNames: engine.portNames,
+            fileSampleRate: fileSampleRate, fileFrames: writer.framesInFile, frames: frames,
+            startFrame: started ? status.startFrame : nil,
+            lostSpans: writer.lostSpans, overrunFrames: started ? status.overrunFrames : 0,
+            skippedFrames: started ? status.skippedFrames : 0, xruns: started ? status.xruns : 0,
+            channelLevels: channelLevels, events: events)
+        let handler = lock.withLock { () -> (@Sendable (TakeReport) -> Void)? in
+            finalReport = report
+            currentState = .finished
+            lock.broadcast()
+            return finishHandler
+        }
+        handler?(report)
+        return report
+    }
+
+    /// The start frame a configured start time names, resolved against JACK's clock now (nil: the
+    /// first cycle after arming).
+    private func resolve(_ start: StartTime?) throws(CaptureError) -> UInt32? {
+        let sampleRate = jack.sampleRate
+        switch start {
+        case nil:
+            return nil
+        case .afterReady(let delay)?:
+            return FrameTime.advance(jack.estimatedFrameTime, by: Int(try delay.frames(atSampleRate: sampleRate)))
+        case .frame(let frame)?:
+            guard FrameTime.distance(from: jack.estimatedFrameTime, to: frame) > 0 else {
+                throw .startInPast("@\(frame) (JACK's clock is at \(jack.estimatedFrameTime))")
+            }
+            return frame
+        case .wallClock(let time)?:
+            let now = WallClockTime.nowMicrosecondsSinceEpoch()
+            let target = time.microsecondsSinceEpoch(today: now)
+            guard target > now else { throw .startInPast("\(time) (today)") }
+            let jackTime = Int64(JackClient.currentTimeMicroseconds) + (target - now)
+            return jack.frameTime(atMicroseconds: UInt64(jackTime))
+        }
+    }
+}
