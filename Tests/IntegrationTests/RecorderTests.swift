@@ -169,6 +169,30 @@ final class RecorderTests: JackTestCase {
         XCTAssertThrowsError(try recorder.deleteRecording()) { XCTAssertEqual($0 as? RecorderError, .deleted) }
     }
 
+    /// As AVAudioRecorder does: record() after stop() records again into the same file,
+    /// replacing it, on the same JACK ports; the delegate hears each take finish.
+    func testRecordAfterStopRecordsANewTakeIntoTheSameFile() throws {
+        let (report, delegate, first, second) = try withoutXruns { () -> (TestSignalReport, RecordingDelegate, TakeReport, TakeReport) in
+            let (recorder, delegate) = try makeRecorder("again.wav")
+            try recorder.record(forDuration: 0.5)
+            XCTAssertTrue(try delegate.waitForFinish())
+            let first = try XCTUnwrap(recorder.finalReport)
+            let ports = recorder.portNames
+            try recorder.record(forDuration: 0.25)
+            XCTAssertTrue(recorder.isRecording)
+            try JackTestCase.waitFor("the second take") { delegate.finished.count == 2 }
+            XCTAssertEqual(recorder.portNames, ports, "the same ports")
+            return (try check("again.wav"), delegate, first, try XCTUnwrap(recorder.finalReport))
+        }
+        XCTAssertEqual(delegate.finished, [true, true])
+        XCTAssertEqual(first.frames, 24_000)
+        XCTAssertEqual(second.frames, 12_000)
+        XCTAssertEqual(report.frames, 12_000, "the file holds the second take")
+        XCTAssertTrue(report.isIntact, report.description)
+        XCTAssertEqual(report.firstFrameTime, signalTime(try XCTUnwrap(second.startFrame)))
+        XCTAssertNotEqual(first.startFrame, second.startFrame)
+    }
+
     func testAnExistingFileIsNeverReplacedUnlessTheSettingsSaySo() throws {
         let original = Data("not audio, and precious".utf8)
         FileManager.default.createFile(atPath: path("exists.wav"), contents: original)

@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// One JACK client records take after take: its ports are registered and connected once, every
+/// take is checked sample by sample, and the meters run between takes.
+final class CaptureClientTests: JackTestCase {
+    func testOneClientRecordsTakeAfterTakeOnTheSamePorts() throws {
+        let (reports, files) = try withoutXruns { () -> ([TakeReport], [TestSignalReport]) in
+            var configuration = CaptureConfiguration()
+            configuration.serverName = server.name
+            configuration.clientName = "takes"
+            configuration.sources = .ports((1...4).map { "sig:out_\($0)" })
+            configuration.takeDirectory = directory
+            let client = try CaptureClient(configuration: configuration)
+            defer { client.close() }
+            client.isMeteringEnabled = true
+            let ports = client.portNames
+            var reports: [TakeReport] = []
+
+            // 1: now, for 24,000 frames.
+            let first = try client.makeTake()
+            XCTAssertThrowsError(try client.makeTake()) { XCTAssertEqual($0 as? CaptureError, .alreadyStarted) }
+            try first.start(atFrame: nil, lengthFrames: 24_000)
+            reports.append(try XCTUnwrap(first.waitUntilFinished(timeout: 20)))
+
+            // Between takes the meters still run.
+            usleep(300_000)
+            client.meters.update()
+            XCTAssertGreaterThan(client.meters.peakPower(forChannel: 0), -60, "meters run with no take recording")
+
+            // 2: at a frame a little ahead, for 12,345 frames.
+            let second = try client.makeTake()
+            let start = FrameTime.advance(client.jack.estimatedFrameTime, by: 9_600)
+            try second.start(atFrame: start, lengthFrames: 12_345)
+            reports.append(try XCTUnwrap(second.waitUntilFinished(timeout: 20)))
+            XCTAssertEqual(reports[1].startFrame, start)
+
+            // 3: paused and resumed on exact frames, then stopped.
+            let third = try client.makeTake()
+            let from = FrameTime.advance(client.jack.estimatedFrameTime, by: 4_800)
+            try third.start(atFrame: from, lengthFrames: nil)
+            third.pause(atFrame: FrameTime.advance(from, by: 10_000))
+            usleep(400_000)
+            third.resume(atFrame: FrameTime.advance(from, by: 30_000))
+            try Self.waitFor("the resume") { third.events.contains { if case .resumed = $0 { true } else { false } } }
+            usleep(200_000)
+            reports.append(third.finish())
+
+            XCTAssertEqual(client.portNames, ports, "the same ports for every take")
+            XCTAssertEqual(client.engine.connectionCounts(), [1, 1, 1, 1], "connected once, still connected")
+            return (reports, try reports.map { try check(URL(fileURLWithPath: $0.path).lastPathComponent) })
+        }
+        XCTAssertEqual(reports.map(\.outcome), [.complete, .complete, .complete])
+        XCTAssertEqual(Set(reports.map(\.path)).count, 3, "a file of its own for each take")
+        XCTAssertEqual(reports.map { URL(fileURLWithPath: $0.path).lastPathComponent },
+                       ["take-001.wav", "take-002.wav", "take-003.wav"])
+        XCTAssertEqual(files[0].frames, 24_000)
+        XCTAssertEqual(files[1].frames, 12_345)
+        XCTAssertTrue(files[0].isIntact, files[0].description)
+        XCTAssertTrue(files[1].isIntact, files[1].description)
+        XCTAssertEqual(files[1].firstFrameTime, signalTime(try XCTUnwrap(reports[1].startFrame)))
+        // The third: 10,000 frames, then from 30,000 frames after its start on, with no gap.
+        XCTAssertTrue(files[2].isIntactInSegments, files[2].description)
+        XCTAssertEqual(files[2].segments.count, 2, files[2].description)
+        XCTAssertEqual(files[2].segments.first?.frames, 10_000)
+        let from = try XCTUnwrap(reports[2].startFrame)
+        XCTAssertEqual(files[2].segments.last?.frameTime, signalTime(FrameTime.advance(from, by: 30_000)))
+        for (report, file) in zip(reports, files) {
+            XCTAssertEqual(report.frames, file.frames, "the report counts the file's frames")
+        }
+    }
+}
