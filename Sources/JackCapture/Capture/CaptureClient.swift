@@ -36,8 +36,7 @@ public final class CaptureClient: @unchecked Sendable {
                 jack = try JackClient(name: configuration.clientName, server: configuration.serverName)
             } catch { throw .jack(error) }
         }
-        currentSources = try configuration.sources.resolve(physicalCapturePorts: jack.physicalCapturePorts(),
-                                                           outputPorts: jack.audioOutputPorts())
+        currentSources = try CaptureClient.resolve(configuration.sources, on: jack)
         // The takes' format must hold this many channels at this rate: checked before any port.
         let format = try configuration.settings.resolveFormat(forPath: configuration.nextOutputPath())
         try configuration.settings.validate(format, channels: currentSources.count, serverSampleRate: jack.sampleRate)
@@ -98,6 +97,12 @@ public final class CaptureClient: @unchecked Sendable {
 
     /// Resolves port names or globs against the server's output ports, as `init` resolves sources.
     public func resolve(_ selection: SourceSelection) throws(CaptureError) -> [String] {
+        try CaptureClient.resolve(selection, on: jack)
+    }
+
+    /// The one place sources are resolved: channel numbers against the server's physical capture
+    /// ports, names and globs against its output ports, in natural order.
+    public static func resolve(_ selection: SourceSelection, on jack: JackClient) throws(CaptureError) -> [String] {
         try selection.resolve(physicalCapturePorts: jack.physicalCapturePorts(), outputPorts: jack.audioOutputPorts())
     }
 

@@ -108,8 +108,7 @@ public final class Recorder: @unchecked Sendable {
             if let capture { return capture.sources }
             if let assignedSources { return assignedSources }
             guard let jack = try? openClient() else { return [] }
-            return (try? makeConfiguration().sources.resolve(physicalCapturePorts: jack.physicalCapturePorts(),
-                                                             outputPorts: jack.audioOutputPorts())) ?? []
+            return (try? CaptureClient.resolve(makeConfiguration().sources, on: jack)) ?? []
         }
     }
 
