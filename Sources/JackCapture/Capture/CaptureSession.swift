@@ -277,13 +277,17 @@ public final class CaptureSession: @unchecked Sendable {
             ? (0..<sources.count).map { ChannelLevels(highestPeak: engine.meters.highestPeak(forChannel: $0),
                                                       clipCount: engine.meters.clipCount(forChannel: $0)) }
             : nil
+        // The log is read under its lock, after the last events are taken into it: a recorder's
+        // event thread calls takeEvents() (which appends to it) while another thread finishes.
+        _ = takeEvents()
+        let events = loggedEvents
         let report = TakeReport(
             outcome: outcome, path: outputPath, format: format, sampleRate: client.sampleRate,
             sources: sources, portNames: engine.portNames,
             fileSampleRate: fileSampleRate, fileFrames: writer?.framesInFile ?? 0, frames: frames, startFrame: status.startFrame,
             lostSpans: writer?.lostSpans ?? [], overrunFrames: status.overrunFrames,
             skippedFrames: status.skippedFrames, xruns: status.xruns, channelLevels: channelLevels,
-            events: eventLog + takeEvents())
+            events: events)
         finalReport = report
         return report
     }
