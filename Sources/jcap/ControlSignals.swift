@@ -21,6 +21,12 @@ final class ControlSignals: @unchecked Sendable {
                 }
             }
             source.resume()
+            // Kept for the life of the process, never disposed: the signals stay ignored once
+            // this object is gone (no disposition is restored), so the source has nothing to
+            // give back, and a disposed source's handler is freed by libdispatch on its queue's
+            // thread, after synchronization ThreadSanitizer cannot see (tools/sanitize reported
+            // that free as a race with this thread's setup). The handler holds `self` weakly.
+            _ = Unmanaged.passRetained(source as AnyObject)
             sources.append(source)
         }
     }
