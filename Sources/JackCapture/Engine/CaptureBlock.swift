@@ -1,12 +1,12 @@
 /// Frames of a block that belong to the take: `count` frames from `offset` in the block, at
 /// `position` in the take.
-public struct BlockSpan: Equatable, Sendable {
-    public var offset: Int32
-    public var count: Int32
-    public var position: Int64
+package struct BlockSpan: Equatable, Sendable {
+    package var offset: Int32
+    package var count: Int32
+    package var position: Int64
 
     @_noAllocation @_noLocks
-    public init(offset: Int32, count: Int32, position: Int64) {
+    package init(offset: Int32, count: Int32, position: Int64) {
         self.offset = offset
         self.count = count
         self.position = position
@@ -19,31 +19,31 @@ public struct BlockSpan: Equatable, Sendable {
 /// JACK's port buffers hold, so the process callback only ever makes one whole copy per channel.
 /// Frames before a span's position that no block carried (a cycle dropped on overrun, frames
 /// skipped by an xrun) are written as silence.
-public struct CaptureBlockHeader: Equatable, Sendable {
+package struct CaptureBlockHeader: Equatable, Sendable {
     /// The take (`CaptureEngine.arm` numbers them) whose frames these are.
-    public var take: UInt32
+    package var take: UInt32
     /// Frames per channel stored in this block: the whole cycle.
-    public var frameCount: Int32
+    package var frameCount: Int32
     /// JACK frame time of the first stored frame.
-    public var frameTime: UInt32
-    public var spanCount: Int32
+    package var frameTime: UInt32
+    package var spanCount: Int32
     private var span0: BlockSpan
     private var span1: BlockSpan
     private var span2: BlockSpan
     private var span3: BlockSpan
 
     /// Spans a block can carry: a cycle holds at most a start, a pause and a resume.
-    public static var maximumSpans: Int { @_noAllocation @_noLocks get { 4 } }
+    package static var maximumSpans: Int { @_noAllocation @_noLocks get { 4 } }
 
     /// A block whose frames all go into take `take` from `position` on.
-    public init(position: Int64, frameCount: Int32, frameTime: UInt32, take: UInt32 = 0) {
+    package init(position: Int64, frameCount: Int32, frameTime: UInt32, take: UInt32 = 0) {
         self.init(take: take, frameCount: frameCount, frameTime: frameTime)
         append(BlockSpan(offset: 0, count: frameCount, position: position))
     }
 
     /// A block with no spans yet.
     @_noAllocation @_noLocks
-    public init(take: UInt32, frameCount: Int32, frameTime: UInt32) {
+    package init(take: UInt32, frameCount: Int32, frameTime: UInt32) {
         self.take = take
         self.frameCount = frameCount
         self.frameTime = frameTime
@@ -56,7 +56,7 @@ public struct CaptureBlockHeader: Equatable, Sendable {
     }
 
     @_noAllocation @_noLocks
-    public mutating func append(_ span: BlockSpan) {
+    package mutating func append(_ span: BlockSpan) {
         switch spanCount {
         case 0: span0 = span
         case 1: span1 = span
@@ -68,7 +68,7 @@ public struct CaptureBlockHeader: Equatable, Sendable {
     }
 
     @_noAllocation @_noLocks
-    public func span(_ index: Int) -> BlockSpan {
+    package func span(_ index: Int) -> BlockSpan {
         switch index {
         case 0: span0
         case 1: span1
@@ -79,14 +79,14 @@ public struct CaptureBlockHeader: Equatable, Sendable {
 
     /// Bytes one header takes on the ring.
     @inlinable
-    public static var byteCount: Int {
+    package static var byteCount: Int {
         @_noAllocation @_noLocks get { MemoryLayout<CaptureBlockHeader>.stride }
     }
 
     /// Bytes a whole block takes on the ring.
     @inlinable
     @_noAllocation @_noLocks
-    public static func blockByteCount(frames: Int, channels: Int) -> Int {
+    package static func blockByteCount(frames: Int, channels: Int) -> Int {
         MemoryLayout<CaptureBlockHeader>.stride + frames * channels * MemoryLayout<Float>.stride
     }
 }

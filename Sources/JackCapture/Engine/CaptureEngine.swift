@@ -49,7 +49,7 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
     /// server's current rate and period), touched so the callback never faults on it.
-    public init(client: JackClient, portShortNames: [String], bufferSeconds: Double) throws(JackError) {
+    package init(client: JackClient, portShortNames: [String], bufferSeconds: Double) throws(JackError) {
         self.client = client
         var ports: [OpaquePointer] = []
         for name in portShortNames {
@@ -79,7 +79,7 @@ public final class CaptureEngine: @unchecked Sendable {
     /// that the period may grow mid-take without every cycle overrunning. `Int.max` (which no
     /// machine holds) when the count overflows, or `seconds` is NaN; `MemoryBudget` checks it
     /// before allocating.
-    public static func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) -> Int {
+    package static func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) -> Int {
         let wanted = (seconds * Double(sampleRate)).rounded(.up)
         guard wanted < 0x1p62 else { return Int.max }
         let period = min(max(period, 1), 1 << 30)
@@ -93,11 +93,11 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     public var channelCount: Int { ports.count }
-    public var ring: RingBuffer { state.pointee.ring }
+    package var ring: RingBuffer { state.pointee.ring }
 
     /// Installs the callbacks and activates the client (jack_activate). The callback does nothing
     /// until `arm`.
-    public func activate() throws(JackError) {
+    package func activate() throws(JackError) {
         let argument = UnsafeMutableRawPointer(state)
         client.setProcessCallback(captureProcessCallback, argument: argument)
         client.setXrunCallback(captureXrunCallback, argument: argument)
@@ -115,7 +115,7 @@ public final class CaptureEngine: @unchecked Sendable {
     /// Numbers a new take, to arm with `arm(_:start:length:)` and to give its writer
     /// (`writerSource(forTake:)`). Takes are numbered from 1; one client records any number, one
     /// after another.
-    public func reserveTake() -> UInt32 {
+    package func reserveTake() -> UInt32 {
         lastTake &+= 1
         if lastTake == 0 { lastTake = 1 }
         return lastTake
@@ -123,7 +123,7 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Arms take `take`: it starts at `start` and, with a `length`, stops after exactly that many
     /// frames. The take before it must have finished (a new take replaces it in the callback).
-    public func arm(_ take: UInt32, start: CaptureStart, length: Int64?) {
+    package func arm(_ take: UInt32, start: CaptureStart, length: Int64?) {
         let pointer = state.pointee
         switch start {
         case .immediately: pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
@@ -141,13 +141,13 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Ends the take just before JACK frame time `frame`: every frame before it is recorded,
     /// including the part of the cycle that contains it. Stopping before the start cancels the take.
-    public func requestStop(atFrame frame: UInt32) {
+    package func requestStop(atFrame frame: UInt32) {
         state.pointee.requestedStop.store(Int64(frame), ordering: .releasing)
     }
 
     /// Ends the take at the server's current frame time, which it returns.
     @discardableResult
-    public func requestStopNow() -> UInt32 {
+    package func requestStopNow() -> UInt32 {
         let frame = client.estimatedFrameTime
         requestStop(atFrame: frame)
         return frame
@@ -156,19 +156,19 @@ public final class CaptureEngine: @unchecked Sendable {
     /// Pauses the take at JACK frame time `frame`: it is the first frame not recorded. A frame the
     /// callback has already passed pauses at the first frame not yet copied; the `.paused` event
     /// says where it landed. Replaces a pause asked for earlier and not yet reached.
-    public func requestPause(atFrame frame: UInt32) {
+    package func requestPause(atFrame frame: UInt32) {
         state.pointee.requestedPause.store(Int64(frame), ordering: .releasing)
     }
 
     /// Resumes a paused take at JACK frame time `frame` (or at the next cycle, if it has passed):
     /// that frame follows the last one recorded before the pause, with nothing between.
-    public func requestResume(atFrame frame: UInt32) {
+    package func requestResume(atFrame frame: UInt32) {
         state.pointee.requestedResume.store(Int64(frame), ordering: .releasing)
     }
 
     /// The events published since the last call, in order: first the process callback's (exact
     /// frames), then the notification thread's. One consumer at a time.
-    public func takeEvents() -> [CaptureEvent] {
+    package func takeEvents() -> [CaptureEvent] {
         let s = state.pointee
         return (s.events.drainEvents(withText: false) + s.notifications.drainEvents(withText: true))
             .compactMap { CaptureEvent(record: $0.0, text: $0.1) }
@@ -212,7 +212,7 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Once the server has shut down, publishes the cycles the callback had read but not yet
     /// placed, so the writer gets everything received. No callback runs after it.
-    public func flushAfterShutdown() {
+    package func flushAfterShutdown() {
         state.pointee.flushAfterShutdown()
     }
 

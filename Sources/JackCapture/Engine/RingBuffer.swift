@@ -11,9 +11,9 @@ import Atomics
 ///
 /// The ring is a plain struct of pointers, so the real-time side reaches it without reference
 /// counting. `deallocate()` must be called once, after both threads are done with it.
-public struct RingBuffer: @unchecked Sendable {
+package struct RingBuffer: @unchecked Sendable {
     /// Bytes the ring holds when full.
-    public let capacity: Int
+    package let capacity: Int
     @usableFromInline let storage: UnsafeMutableRawPointer
     @usableFromInline let writeIndex: UnsafeAtomic<Int>
     @usableFromInline let readIndex: UnsafeAtomic<Int>
@@ -22,7 +22,7 @@ public struct RingBuffer: @unchecked Sendable {
     /// a page fault on first use; where the process may, the pages are also locked in memory.
     /// A capacity above zero is a precondition; whether this machine can hold it is checked
     /// before (`MemoryBudget`, as CaptureSession does): an allocation that fails aborts.
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0, "a ring buffer needs room for at least one byte")
         self.capacity = capacity
         storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
@@ -32,7 +32,7 @@ public struct RingBuffer: @unchecked Sendable {
         readIndex = .create(0)
     }
 
-    public func deallocate() {
+    package func deallocate() {
         unlockFromMemory(storage, byteCount: capacity)
         storage.deallocate()
         writeIndex.destroy()
@@ -44,7 +44,7 @@ public struct RingBuffer: @unchecked Sendable {
     /// Bytes the producer may write now.
     @inlinable
     @_noAllocation @_noLocks
-    public func writableByteCount() -> Int {
+    package func writableByteCount() -> Int {
         capacity - (writeIndex.load(ordering: .relaxed) - readIndex.load(ordering: .acquiring))
     }
 
@@ -52,7 +52,7 @@ public struct RingBuffer: @unchecked Sendable {
     /// The caller has checked `writableByteCount()` covers `offset + byteCount`.
     @inlinable
     @_noAllocation @_noLocks
-    public func stage(from source: UnsafeRawPointer, byteCount: Int, at offset: Int) {
+    package func stage(from source: UnsafeRawPointer, byteCount: Int, at offset: Int) {
         let start = (writeIndex.load(ordering: .relaxed) + offset) % capacity
         let first = min(byteCount, capacity - start)
         (storage + start).copyMemory(from: source, byteCount: first)
@@ -64,7 +64,7 @@ public struct RingBuffer: @unchecked Sendable {
     /// Writes `byteCount` zero bytes at `offset` bytes past the write index, like `stage`.
     @inlinable
     @_noAllocation @_noLocks
-    public func stageZeros(byteCount: Int, at offset: Int) {
+    package func stageZeros(byteCount: Int, at offset: Int) {
         let start = (writeIndex.load(ordering: .relaxed) + offset) % capacity
         let first = min(byteCount, capacity - start)
         (storage + start).initializeMemory(as: UInt8.self, repeating: 0, count: first)
@@ -76,7 +76,7 @@ public struct RingBuffer: @unchecked Sendable {
     /// Publishes the first `byteCount` staged bytes to the consumer.
     @inlinable
     @_noAllocation @_noLocks
-    public func commitWrite(byteCount: Int) {
+    package func commitWrite(byteCount: Int) {
         writeIndex.store(writeIndex.load(ordering: .relaxed) + byteCount, ordering: .releasing)
     }
 
@@ -84,14 +84,14 @@ public struct RingBuffer: @unchecked Sendable {
 
     /// Bytes published and not yet consumed.
     @inlinable
-    public func readableByteCount() -> Int {
+    package func readableByteCount() -> Int {
         writeIndex.load(ordering: .acquiring) - readIndex.load(ordering: .relaxed)
     }
 
     /// Copies `byteCount` published bytes, starting `offset` bytes past the read index, without
     /// consuming them. The caller has checked `readableByteCount()` covers `offset + byteCount`.
     @inlinable
-    public func peek(into destination: UnsafeMutableRawPointer, byteCount: Int, at offset: Int) {
+    package func peek(into destination: UnsafeMutableRawPointer, byteCount: Int, at offset: Int) {
         let start = (readIndex.load(ordering: .relaxed) + offset) % capacity
         let first = min(byteCount, capacity - start)
         destination.copyMemory(from: storage + start, byteCount: first)
@@ -102,7 +102,7 @@ public struct RingBuffer: @unchecked Sendable {
 
     /// Frees `byteCount` bytes for the producer.
     @inlinable
-    public func commitRead(byteCount: Int) {
+    package func commitRead(byteCount: Int) {
         readIndex.store(readIndex.load(ordering: .relaxed) + byteCount, ordering: .releasing)
     }
 }

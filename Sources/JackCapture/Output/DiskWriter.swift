@@ -18,18 +18,18 @@ public struct LostSpan: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Where a disk writer's blocks come from: a ring, and how the take stands.
-public struct DiskWriterSource: Sendable {
-    public var ring: RingBuffer
-    public var channels: Int
+package struct DiskWriterSource: Sendable {
+    package var ring: RingBuffer
+    package var channels: Int
     /// Frames per JACK period: the writer polls about twice a period when the ring is empty.
-    public var periodFrames: Int
+    package var periodFrames: Int
     /// The take whose blocks the writer writes: blocks of earlier takes are skipped, a block of a
     /// later one ends the writer's take.
-    public var take: UInt32
+    package var take: UInt32
     /// The take's phase, and its final length once finished (read after the phase).
-    public var progress: @Sendable () -> (phase: CapturePhase, position: Int64)
+    package var progress: @Sendable () -> (phase: CapturePhase, position: Int64)
 
-    public init(ring: RingBuffer, channels: Int, periodFrames: Int, take: UInt32 = 0,
+    package init(ring: RingBuffer, channels: Int, periodFrames: Int, take: UInt32 = 0,
                 progress: @escaping @Sendable () -> (phase: CapturePhase, position: Int64)) {
         self.ring = ring
         self.channels = channels
@@ -41,7 +41,7 @@ public struct DiskWriterSource: Sendable {
 
 extension CaptureEngine {
     /// Take `take` of the engine as a disk writer's source.
-    public func writerSource(forTake take: UInt32) -> DiskWriterSource {
+    package func writerSource(forTake take: UInt32) -> DiskWriterSource {
         DiskWriterSource(ring: ring, channels: channelCount, periodFrames: client.bufferSize, take: take) { [self] in
             let armed = armedTake
             // Not armed yet: the writer waits for its first block.
@@ -68,11 +68,11 @@ extension CaptureEngine {
 /// the converter, one batch at a time, and the end of the take flushes the converter's tail, so
 /// the file holds exactly `fileFrames(forTakeFrames:)` of the take's frames. The process callback
 /// never sees the conversion.
-public final class DiskWriter: @unchecked Sendable {
-    public let source: DiskWriterSource
-    public let file: SoundFile
+package final class DiskWriter: @unchecked Sendable {
+    package let source: DiskWriterSource
+    package let file: SoundFile
     /// Converts the take from the server's rate to the file's, or nil when they are the same.
-    public let converter: SampleRateConverter?
+    package let converter: SampleRateConverter?
     private let channels: Int
     private let headerInterval: Int64
     private let framesWrittenCounter = ManagedAtomic<Int64>(0)
@@ -82,8 +82,8 @@ public final class DiskWriter: @unchecked Sendable {
     private var started = false
 
     // Owned by the writer thread while it runs; read by others after `finish()`.
-    private(set) public var lostSpans: [LostSpan] = []
-    private(set) public var failure: CaptureError?
+    private(set) package var lostSpans: [LostSpan] = []
+    private(set) package var failure: CaptureError?
     private let failedFlag = ManagedAtomic<Bool>(false)
 
     /// Called on the writer thread before each block is written, with the block's position: how
@@ -96,7 +96,7 @@ public final class DiskWriter: @unchecked Sendable {
     /// The converter's channels and rate are preconditions, not errors: they are checks of the
     /// caller's own consistency (CaptureSession makes the converter, the file and the source from
     /// one channel count and one rate), not of input a user can get wrong.
-    public init(source: DiskWriterSource, file: SoundFile, converter: SampleRateConverter? = nil) {
+    package init(source: DiskWriterSource, file: SoundFile, converter: SampleRateConverter? = nil) {
         if let converter {
             precondition(converter.channels == source.channels,
                          "the converter has \(converter.channels) channels, the take \(source.channels)")
@@ -115,23 +115,23 @@ public final class DiskWriter: @unchecked Sendable {
     /// included): what lost-span positions, reports and elapsed time count. Without a converter
     /// these are the frames in the file; with one, the file lags by the filter's reach (143 frames
     /// at 44.1 kHz with `.best`) until the end of the take flushes it (`framesInFile`).
-    public var framesWritten: Int64 { framesWrittenCounter.load(ordering: .relaxed) }
+    package var framesWritten: Int64 { framesWrittenCounter.load(ordering: .relaxed) }
 
     /// Frames in the file so far, at the file's rate.
-    public var framesInFile: Int64 { framesInFileCounter.load(ordering: .relaxed) }
+    package var framesInFile: Int64 { framesInFileCounter.load(ordering: .relaxed) }
 
     /// Where the take's frame `frames` falls in the file, and how long the file is once a take of
     /// `frames` frames is finished: the same number without a converter, else
     /// round(frames × file rate / server rate) (`SampleRateConverter.outputLength`).
-    public func fileFrames(forTakeFrames frames: Int64) -> Int64 {
+    package func fileFrames(forTakeFrames frames: Int64) -> Int64 {
         converter?.outputLength(forInputFrames: frames) ?? frames
     }
 
     /// True once a write has failed; the take cannot continue.
-    public var hasFailed: Bool { failedFlag.load(ordering: .acquiring) }
+    package var hasFailed: Bool { failedFlag.load(ordering: .acquiring) }
 
     /// Starts the writer thread. Once per writer (a precondition: CaptureSession starts it once).
-    public func start() {
+    package func start() {
         precondition(!started, "a disk writer runs once")
         started = true
         let thread = Thread { [self] in
@@ -145,7 +145,7 @@ public final class DiskWriter: @unchecked Sendable {
     /// Waits for the writer to write every frame of the take and closes the file. With
     /// `abandoning`, the take will not finish (the server is gone): the writer writes what the
     /// ring holds and stops there.
-    public func finish(abandoning: Bool = false) {
+    package func finish(abandoning: Bool = false) {
         if abandoning { abandonFlag.store(true, ordering: .releasing) }
         if started { done.wait() }
         do {
