@@ -84,6 +84,25 @@ final class MeteringTests: JackTestCase {
         XCTAssertEqual(levels[1].clipCount, 0)
         XCTAssertGreaterThan(levels[2].clipCount, 0)
         XCTAssertEqual(levels[3].highestPeak, -160)
+
+        // The take's clips and peak are those of exactly the frames in the file (float: as played).
+        let file = try SoundFile.open(readingFrom: path("metered.wav"))
+        var samples = [Float](repeating: 0, count: 4_096 * 4)
+        var clips = [Int64](repeating: 0, count: 4)
+        var peaks = [Float](repeating: 0, count: 4)
+        while true {
+            let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: 4_096) }
+            guard read > 0 else { break }
+            for frame in 0..<read {
+                for channel in 0..<4 {
+                    let magnitude = samples[frame * 4 + channel].magnitude
+                    if magnitude >= 1 { clips[channel] += 1 }
+                    peaks[channel] = max(peaks[channel], magnitude)
+                }
+            }
+        }
+        XCTAssertEqual(levels.map(\.clipCount), clips, "clipped samples counted over the take's frames exactly")
+        XCTAssertEqual(levels[2].highestPeak, 20 * log10(peaks[2]), accuracy: 0.0001)
     }
 
     func testPeakFallsBackAfterTheSignalStops() throws {

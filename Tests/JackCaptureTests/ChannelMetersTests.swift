@@ -13,7 +13,8 @@ struct ChannelMetersTests {
         samples[7] = 1
         samples.withUnsafeBufferPointer { buffer in
             for channel in 0..<2 {
-                accumulators.measure(channel: channel, samples: buffer.baseAddress!, count: 480, taken: 0..<480)
+                accumulators.measure(channel: channel, samples: buffer.baseAddress!, count: 480)
+                accumulators.measureTake(channel: channel, samples: buffer.baseAddress!, count: 480)
             }
         }
         accumulators.finishCycle(frames: 480)

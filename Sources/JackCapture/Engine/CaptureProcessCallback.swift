@@ -24,21 +24,19 @@ extension CaptureProcessState {
         guard callbackOwnership.compareExchange(expected: Self.callbackIdle, desired: Self.callbackRunning,
                                                 ordering: .acquiring).exchanged
         else { return }
-        let taken = advanceTake(frameCount: nframes)
+        advanceTake(frameCount: nframes)
         if meteringEnabled.load(ordering: .relaxed) {
-            measureLevels(frameCount: nframes, taken: taken)
+            measureLevels(frameCount: nframes)
         }
         callbackOwnership.store(Self.callbackIdle, ordering: .releasing)
     }
 
     /// Reads this cycle into the take's timeline and plans the oldest cycle whose time is settled.
-    /// Returns the part of this cycle that (as far as can be told now) goes into the take, for the
-    /// take's peak meters.
     @_noAllocation @_noLocks
-    private func advanceTake(frameCount nframes: UInt32) -> Range<Int> {
+    private func advanceTake(frameCount nframes: UInt32) {
         let armed = armedTake.load(ordering: .acquiring)
         if armed != own.pointee.take { beginTake(armed) }
-        guard armed != 0, !own.pointee.planner.isFinished else { return 0..<0 }
+        guard armed != 0, !own.pointee.planner.isFinished else { return }
         _ = cycles.loadThenWrappingIncrement(ordering: .relaxed)
         let reading = jack_last_frame_time(client)
         let n = Int(nframes)
@@ -72,10 +70,6 @@ extension CaptureProcessState {
         } else if own.pointee.timeline.isFull {
             planOldestCycle()
         }
-        switch own.pointee.planner.phase {
-        case .recording, .waiting: return cycle.stagedBytes > 0 ? 0..<n : 0..<0
-        case .paused, .finished, .missedStart: return 0..<0
-        }
     }
 
     /// Resets the callback's state for a newly armed take.
@@ -91,7 +85,6 @@ extension CaptureProcessState {
         skippedFrames.store(0, ordering: .relaxed)
         cycles.store(0, ordering: .relaxed)
         lateCycles.store(0, ordering: .relaxed)
-        meters.resetTake()
         phase.store(take == 0 ? 0 : CyclePlanner().phase.capturePhaseRawValue, ordering: .relaxed)
         activeTake.store(take, ordering: .releasing)
     }
@@ -230,13 +223,14 @@ extension CaptureProcessState {
         ring.commitWrite(byteCount: cycle.stagedBytes)
     }
 
-    /// Feeds every port's cycle to the meters; `taken` is the part that went into the take.
+    /// Feeds every port's cycle to the live meters. (The take's highest peaks and clips are
+    /// measured by its writer, from exactly the frames the take holds.)
     @_noAllocation @_noLocks
-    private func measureLevels(frameCount nframes: UInt32, taken: Range<Int>) {
+    private func measureLevels(frameCount nframes: UInt32) {
         for channel in 0..<channelCount {
             guard let port = ports[channel], let buffer = jack_port_get_buffer(port, nframes) else { continue }
             meters.measure(channel: channel, samples: UnsafePointer(buffer.assumingMemoryBound(to: Float.self)),
-                           count: Int(nframes), taken: taken)
+                           count: Int(nframes))
         }
         meters.finishCycle(frames: Int(nframes))
     }

@@ -1,13 +1,14 @@
 import Atomics
 
-/// What the process callback gathers for the meters: per channel, per cycle, the peak absolute
-/// sample and the sum of squares, and over the take, the highest peak and the samples at or beyond
-/// full scale. Everything is published through atomics; ballistics, averaging and decibels are
-/// computed by `ChannelMeters` off the real-time thread.
+/// What the meters gather: per channel, per cycle, the peak absolute sample and the sum of squares
+/// (the process callback, from every cycle), and over the take, the highest peak and the samples
+/// at or beyond full scale (the take's disk writer, from exactly the frames it writes, so they
+/// begin and end on the take's exact frames). Everything is published through atomics;
+/// ballistics, averaging and decibels are computed by `ChannelMeters` off the real-time thread.
 ///
 /// Peaks are stored as the bit patterns of non-negative floats, which order like the floats
 /// themselves, so a running maximum is an integer compare-and-exchange.
-struct MeterAccumulators {
+struct MeterAccumulators: @unchecked Sendable {
     let channelCount: Int
     /// Highest |sample| since the reader last took it (exchanged with 0 by the reader).
     let windowPeaks: UnsafeMutablePointer<UnsafeAtomic<UInt32>.Storage>
@@ -43,10 +44,9 @@ struct MeterAccumulators {
         meteredFrames.destroy()
     }
 
-    /// One cycle of one channel: `samples[0..<count]` feed the live meter, `taken` (a range within
-    /// them, possibly empty) is what went into the take.
+    /// One cycle of one channel, for the live meter.
     @_noAllocation @_noLocks
-    func measure(channel: Int, samples: UnsafePointer<Float>, count: Int, taken: Range<Int>) {
+    func measure(channel: Int, samples: UnsafePointer<Float>, count: Int) {
         let cycle = Self.measure(samples, from: 0, to: count)
         var current = UnsafeAtomic<UInt32>(at: windowPeaks + channel).load(ordering: .relaxed)
         while cycle.peak.bitPattern > current {
@@ -58,9 +58,12 @@ struct MeterAccumulators {
         let sums = UnsafeAtomic<UInt64>(at: sumsOfSquares + channel)
         let total = Double(bitPattern: sums.load(ordering: .relaxed)) + Double(cycle.sumOfSquares)
         sums.store(total.bitPattern, ordering: .relaxed)
+    }
 
-        guard !taken.isEmpty else { return }
-        let take = taken.count == count ? cycle : Self.measure(samples, from: taken.lowerBound, to: taken.upperBound)
+    /// Frames of one channel that went into the take (the take's writer, its only caller).
+    func measureTake(channel: Int, samples: UnsafePointer<Float>, count: Int) {
+        guard channel >= 0, channel < channelCount, count > 0 else { return }
+        let take = Self.measure(samples, from: 0, to: count)
         let takePeak = UnsafeAtomic<UInt32>(at: takePeaks + channel)
         if take.peak.bitPattern > takePeak.load(ordering: .relaxed) {
             takePeak.store(take.peak.bitPattern, ordering: .relaxed)
@@ -71,9 +74,7 @@ struct MeterAccumulators {
         }
     }
 
-    /// Clears the take's highest peaks and clip counts for a new take (the process callback, the
-    /// only writer, calls it when a take is armed).
-    @_noAllocation @_noLocks
+    /// Clears the take's highest peaks and clip counts for a new take.
     func resetTake() {
         for channel in 0..<channelCount {
             UnsafeAtomic<UInt32>(at: takePeaks + channel).store(0, ordering: .relaxed)

@@ -28,6 +28,9 @@ package struct DiskWriterSource: Sendable {
     package var take: UInt32
     /// The take's phase, and its final length once finished (read after the phase).
     package var progress: @Sendable () -> (phase: CapturePhase, position: Int64)
+    /// Given each channel's frames as they go into the take (one run per channel and span), for
+    /// the take's highest peaks and clip counts; nil: not measured.
+    package var measureTake: (@Sendable (_ channel: Int, _ samples: UnsafePointer<Float>, _ count: Int) -> Void)?
 
     package init(ring: RingBuffer, channels: Int, periodFrames: Int, take: UInt32 = 0,
                 progress: @escaping @Sendable () -> (phase: CapturePhase, position: Int64)) {
@@ -42,7 +45,10 @@ package struct DiskWriterSource: Sendable {
 extension CaptureEngine {
     /// Take `take` of the engine as a disk writer's source.
     package func writerSource(forTake take: UInt32) -> DiskWriterSource {
-        DiskWriterSource(ring: ring, channels: channelCount, periodFrames: client.bufferSize, take: take) { [self] in
+        // The take's peaks start from nothing; the last take's are in its report already.
+        let levels = state.pointee.meters
+        levels.resetTake()
+        var source = DiskWriterSource(ring: ring, channels: channelCount, periodFrames: client.bufferSize, take: take) { [self] in
             let armed = armedTake
             // Not armed yet: the writer waits for its first block.
             if FrameTime.distance(from: armed, to: take) > 0 { return (.waiting, 0) }
@@ -52,6 +58,10 @@ extension CaptureEngine {
             let phase = self.phase
             return (phase, status.position)
         }
+        source.measureTake = { [self] channel, samples, count in
+            if isMeteringEnabled { levels.measureTake(channel: channel, samples: samples, count: count) }
+        }
+        return source
     }
 }
 
@@ -261,6 +271,13 @@ package final class DiskWriter: @unchecked Sendable {
                                           byteCount: frames * MemoryLayout<Float>.stride,
                                           at: CaptureBlockHeader.byteCount
                                             + (channel * stored + Int(span.offset)) * MemoryLayout<Float>.stride)
+                            }
+                        }
+                        if let measureTake = source.measureTake {
+                            planar.withUnsafeBufferPointer { samples in
+                                for channel in 0..<channels {
+                                    measureTake(channel, samples.baseAddress! + channel * frames, frames)
+                                }
                             }
                         }
                         beforeEachBlock?(span.position)
