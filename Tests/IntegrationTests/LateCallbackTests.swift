@@ -29,6 +29,8 @@ final class LateCallbackTests: JackTestCase {
         let report = session.finish()
 
         XCTAssertGreaterThanOrEqual(lateCycles, 5, "the hook made callbacks read a later frame time than their cycle's")
+        let lateCopies = report.events.filter { if case .lateCopy = $0 { true } else { false } }
+        XCTAssertEqual(lateCopies.count, 5, "each late copy is reported: \(report.events)")
         XCTAssertEqual(report.outcome, .complete, "lost \(report.lostSpans), skipped \(report.skippedFrames)")
         XCTAssertEqual(report.lostSpans, [])
         XCTAssertEqual(report.skippedFrames, 0)

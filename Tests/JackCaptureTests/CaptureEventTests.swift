@@ -12,6 +12,7 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.stoppedKind == CaptureEventRecord.Kind.stopped.rawValue)
         #expect(CaptureEventRecord.overrunKind == CaptureEventRecord.Kind.overrun.rawValue)
         #expect(CaptureEventRecord.framesSkippedKind == CaptureEventRecord.Kind.framesSkipped.rawValue)
+        #expect(CaptureEventRecord.lateCopyKind == CaptureEventRecord.Kind.lateCopy.rawValue)
     }
 
     @Test("fixed records and named records come back as the events they stand for, in order")

@@ -23,6 +23,10 @@ public enum CaptureEvent: Equatable, Sendable {
     /// JACK's clock jumped over `frames` frames (an xrun): they reached no client and are written
     /// as silence at `position`.
     case framesSkipped(position: Int64, frames: Int64)
+    /// The callback copied the period at `position` after JACK had begun the next one (it ran
+    /// late): the period is at its true place, but JACK 2 shares port buffers, so if its source
+    /// ran first the copy may hold the next period's samples. Reported, never guessed at.
+    case lateCopy(position: Int64, frames: Int64)
     /// The server reported an xrun (jack_set_xrun_callback).
     case xrun(frameTime: UInt32, position: Int64)
     /// A source was connected to a channel's port.
@@ -46,6 +50,8 @@ extension CaptureEvent: CustomStringConvertible {
         case .stopped(let frame, let position): "stopped before JACK frame \(frame) (\(position) frames)"
         case .overrun(let position, let frames): "disk overrun: \(frames) frames lost at take frame \(position)"
         case .framesSkipped(let position, let frames): "xrun: JACK skipped \(frames) frames at take frame \(position)"
+        case .lateCopy(let position, let frames):
+            "late callback: the \(frames) frames at take frame \(position) were copied after JACK began the next period; they may repeat the next period's samples"
         case .xrun(let frame, let position): "xrun near JACK frame \(frame) (take frame \(position))"
         case .portConnected(let channel, let source, let frame, let position):
             "channel \(channel + 1): \(source) connected near JACK frame \(frame) (take frame \(position))"
@@ -66,6 +72,7 @@ struct CaptureEventRecord: Equatable {
     enum Kind: Int32 {
         case started, paused, resumed, stopped, overrun, framesSkipped
         case xrun, portConnected, portDisconnected, bufferSizeChanged, sampleRateChanged
+        case lateCopy
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -76,6 +83,7 @@ struct CaptureEventRecord: Equatable {
     static var stoppedKind: Int32 { @_noAllocation @_noLocks get { 3 } }
     static var overrunKind: Int32 { @_noAllocation @_noLocks get { 4 } }
     static var framesSkippedKind: Int32 { @_noAllocation @_noLocks get { 5 } }
+    static var lateCopyKind: Int32 { @_noAllocation @_noLocks get { 11 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -158,6 +166,7 @@ extension CaptureEvent {
         case .stopped: self = .stopped(frameTime: frame, position: position)
         case .overrun: self = .overrun(position: position, frames: record.value)
         case .framesSkipped: self = .framesSkipped(position: position, frames: record.value)
+        case .lateCopy: self = .lateCopy(position: position, frames: record.value)
         case .xrun: self = .xrun(frameTime: frame, position: position)
         case .portConnected:
             self = .portConnected(channel: Int(record.value), source: text, frameTime: frame, position: position)

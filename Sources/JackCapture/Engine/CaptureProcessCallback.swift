@@ -64,6 +64,7 @@ extension CaptureProcessState {
             while jack_get_time() < deadline {}
             cycle.reading = jack_last_frame_time(client)
         }
+        if cycle.stagedBytes > 0 { cycle.readingAfterCopy = jack_last_frame_time(client) }
         own.pointee.timeline.append(cycle)
         if rateChanged {
             planEveryPendingCycle()
@@ -185,6 +186,14 @@ extension CaptureProcessState {
         }
 
         let copied = plan.copiedFrames
+        if cycle.stagedBytes > 0 && copied > 0
+            && FrameTime.distance(from: cycleStart, to: cycle.readingAfterCopy) >= cycle.frames {
+            // Copied once JACK had begun a later cycle: placed right, but its source may have
+            // written the next period into the shared buffer first. Said, so it is never hidden.
+            let first = plan.spans[0]
+            emit(CaptureEventRecord.lateCopyKind, frameTime: FrameTime.advance(cycleStart, by: first.offset),
+                 position: first.position, value: Int64(copied))
+        }
         if cycle.stagedBytes > 0 {
             if copied > 0 || own.pointee.timeline.stagedBytes > 0 {
                 // Published even with nothing in it when later blocks are staged behind it: the

@@ -10,6 +10,9 @@ struct PendingCycle: Equatable {
     var dropped: Bool
     /// The sample rate had changed when the cycle was read: it is at the new rate.
     var afterRateChange: Bool
+    /// JACK's frame time once the cycle's frames were copied: a later cycle than this one's means
+    /// the copy may have caught the next cycle's samples.
+    var readingAfterCopy: UInt32
 
     @_noAllocation @_noLocks
     init(reading: UInt32, frames: Int, stagedBytes: Int = 0, dropped: Bool = false, afterRateChange: Bool = false) {
@@ -18,6 +21,7 @@ struct PendingCycle: Equatable {
         self.stagedBytes = stagedBytes
         self.dropped = dropped
         self.afterRateChange = afterRateChange
+        readingAfterCopy = reading
     }
 }
 
