@@ -38,7 +38,7 @@ final class MeteringTests: JackTestCase {
         super.tearDown()
     }
 
-    func meteredSession(metering: Bool = true) throws -> OneTake {
+    func meteredTake(metering: Bool = true) throws -> OneTake {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name
         configuration.clientName = "meters"
@@ -51,7 +51,7 @@ final class MeteringTests: JackTestCase {
     }
 
     func testKnownSignalsReadTheirLevels() throws {
-        let session = try meteredSession()
+        let session = try meteredTake()
         try session.start()
         // Read the way a console does, 20 times a second, for 2 s: ~7 averaging time constants.
         for _ in 0..<40 {
@@ -106,7 +106,7 @@ final class MeteringTests: JackTestCase {
     }
 
     func testPeakFallsBackAfterTheSignalStops() throws {
-        let session = try meteredSession()
+        let session = try meteredTake()
         try session.start()
         for _ in 0..<10 { usleep(50_000); session.updateMeters() }
         XCTAssertEqual(session.peakPower(forChannel: 1), -20, accuracy: 0.1)
@@ -122,7 +122,7 @@ final class MeteringTests: JackTestCase {
     }
 
     func testMeteringOffMeasuresNothing() throws {
-        let session = try meteredSession(metering: false)
+        let session = try meteredTake(metering: false)
         try session.start()
         usleep(300_000)
         session.updateMeters()

@@ -37,7 +37,7 @@ public enum CaptureError: Error, Equatable, Sendable {
     case bufferTooLarge(requestedSeconds: Double, maximumSeconds: Double, channels: Int, sampleRate: Int)
     /// A ring buffer length that is not a finite number of seconds above zero.
     case badBufferLength(Double)
-    /// `CaptureSession.start` called a second time: a session records one take.
+    /// `Take.start` called a second time, or a new take asked of a client while one is open.
     case alreadyStarted
     /// A take was asked of a `CaptureClient` already closed.
     case clientClosed
@@ -85,7 +85,7 @@ extension CaptureError: CustomStringConvertible {
         case .clientClosed:
             return "the capture client is closed: open a new one to record"
         case .alreadyStarted:
-            return "the take has already started: a capture session records one take"
+            return "a take is already under way: finish it before starting another"
         }
     }
 }

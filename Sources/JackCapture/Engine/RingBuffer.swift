@@ -21,7 +21,7 @@ package struct RingBuffer: @unchecked Sendable {
     /// Allocates `capacity` bytes and touches every page, so that the real-time thread never takes
     /// a page fault on first use; where the process may, the pages are also locked in memory.
     /// A capacity above zero is a precondition; whether this machine can hold it is checked
-    /// before (`MemoryBudget`, as CaptureSession does): an allocation that fails aborts.
+    /// before (`MemoryBudget`, as CaptureClient does): an allocation that fails aborts.
     package init(capacity: Int) {
         precondition(capacity > 0, "a ring buffer needs room for at least one byte")
         self.capacity = capacity

@@ -104,7 +104,7 @@ package final class DiskWriter: @unchecked Sendable {
     /// source's and whose output rate is the file's, the file is written at that rate.
     ///
     /// The converter's channels and rate are preconditions, not errors: they are checks of the
-    /// caller's own consistency (CaptureSession makes the converter, the file and the source from
+    /// caller's own consistency (a Take makes the converter, the file and the source from
     /// one channel count and one rate), not of input a user can get wrong.
     package init(source: DiskWriterSource, file: SoundFile, converter: SampleRateConverter? = nil) {
         if let converter {
@@ -140,7 +140,7 @@ package final class DiskWriter: @unchecked Sendable {
     /// True once a write has failed; the take cannot continue.
     package var hasFailed: Bool { failedFlag.load(ordering: .acquiring) }
 
-    /// Starts the writer thread. Once per writer (a precondition: CaptureSession starts it once).
+    /// Starts the writer thread. Once per writer (a precondition: its Take starts it once).
     package func start() {
         precondition(!started, "a disk writer runs once")
         started = true
