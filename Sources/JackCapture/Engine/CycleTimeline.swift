@@ -68,28 +68,23 @@ struct CycleTimeline {
 
     /// Bytes staged on the ring by the cycles read and not yet planned: where the next block goes.
     var stagedBytes: Int {
-        @_noAllocation @_noLocks get {
-            var total = 0
-            var index = 0
-            while index < count {
-                total += self[index].stagedBytes
-                index += 1
-            }
-            return total
-        }
+        @_noAllocation @_noLocks get { total { $0.stagedBytes } }
     }
 
     /// Frames of the cycles read and not yet planned.
     var pendingFrames: Int {
-        @_noAllocation @_noLocks get {
-            var total = 0
-            var index = 0
-            while index < count {
-                total += self[index].frames
-                index += 1
-            }
-            return total
+        @_noAllocation @_noLocks get { total { $0.frames } }
+    }
+
+    @_noAllocation @_noLocks
+    private func total(_ value: (PendingCycle) -> Int) -> Int {
+        var total = 0
+        var index = 0
+        while index < count {
+            total += value(self[index])
+            index += 1
         }
+        return total
     }
 
     @_noAllocation @_noLocks
