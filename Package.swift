@@ -51,10 +51,17 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
+        // ThreadSanitizer's options and suppressions, built into every program the tests run, so
+        // that a plain `swift test --sanitize=thread` works (tools/tsan/TSanDefaults.c says why).
+        .target(
+            name: "TSanDefaults",
+            path: "tools/tsan"
+        ),
         .executableTarget(
             name: "jcap",
             dependencies: [
                 "JackCapture",
+                "TSanDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,6 +69,7 @@ let package = Package(
             name: "jcap-testsignal",
             dependencies: [
                 "JackCapture",
+                "TSanDefaults",
                 "JackCaptureTestSignal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -104,6 +112,7 @@ let package = Package(
                 "JackCapture",
                 "JackCaptureTestSignal",
                 "AllocationProbe",
+                "TSanDefaults",
                 "jcap",
                 "jcap-testsignal",
                 .product(name: "Atomics", package: "swift-atomics"),

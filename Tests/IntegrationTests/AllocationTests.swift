@@ -10,7 +10,7 @@ import XCTest
 final class AllocationTests: JackTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try XCTSkipIf(ProcessInfo.processInfo.environment["JCAP_SANITIZER"] == "thread",
+        try XCTSkipIf(Executables.builtWithThreadSanitizer,
                       "ThreadSanitizer owns malloc: the allocation hook sees nothing (tools/test runs these)")
         MallocInterposerSwift.initialize()
         MallocInterposerSwift.setAllocationHook(allocation_probe_hook)

@@ -37,7 +37,7 @@ final class CommandLineControlTests: JackTestCase {
     /// A file-size limit (ulimit -f) stands in for a full disk: the write fails mid-take, jcap
     /// says so in one line and exits 4, and everything written before is readable.
     func testAWriteFailureMidTakeExitsFourWithAReadableFile() throws {
-        try XCTSkipIf(ProcessInfo.processInfo.environment["JCAP_SANITIZER"] == "thread",
+        try XCTSkipIf(Executables.builtWithThreadSanitizer,
                       "ThreadSanitizer's runtime cannot start under ulimit -f (tools/test runs this)")
         let jcap = try Subprocess(URL(fileURLWithPath: "/bin/bash"),
                                   ["-c", "ulimit -f 256; exec \"$0\" \"$@\"", try Executables.built("jcap").path]

@@ -90,6 +90,12 @@ enum Executables {
         throw TestFailure("\(name) is not built next to \(buildFolder.path)")
     }
 
+    /// True when this test process (and so the package's programs built with it) runs under
+    /// ThreadSanitizer: its runtime's entry point is linked in.
+    static var builtWithThreadSanitizer: Bool {
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+    }
+
     static func system(_ name: String) throws -> URL {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for folder in path.split(separator: ":") + ["/usr/bin", "/usr/sbin"] {

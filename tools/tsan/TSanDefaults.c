@@ -1,0 +1,68 @@
+// ThreadSanitizer's defaults for every program of this package built with
+// `swift test --sanitize=thread` (the test runner, jcap, jcap-testsignal): the TSan runtime calls
+// these when they are defined in the executable; in a build without TSan nothing calls them.
+#include "TSanDefaults.h"
+
+// Swift's TSan runtime turns on ignore_interceptors_accesses and ignore_noninstrumented_modules:
+// every intercepted call (read, memcpy, ...) then runs inside an "ignore" region that the
+// interceptor ends on return. libjack ends its socket thread with pthread_cancel while it is
+// blocked in such a call (jack_client_close), the region never ends, and TSan aborts the process
+// ("thread T.. finished with ignores enabled") at every client close. Both off: the region is
+// never entered, and TSan also checks what the interceptors touch (the ring's memcpy included).
+const char *__tsan_default_options(void) {
+    return "ignore_interceptors_accesses=0:ignore_noninstrumented_modules=0:history_size=4:"
+           "second_deadlock_stack=1";
+}
+
+// Reports that are not races in jcap, each with why; anything else TSan reports is a bug to fix.
+// They come from the toolchain's own libraries, not built with TSan, which TSan sees only because
+// ignore_noninstrumented_modules is off.
+const char *__tsan_default_suppressions(void) {
+    return
+    // Swift runtime (libswiftCore, not built with TSan), not jcap: generic metadata instantiation
+    // holds a metadata cache's lock while it creates an entry and takes the entry's lock, and the
+    // entry's construction instantiates further metadata through the cache's lock again, so TSan's
+    // lock-order graph sees both orders on one thread ("lock-order-inversion (potential deadlock)",
+    // every stack inside swift::ConcurrentReadableHashMap / VariadicMetadataCacheEntryBase). TSan sees
+    // these locks only because the options above turn ignore_noninstrumented_modules off.
+    "deadlock:swift::VariadicMetadataCacheEntryBase\n"
+
+    // TSan's own libdispatch support, not jcap: the block it wraps around work submitted to a queue is
+    // allocated by the submitting thread (here the main thread's CFRunLoop) and destroyed by
+    // libdispatch on a worker after running it; the hand-over is inside libdispatch (not built with
+    // TSan). Frames named __destroy_helper_block_* are C blocks' destroy helpers, which Swift code
+    // never has: only that wrapper matches.
+    "race:__destroy_helper_block_\n"
+
+    // swift-testing (libTesting.so), not jcap: the runner copies its test plan (Runner.Plan's value
+    // witness "copy") on one libdispatch worker while another releases it; both inside the test
+    // library, synchronized by its own task machinery that TSan does not see.
+    "race:$s7Testing6RunnerV4PlanVwcp\n"
+
+    // Swift runtime (libswiftCore, not built with TSan), not jcap: the generic metadata and witness
+    // table caches are lock-free concurrent maps (ConcurrentReadableHashMap) read with acquire loads
+    // TSan cannot see in uninstrumented code; a reader comparing keys (MetadataCacheKey::operator==,
+    // reached from swift_getWitnessTable) while another thread publishes an entry shows as a race.
+    "race:swift::MetadataCacheKey\n"
+    "race:swift_getWitnessTable\n"
+
+    // libdispatch and the blocks runtime (not built with TSan), not jcap: Foundation's run loop copies
+    // a dispatch source's handler block on the main thread and libdispatch releases it on a worker
+    // when the source is cancelled; the reference count is atomic inside libdispatch.
+    "race:_dispatch_source_handler_dispose\n"
+    "race:_Block_release\n"
+
+    // Swift runtime (libswiftCore), not jcap: generic metadata is created once under the runtime's
+    // wait-queue lock (AtomicWaitQueue, LockingConcurrentMap) and published with an atomic TSan does
+    // not see; a second thread then reads the new metadata (memcpy'd by
+    // swift_allocateGenericClassMetadata). Seen when swift-testing parses jcap's flags on several
+    // threads at once (swift-argument-parser's generic containers).
+    "deadlock:swift::AtomicWaitQueue\n"
+    "race:swift::AtomicWaitQueue\n"
+    "race:swift::LockingConcurrentMap\n"
+    // The same for tuple metadata: its labels are copied in (_swift_strlcpy) while the entry is
+    // being made, and a reader compares keys in the runtime's lock-free map.
+    "race:swift::ConcurrentReadableHashMap\n"
+    "race:swift_allocateGenericClassMetadata\n"
+    ;
+}
