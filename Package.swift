@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        // Studio session files (sessions/*.toml).
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C interop: one system-library target per C library, each a module map and a shim header.
@@ -39,6 +41,7 @@ let package = Package(
                 "CSndfile",
                 "CSamplerate",
                 .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         // The test signal (every sample encodes its frame time and channel) and its verifiers:

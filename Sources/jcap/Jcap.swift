@@ -1,11 +1,12 @@
 import ArgumentParser
 import JackCapture
 
-@main
-struct Jcap: ParsableCommand {
+/// `jcap [options]`: one take from JACK ports to a sound file (the default subcommand, so the
+/// flags need no `record` in front of them).
+struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "jcap",
-        abstract: "Record JACK ports to a sound file, sample-accurately.",
+        commandName: "record",
+        abstract: "Record JACK ports to a sound file, sample-accurately (the default: 'jcap [options]').",
         discussion: """
             Examples:
               jcap --channels 1,2 --at +3s --for 60s
@@ -78,20 +79,6 @@ struct Jcap: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Live meter: bars (folding into columns when needed), compact, none, or json lines on standard output. Default: bars on a terminal, a plain status line a second otherwise.", valueName: "style"))
     var meter: MeterDisplay?
-
-    /// Like ParsableCommand's, but a bad option gets the same one-line error as every other
-    /// failure, with its hint to `--help`.
-    static func main() {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-        } catch {
-            let status = exitCode(for: error)
-            if status == .success || error is ExitCode { exit(withError: error) }
-            StandardStreams.writeError("jcap: error: \(message(for: error)) (see 'jcap --help')\n")
-            exit(withError: ExitCode(ExitStatus.usage.rawValue))
-        }
-    }
 
     func run() throws {
         let signals = ControlSignals()
@@ -247,7 +234,7 @@ struct Jcap: ParsableCommand {
             }
             settings.endianness = order
         }
-        if let rate { settings.sampleRate = try Jcap.parseSampleRate(rate) }
+        if let rate { settings.sampleRate = try RecordCommand.parseSampleRate(rate) }
         if let quality {
             guard let value = Double(quality), value.isFinite else {
                 throw .badOption(flag: "--quality", value: quality, expected: "a number from 0 (smallest) to 1 (best)")

@@ -5,12 +5,12 @@ import Testing
 @Suite("jcap's format flags")
 struct JcapOptionsTests {
     static func settings(_ arguments: [String]) throws -> RecordingSettings {
-        try Jcap.parse(arguments).makeConfiguration().settings
+        try RecordCommand.parse(arguments).makeConfiguration().settings
     }
 
     /// The error a command line gives, with the exit status jcap would end with.
     static func failure(_ arguments: [String]) throws -> (message: String, status: JcapExitStatus)? {
-        let command = try Jcap.parse(arguments)
+        let command = try RecordCommand.parse(arguments)
         do {
             _ = try command.makeConfiguration()
             return nil

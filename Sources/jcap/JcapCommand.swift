@@ -1,0 +1,28 @@
+import ArgumentParser
+import JackCapture
+
+/// jcap's root: `jcap [options]` records one take (`RecordCommand`, the default subcommand);
+/// `jcap session`, `jcap takes` and `jcap ports` work with studio sessions and JACK's inputs.
+@main
+struct Jcap: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jcap",
+        abstract: "Record JACK ports to sound files, sample-accurately.",
+        version: JackCaptureVersion.current,
+        subcommands: [RecordCommand.self],
+        defaultSubcommand: RecordCommand.self)
+
+    /// Like ParsableCommand's, but a bad option gets the same one-line error as every other
+    /// failure, with its hint to `--help`.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            if status == .success || error is ExitCode { exit(withError: error) }
+            StandardStreams.writeError("jcap: error: \(message(for: error)) (see 'jcap --help')\n")
+            exit(withError: ExitCode(ExitStatus.usage.rawValue))
+        }
+    }
+}
