@@ -14,7 +14,8 @@ struct ChannelMetersTests {
         samples.withUnsafeBufferPointer { buffer in
             for channel in 0..<2 {
                 accumulators.measure(channel: channel, samples: buffer.baseAddress!, count: 480)
-                accumulators.measureTake(channel: channel, samples: buffer.baseAddress!, count: 480)
+                let take = MeterAccumulators.measure(buffer.baseAddress!, from: 0, to: 480)
+                accumulators.recordTake(channel: channel, peak: take.peak, clips: take.clips)
             }
         }
         accumulators.finishCycle(frames: 480)

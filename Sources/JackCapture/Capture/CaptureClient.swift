@@ -116,14 +116,30 @@ public final class CaptureClient: @unchecked Sendable {
     /// `settings.overwritesExistingFile`) and starts its disk writer, so that `Take.start` begins
     /// on the next cycle. The take before must have finished (`.alreadyStarted` otherwise).
     public func makeTake(path: String? = nil, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
-        let settings = settings ?? configuration.settings
         let outputPath = path ?? configuration.nextOutputPath()
+        return try makeTake(TakeLayout(files: [TakeFileSpec(path: outputPath, channels: Array(0..<channelCount))]),
+                            settings: settings)
+    }
+
+    /// Prepares the next take into the files `layout` names, each holding some of the client's
+    /// channels: every path is checked before any file is created, and a failure removes the
+    /// files already created, so nothing is left half made.
+    public func makeTake(_ layout: TakeLayout, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
+        let settings = settings ?? configuration.settings
         let (isClosed, previous) = pump.state
         if isClosed { throw .clientClosed }
         if let previous, !previous.isFinished { throw .alreadyStarted }
-        let format = try CaptureClient.checkOutput(outputPath, settings: settings)
-        try settings.validate(format, channels: channelCount, serverSampleRate: sampleRate)
-        let take = try Take(client: self, path: outputPath, format: format, settings: settings,
+        guard let first = layout.files.first else { throw .badChannelList("", reason: "a take writes at least one file") }
+        for spec in layout.files {
+            guard !spec.channels.isEmpty, spec.channels.allSatisfy({ (0..<channelCount).contains($0) }) else {
+                throw .badChannelList(spec.channels.map { String($0 + 1) }.joined(separator: ","),
+                                      reason: "\(spec.path) names channels this client lacks (it has \(channelCount))")
+            }
+            let format = try CaptureClient.checkOutput(spec.path, settings: settings)
+            try settings.validate(format, channels: spec.channels.count, serverSampleRate: sampleRate)
+        }
+        let format = try settings.resolveFormat(forPath: first.path)
+        let take = try Take(client: self, layout: layout, format: format, settings: settings,
                             beforeEachBlockWritten: beforeEachBlockWritten)
         pump.take = take
         return take

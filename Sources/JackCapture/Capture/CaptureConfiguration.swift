@@ -31,3 +31,40 @@ public struct CaptureConfiguration: Sendable {
         return takeDirectory == "." ? name : (takeDirectory.hasSuffix("/") ? takeDirectory + name : takeDirectory + "/" + name)
     }
 }
+
+/// A file of a take: where it goes, and which of the client's channels (0-based) it holds, in
+/// the file's channel order.
+public struct TakeFileSpec: Equatable, Sendable {
+    public var path: String
+    public var channels: [Int]
+
+    public init(path: String, channels: [Int]) {
+        self.path = path
+        self.channels = channels
+    }
+}
+
+/// The files a take writes: one file of every channel, one per track, or any grouping, and
+/// optionally a split into back-to-back segments of a fixed length, each with files of its own.
+public struct TakeLayout: Sendable {
+    /// The (first segment's) files, created before the take is armed.
+    public var files: [TakeFileSpec]
+    /// With `filesForSegment`: the take's files change every this many frames, on that exact frame.
+    public var segmentLength: Int64?
+    /// The files of segment `index` (1, 2, ...), created on the writer thread when its first frame
+    /// comes; they must hold the same channels as the first segment's.
+    public var filesForSegment: (@Sendable (_ index: Int) -> [TakeFileSpec])?
+    /// Runs on the writer thread just before a segment's first frame is written, with its files
+    /// and the JACK frame time of that frame: where metadata that must precede the audio is added
+    /// (BWF `bext`, iXML, tags). A thrown error fails the take like a write error.
+    public var beforeFirstWrite: (@Sendable (_ segment: Int, _ files: [SoundFile], _ firstFrameTime: UInt32?) throws(CaptureError) -> Void)?
+    /// Runs on the writer thread when a segment's files are closed.
+    public var onSegmentFinished: (@Sendable (TakeSegment) -> Void)?
+
+    public init(files: [TakeFileSpec], segmentLength: Int64? = nil,
+                filesForSegment: (@Sendable (_ index: Int) -> [TakeFileSpec])? = nil) {
+        self.files = files
+        self.segmentLength = segmentLength
+        self.filesForSegment = filesForSegment
+    }
+}

@@ -20,7 +20,10 @@ public final class Take: @unchecked Sendable {
         case finished
     }
 
-    public let path: String
+    /// The first file's path (the take's only file, unless it writes several).
+    public var path: String { files[0].path }
+    /// The take's files (its first segment's, when it is split), each with the channels it holds.
+    public let files: [TakeFileSpec]
     public let format: FileFormat
     public let settings: RecordingSettings
     /// The file's sample rate: the settings', else the server's.
@@ -53,7 +56,7 @@ public final class Take: @unchecked Sendable {
     /// The take's length in frames, when it has one.
     public private(set) var durationFrames: Int64?
 
-    init(client: CaptureClient, path: String, format: FileFormat, settings: RecordingSettings,
+    init(client: CaptureClient, layout: TakeLayout, format: FileFormat, settings: RecordingSettings,
          beforeEachBlockWritten: (@Sendable (Int64) -> Void)?) throws(CaptureError) {
         pump = client.pump
         configuredStart = client.configuration.start
@@ -61,20 +64,62 @@ public final class Take: @unchecked Sendable {
         engine = client.engine
         jack = client.jack
         sources = client.sources
-        self.path = path
+        files = layout.files
         self.format = format
         self.settings = settings
-        fileSampleRate = settings.sampleRate ?? client.sampleRate
-        // A file at another rate than the server's is resampled on the writer thread.
-        let converter = fileSampleRate == client.sampleRate ? nil
-            : try SampleRateConverter(channels: client.channelCount, inputRate: client.sampleRate,
-                                      outputRate: fileSampleRate, quality: settings.converterQuality)
-        let file = try SoundFile.create(path: path, format: format, channels: client.channelCount,
-                                        sampleRate: fileSampleRate, overwrite: settings.overwritesExistingFile)
+        let fileSampleRate = settings.sampleRate ?? client.sampleRate
+        self.fileSampleRate = fileSampleRate
+        let serverRate = client.sampleRate
+        let outputs = try Take.openFiles(layout.files, format: format, settings: settings,
+                                         fileSampleRate: fileSampleRate, serverSampleRate: serverRate)
         number = engine.reserveTake()
-        writer = DiskWriter(source: engine.writerSource(forTake: number), file: file, converter: converter)
+        let openSegment: ((Int) throws(CaptureError) -> [TakeOutput])?
+        if let filesForSegment = layout.filesForSegment {
+            openSegment = { (index) throws(CaptureError) -> [TakeOutput] in
+                let specs = filesForSegment(index)
+                // The format of later segments' files is the first's, by construction.
+                for spec in specs { _ = try CaptureClient.checkOutput(spec.path, settings: settings) }
+                return try Take.openFiles(specs, format: format, settings: settings,
+                                          fileSampleRate: fileSampleRate, serverSampleRate: serverRate)
+            }
+        } else {
+            openSegment = nil
+        }
+        writer = DiskWriter(source: engine.writerSource(forTake: number), outputs: outputs,
+                            segmentLength: layout.segmentLength, openSegment: openSegment)
         writer.beforeEachBlock = beforeEachBlockWritten
+        if let prepare = layout.beforeFirstWrite {
+            writer.beforeFirstWrite = { (segment, outputs, frameTime) throws(CaptureError) in
+                try prepare(segment, outputs.map(\.file), frameTime)
+            }
+        }
+        writer.onSegmentFinished = layout.onSegmentFinished
         writer.start()
+    }
+
+    /// Creates `specs`' files (a converter for each when the file's rate is not the server's).
+    /// All or nothing: a failure removes the files already created.
+    private static func openFiles(_ specs: [TakeFileSpec], format: FileFormat, settings: RecordingSettings,
+                                  fileSampleRate: Int, serverSampleRate: Int) throws(CaptureError) -> [TakeOutput] {
+        var outputs: [TakeOutput] = []
+        do throws(CaptureError) {
+            for spec in specs {
+                // A file at another rate than the server's is resampled on the writer thread.
+                let converter = fileSampleRate == serverSampleRate ? nil
+                    : try SampleRateConverter(channels: spec.channels.count, inputRate: serverSampleRate,
+                                              outputRate: fileSampleRate, quality: settings.converterQuality)
+                let file = try SoundFile.create(path: spec.path, format: format, channels: spec.channels.count,
+                                                sampleRate: fileSampleRate, overwrite: settings.overwritesExistingFile)
+                outputs.append(TakeOutput(file: file, channels: spec.channels, converter: converter))
+            }
+        } catch {
+            for output in outputs {
+                try? output.file.close()
+                unlink(output.file.path)
+            }
+            throw error
+        }
+        return outputs
     }
 
     public var state: State { lock.withLock { currentState } }
@@ -268,7 +313,7 @@ public final class Take: @unchecked Sendable {
         }
     }
 
-    /// Closes the take: the writer writes what is left, the file is closed (removed when nothing
+    /// Closes the take: the writer writes what is left, the files are closed (removed when nothing
     /// was recorded), the report made; waiters wake and the finish handler runs. Once.
     @discardableResult
     private func complete() -> TakeReport {
@@ -305,7 +350,7 @@ public final class Take: @unchecked Sendable {
         } else {
             outcome = .complete
         }
-        if outcome == .cancelled || outcome == .missedStart { unlink(path) }
+        if outcome == .cancelled || outcome == .missedStart { for file in files { unlink(file.path) } }
         let channelLevels = engine.isMeteringEnabled
             ? (0..<sources.count).map { ChannelLevels(highestPeak: engine.meters.highestPeak(forChannel: $0),
                                                       clipCount: engine.meters.clipCount(forChannel: $0)) }
@@ -317,7 +362,8 @@ public final class Take: @unchecked Sendable {
             startFrame: started ? status.startFrame : nil,
             lostSpans: writer.lostSpans, overrunFrames: started ? status.overrunFrames : 0,
             skippedFrames: started ? status.skippedFrames : 0, xruns: started ? status.xruns : 0,
-            channelLevels: channelLevels, events: events)
+            channelLevels: channelLevels, events: events,
+            segments: outcome == .cancelled || outcome == .missedStart ? [] : writer.segments)
         let handler = lock.withLock { () -> (@Sendable (TakeReport) -> Void)? in
             finalReport = report
             currentState = .finished

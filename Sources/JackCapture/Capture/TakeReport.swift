@@ -42,6 +42,12 @@ public struct TakeReport: Sendable {
     /// Everything that happened during the take, in order: start, pauses and resumes, stop,
     /// overruns, xruns, connections, period changes.
     public var events: [CaptureEvent] = []
+    /// The take's stretches with files of their own, in order: one for a take that was not split.
+    /// Each says its files (path, channels, frames), its first frame, lost spans and levels.
+    public var segments: [TakeSegment] = []
+
+    /// Every file the take wrote, in order.
+    public var files: [TakeFileReport] { segments.flatMap(\.files) }
 
     /// JACK frame time just after the take's last frame (pauses make it later than
     /// start + frames).

@@ -60,17 +60,17 @@ struct MeterAccumulators: @unchecked Sendable {
         sums.store(total.bitPattern, ordering: .relaxed)
     }
 
-    /// Frames of one channel that went into the take (the take's writer, its only caller).
-    func measureTake(channel: Int, samples: UnsafePointer<Float>, count: Int) {
-        guard channel >= 0, channel < channelCount, count > 0 else { return }
-        let take = Self.measure(samples, from: 0, to: count)
+    /// What the take's writer measured of one channel's frames as they went into the take (its
+    /// only caller): the highest |sample| and the samples at or beyond full scale.
+    func recordTake(channel: Int, peak: Float, clips: Int) {
+        guard channel >= 0, channel < channelCount else { return }
         let takePeak = UnsafeAtomic<UInt32>(at: takePeaks + channel)
-        if take.peak.bitPattern > takePeak.load(ordering: .relaxed) {
-            takePeak.store(take.peak.bitPattern, ordering: .relaxed)
+        if peak.bitPattern > takePeak.load(ordering: .relaxed) {
+            takePeak.store(peak.bitPattern, ordering: .relaxed)
         }
-        if take.clips > 0 {
-            let clips = UnsafeAtomic<Int64>(at: clipCounts + channel)
-            clips.store(clips.load(ordering: .relaxed) + Int64(take.clips), ordering: .relaxed)
+        if clips > 0 {
+            let counts = UnsafeAtomic<Int64>(at: clipCounts + channel)
+            counts.store(counts.load(ordering: .relaxed) + Int64(clips), ordering: .relaxed)
         }
     }
 

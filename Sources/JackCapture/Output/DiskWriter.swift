@@ -28,9 +28,10 @@ package struct DiskWriterSource: Sendable {
     package var take: UInt32
     /// The take's phase, and its final length once finished (read after the phase).
     package var progress: @Sendable () -> (phase: CapturePhase, position: Int64)
-    /// Given each channel's frames as they go into the take (one run per channel and span), for
-    /// the take's highest peaks and clip counts; nil: not measured.
-    package var measureTake: (@Sendable (_ channel: Int, _ samples: UnsafePointer<Float>, _ count: Int) -> Void)?
+    /// Given what the writer measured of each channel's frames as they went into the take (the
+    /// highest |sample| and the samples at or beyond full scale), for the live meters' take peaks;
+    /// nil: not wanted.
+    package var measureTake: (@Sendable (_ channel: Int, _ peak: Float, _ clips: Int) -> Void)?
 
     package init(ring: RingBuffer, channels: Int, periodFrames: Int, take: UInt32 = 0,
                 progress: @escaping @Sendable () -> (phase: CapturePhase, position: Int64)) {
@@ -58,33 +59,80 @@ extension CaptureEngine {
             let phase = self.phase
             return (phase, status.position)
         }
-        source.measureTake = { [self] channel, samples, count in
-            if isMeteringEnabled { levels.measureTake(channel: channel, samples: samples, count: count) }
+        source.measureTake = { [self] channel, peak, clips in
+            if isMeteringEnabled { levels.recordTake(channel: channel, peak: peak, clips: clips) }
         }
         return source
     }
 }
 
-/// The disk-writer thread: drains the engine's ring into a sound file.
+
+/// One file of a take: which of the take's channels it holds, in the file's channel order, and
+/// the converter to the file's rate (nil when the file is at the server's rate).
+package struct TakeOutput: @unchecked Sendable {
+    package let file: SoundFile
+    package let channels: [Int]
+    package let converter: SampleRateConverter?
+
+    package init(file: SoundFile, channels: [Int], converter: SampleRateConverter? = nil) {
+        self.file = file
+        self.channels = channels
+        self.converter = converter
+    }
+}
+
+/// One file of a finished take (or segment): its path, the take's channels it holds in file
+/// order, and its length at the file's rate.
+public struct TakeFileReport: Equatable, Sendable {
+    public var path: String
+    public var channels: [Int]
+    public var frames: Int64
+}
+
+/// A stretch of a take written to files of its own. A take is one segment unless it was split
+/// (`jcap session --takes N` records N takes back to back as the segments of one engine take, so
+/// each begins on the frame after the last one ended).
+public struct TakeSegment: Sendable {
+    /// 0 for the first.
+    public var index: Int
+    /// Take position of its first frame (server-rate frames).
+    public var position: Int64
+    /// Its length in take frames (server rate), lost frames included.
+    public var frames: Int64
+    /// JACK frame time of its first frame, when known (nil when nothing was written).
+    public var firstFrameTime: UInt32?
+    public var files: [TakeFileReport]
+    /// Frames in it that are silence because they never arrived, positions counted from its start.
+    public var lostSpans: [LostSpan]
+    /// Each take channel's highest peak (dBFS) and clipped samples within it.
+    public var channelLevels: [ChannelLevels]
+}
+
+/// The disk-writer thread: drains the engine's ring into the take's sound files.
 ///
-/// Blocks arrive planar, one per cycle; the writer interleaves them and writes them with
+/// Blocks arrive planar, one per cycle; for each file the writer gathers that file's channels
+/// into frames (a copy for a mono file, an interleave for several) and writes them with
 /// libsndfile. Whenever a block's position is past the frames written so far, the frames between
 /// were lost (the callback dropped a cycle, or JACK's clock jumped): the writer writes exactly
 /// that much silence first, so every later frame stays at its true place in the take, and notes
-/// the span. The header is rewritten twice a second so a killed process leaves a readable file.
+/// the span. Headers are rewritten twice a second so a killed process leaves readable files.
 ///
-/// With a `SampleRateConverter` the file is written at the converter's output rate: every frame
+/// With a `segmentLength`, every that many take frames the writer closes the segment's files
+/// (`onSegmentFinished` says how it went) and asks `openSegment` for the next one's: a split on
+/// an exact frame, none lost or repeated across it.
+///
+/// With a `SampleRateConverter` a file is written at the converter's output rate: every frame
 /// the writer would write (the take's frames and the silence for lost spans alike) goes through
-/// the converter, one batch at a time, and the end of the take flushes the converter's tail, so
-/// the file holds exactly `fileFrames(forTakeFrames:)` of the take's frames. The process callback
+/// the converter, one batch at a time, and the end of the segment flushes the converter's tail,
+/// so the file holds exactly `fileFrames(forTakeFrames:)` of its frames. The process callback
 /// never sees the conversion.
 package final class DiskWriter: @unchecked Sendable {
     package let source: DiskWriterSource
-    package let file: SoundFile
-    /// Converts the take from the server's rate to the file's, or nil when they are the same.
-    package let converter: SampleRateConverter?
+    /// The first segment's files (created before the take is armed, so their errors come first).
+    package let firstOutputs: [TakeOutput]
+    private let segmentLength: Int64?
+    private let openSegment: ((Int) throws(CaptureError) -> [TakeOutput])?
     private let channels: Int
-    private let headerInterval: Int64
     private let framesWrittenCounter = ManagedAtomic<Int64>(0)
     private let framesInFileCounter = ManagedAtomic<Int64>(0)
     private let abandonFlag = ManagedAtomic<Bool>(false)
@@ -94,47 +142,69 @@ package final class DiskWriter: @unchecked Sendable {
     // Owned by the writer thread while it runs; read by others after `finish()`.
     private(set) package var lostSpans: [LostSpan] = []
     private(set) package var failure: CaptureError?
+    private(set) package var segments: [TakeSegment] = []
     private let failedFlag = ManagedAtomic<Bool>(false)
 
     /// Called on the writer thread before each block is written, with the block's position: how
     /// tests make a deliberately slow disk.
     var beforeEachBlock: (@Sendable (Int64) -> Void)?
+    /// Called on the writer thread just before a segment's first frame is written, with the
+    /// segment's index, its files and the JACK frame time of its first frame (nil if not known):
+    /// where metadata that must precede the audio (BWF `bext`, iXML) is added, and a take log
+    /// records that the take has begun. A thrown error fails the take like a write error.
+    package var beforeFirstWrite: ((Int, [TakeOutput], UInt32?) throws(CaptureError) -> Void)?
+    /// Called on the writer thread when a segment's files are closed.
+    package var onSegmentFinished: ((TakeSegment) -> Void)?
 
-    /// A writer of `source`'s blocks into `file`; with a `converter`, whose channels are the
-    /// source's and whose output rate is the file's, the file is written at that rate.
+    /// A writer of `source`'s blocks into `outputs` (each file one or more of the source's
+    /// channels; a converter's channels are its file's, its output rate the file's rate).
     ///
-    /// The converter's channels and rate are preconditions, not errors: they are checks of the
-    /// caller's own consistency (a Take makes the converter, the file and the source from
-    /// one channel count and one rate), not of input a user can get wrong.
-    package init(source: DiskWriterSource, file: SoundFile, converter: SampleRateConverter? = nil) {
-        if let converter {
-            precondition(converter.channels == source.channels,
-                         "the converter has \(converter.channels) channels, the take \(source.channels)")
-            precondition(converter.outputRate == file.sampleRate,
-                         "the converter makes \(converter.outputRate) Hz, the file is \(file.sampleRate) Hz")
+    /// The outputs' channels and converters are preconditions, not errors: they are checks of the
+    /// caller's own consistency (a Take makes the files, converters and source from one channel
+    /// count and one rate), not of input a user can get wrong.
+    package init(source: DiskWriterSource, outputs: [TakeOutput], segmentLength: Int64? = nil,
+                 openSegment: ((Int) throws(CaptureError) -> [TakeOutput])? = nil) {
+        precondition(!outputs.isEmpty, "a take writes at least one file")
+        for output in outputs {
+            precondition(!output.channels.isEmpty && output.channels.allSatisfy { (0..<source.channels).contains($0) },
+                         "a file's channels are some of the take's")
+            if let converter = output.converter {
+                precondition(converter.channels == output.channels.count,
+                             "the converter has \(converter.channels) channels, the file \(output.channels.count)")
+                precondition(converter.outputRate == output.file.sampleRate,
+                             "the converter makes \(converter.outputRate) Hz, the file is \(output.file.sampleRate) Hz")
+            }
         }
+        precondition(segmentLength.map { $0 > 0 } ?? true, "a segment is longer than zero")
         self.source = source
-        self.file = file
-        self.converter = converter
+        firstOutputs = outputs
+        self.segmentLength = segmentLength
+        self.openSegment = openSegment
         channels = source.channels
-        // Counted in frames of the file, so twice a second at whatever rate it is written.
-        headerInterval = Int64(max(1, file.sampleRate / 2))
     }
+
+    /// A writer of every channel of `source` into one file.
+    package convenience init(source: DiskWriterSource, file: SoundFile, converter: SampleRateConverter? = nil) {
+        self.init(source: source, outputs: [TakeOutput(file: file, channels: Array(0..<source.channels), converter: converter)])
+    }
+
+    /// The first file: the whole take's when there is one file.
+    package var file: SoundFile { firstOutputs[0].file }
 
     /// Frames of the take written so far, at the server's rate (silence for lost spans
     /// included): what lost-span positions, reports and elapsed time count. Without a converter
-    /// these are the frames in the file; with one, the file lags by the filter's reach (143 frames
+    /// these are the frames in the files; with one, a file lags by the filter's reach (143 frames
     /// at 44.1 kHz with `.best`) until the end of the take flushes it (`framesInFile`).
     package var framesWritten: Int64 { framesWrittenCounter.load(ordering: .relaxed) }
 
-    /// Frames in the file so far, at the file's rate.
+    /// Frames in the current segment's first file so far, at the file's rate.
     package var framesInFile: Int64 { framesInFileCounter.load(ordering: .relaxed) }
 
-    /// Where the take's frame `frames` falls in the file, and how long the file is once a take of
-    /// `frames` frames is finished: the same number without a converter, else
+    /// Where the take's frame `frames` falls in a file, and how long a file is once a take (or
+    /// segment) of `frames` frames is finished: the same number without a converter, else
     /// round(frames × file rate / server rate) (`SampleRateConverter.outputLength`).
     package func fileFrames(forTakeFrames frames: Int64) -> Int64 {
-        converter?.outputLength(forInputFrames: frames) ?? frames
+        firstOutputs[0].converter?.outputLength(forInputFrames: frames) ?? frames
     }
 
     /// True once a write has failed; the take cannot continue.
@@ -152,16 +222,15 @@ package final class DiskWriter: @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits for the writer to write every frame of the take and closes the file. With
+    /// Waits for the writer to write every frame of the take and close its files. With
     /// `abandoning`, the take will not finish (the server is gone): the writer writes what the
-    /// ring holds and stops there.
+    /// ring holds and stops there. Never started, the first segment's files are closed here.
     package func finish(abandoning: Bool = false) {
         if abandoning { abandonFlag.store(true, ordering: .releasing) }
-        if started { done.wait() }
-        do {
-            try file.close()
-        } catch {
-            if failure == nil { failure = error }
+        if started {
+            done.wait()
+        } else {
+            for output in firstOutputs { try? output.file.close() }
         }
     }
 
@@ -169,66 +238,195 @@ package final class DiskWriter: @unchecked Sendable {
     /// waking 50 times a second loses nothing and lets each wake write many periods at once.
     static let idleSleepMicroseconds: useconds_t = 20_000
 
-    private func run() {
-        var planar = [Float]()
-        var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
-        var written: Int64 = 0
+    /// A file being written: its batch of frames gathered and not yet handed to libsndfile.
+    /// Everything one wake drains goes out in writes of up to 8192 frames (about 1 MB at most,
+    /// never less than a period), not one small write(2) per period.
+    private final class OpenOutput {
+        let output: TakeOutput
+        var batchFrames: Int
+        var batch: [Float]
+        var batched = 0
         var inFile: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
-        let ring = source.ring
-        let converter = self.converter
-        // Frames interleaved and not yet handed to libsndfile: everything one wake drains goes out
-        // in writes of up to 8192 frames (about 1 MB at most, never less than a period), not one
-        // small write(2) per period, without a batch that grows with the channel count.
-        var batchFrames = max(source.periodFrames, min(8_192, (1 << 20) / (channels * MemoryLayout<Float>.stride)))
-        var batch = [Float](repeating: 0, count: batchFrames * channels)
-        var batched = 0
-        var endedByNextTake = false
+        let headerInterval: Int64
+
+        init(_ output: TakeOutput, periodFrames: Int) {
+            self.output = output
+            let width = output.channels.count
+            batchFrames = max(periodFrames, min(8_192, (1 << 20) / (width * MemoryLayout<Float>.stride)))
+            batch = [Float](repeating: 0, count: batchFrames * width)
+            // Counted in frames of the file, so twice a second at whatever rate it is written.
+            headerInterval = Int64(max(1, output.file.sampleRate / 2))
+        }
 
         func writeToFile(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
-            try file.write(interleaved: samples, frames: frames)
+            try output.file.write(interleaved: samples, frames: frames)
             inFile += Int64(frames)
             sinceHeaderUpdate += Int64(frames)
-            framesInFileCounter.store(inFile, ordering: .relaxed)
             if sinceHeaderUpdate >= headerInterval {
-                file.updateHeader()
+                output.file.updateHeader()
                 sinceHeaderUpdate = 0
             }
         }
 
-        /// Writes `frames` interleaved frames of the take: to the file, or through the converter
-        /// to it (one src_process per batch, not per period).
-        func write(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
-            if let converter {
-                try converter.convert(samples, frames: frames, emit: writeToFile)
-            } else {
-                try writeToFile(samples, frames: frames)
-            }
-            written += Int64(frames)
-            framesWrittenCounter.store(written, ordering: .relaxed)
-        }
-
+        /// Writes the batch: to the file, or through the converter to it (one src_process per
+        /// batch, not per period).
         func flush() throws(CaptureError) {
             guard batched > 0 else { return }
             let frames = batched
             batched = 0
             try batch.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                try write(buffer.baseAddress!, frames: frames)
+                if let converter = output.converter {
+                    try converter.convert(buffer.baseAddress!, frames: frames, emit: writeToFile)
+                } else {
+                    try writeToFile(buffer.baseAddress!, frames: frames)
+                }
             }
         }
 
-        func writeSilence(until position: Int64) throws(CaptureError) {
-            guard position > written + Int64(batched) else { return }
+        /// Flushes, writes the converter's tail, makes the header exact and closes the file.
+        func close() throws(CaptureError) {
             try flush()
-            lostSpans.append(LostSpan(position: written, frames: position - written))
-            for index in batch.indices { batch[index] = 0 }
-            var remaining = position - written
-            while remaining > 0 {
-                let frames = Int(min(remaining, Int64(batchFrames)))
-                try batch.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                    try write(buffer.baseAddress!, frames: frames)
+            try output.converter?.finish(emit: writeToFile)
+            output.file.updateHeader()
+            try output.file.close()
+        }
+
+        /// Makes room for `frames` more frames (the server's period can grow past the batch
+        /// mid-take, jack_bufsize: the batch grows with it, here on the writer thread).
+        func reserve(_ frames: Int) throws(CaptureError) {
+            if batched + frames > batchFrames { try flush() }
+            if frames > batchFrames {
+                batchFrames = frames
+                batch = [Float](repeating: 0, count: batchFrames * output.channels.count)
+            }
+        }
+    }
+
+    private func run() {
+        var planar = [Float]()
+        var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
+        let ring = source.ring
+        let channels = self.channels
+        let periodFrames = source.periodFrames
+        var endedByNextTake = false
+
+        // The segment being written.
+        var segmentIndex = 0
+        var outputs = firstOutputs.map { OpenOutput($0, periodFrames: periodFrames) }
+        var segmentOpen = true
+        var segmentBegun = false
+        var segmentStart: Int64 = 0
+        var segmentFirstFrameTime: UInt32?
+        var segmentLost: [LostSpan] = []
+        var segmentPeaks = [Float](repeating: 0, count: channels)
+        var segmentClips = [Int64](repeating: 0, count: channels)
+        var segmentEnd: Int64 { segmentLength.map { segmentStart + $0 } ?? Int64.max }
+
+        // Take frames accepted so far (into the batches or the files).
+        var written: Int64 = 0
+        // A frame whose JACK time is known: the last span seen, to time a segment's first frame.
+        var reference: (position: Int64, frameTime: UInt32)?
+
+        func frameTime(at position: Int64) -> UInt32? {
+            reference.map { FrameTime.advance($0.frameTime, by: Int(position - $0.position)) }
+        }
+
+        func closeSegment() throws(CaptureError) {
+            guard segmentOpen else { return }
+            segmentOpen = false
+            var firstError: CaptureError?
+            for output in outputs {
+                do throws(CaptureError) { try output.close() } catch { if firstError == nil { firstError = error } }
+            }
+            if let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
+            let segment = TakeSegment(
+                index: segmentIndex, position: segmentStart, frames: written - segmentStart,
+                firstFrameTime: segmentFirstFrameTime,
+                files: outputs.map { TakeFileReport(path: $0.output.file.path, channels: $0.output.channels, frames: $0.inFile) },
+                lostSpans: segmentLost,
+                channelLevels: (0..<channels).map {
+                    ChannelLevels(highestPeak: ChannelMeters.decibels(amplitude: Double(segmentPeaks[$0])), clipCount: segmentClips[$0])
+                })
+            segments.append(segment)
+            onSegmentFinished?(segment)
+            if let firstError { throw firstError }
+        }
+
+        /// Opens the next segment's files, once its first frame comes.
+        func openNextSegment() throws(CaptureError) {
+            guard let openSegment else { return }
+            segmentIndex += 1
+            segmentStart = written
+            segmentBegun = false
+            segmentFirstFrameTime = nil
+            segmentLost = []
+            for channel in 0..<channels {
+                segmentPeaks[channel] = 0
+                segmentClips[channel] = 0
+            }
+            let next = try openSegment(segmentIndex)
+            outputs = next.map { OpenOutput($0, periodFrames: periodFrames) }
+            segmentOpen = true
+            framesInFileCounter.store(0, ordering: .relaxed)
+        }
+
+        /// Puts `count` frames of the take into the files: from `planar` (runs of `stride` frames
+        /// per channel, from frame `offset` in each), or silence when nil. Splits at segment ends.
+        func put(_ count: Int, from planar: UnsafePointer<Float>?, stride: Int, offset: Int) throws(CaptureError) {
+            var done = 0
+            while done < count {
+                if !segmentOpen { try openNextSegment() }
+                let frames = Int(min(Int64(count - done), segmentEnd - written))
+                if !segmentBegun {
+                    segmentBegun = true
+                    segmentFirstFrameTime = frameTime(at: written)
+                    try beforeFirstWrite?(segmentIndex, outputs.map(\.output), segmentFirstFrameTime)
                 }
-                remaining -= Int64(frames)
+                if let planar {
+                    for channel in 0..<channels {
+                        let measured = MeterAccumulators.measure(planar + channel * stride, from: offset + done,
+                                                                 to: offset + done + frames)
+                        segmentPeaks[channel] = max(segmentPeaks[channel], measured.peak)
+                        segmentClips[channel] += Int64(measured.clips)
+                        source.measureTake?(channel, measured.peak, measured.clips)
+                    }
+                }
+                for output in outputs {
+                    try output.reserve(frames)
+                    let width = output.output.channels.count
+                    output.batch.withUnsafeMutableBufferPointer { batch in
+                        let destination = batch.baseAddress! + output.batched * width
+                        if let planar {
+                            DiskWriter.gather(planar: planar, stride: stride, from: offset + done, frames: frames,
+                                              channels: output.output.channels, into: destination)
+                        } else {
+                            destination.initialize(repeating: 0, count: frames * width)
+                        }
+                    }
+                    output.batched += frames
+                }
+                done += frames
+                written += Int64(frames)
+                framesWrittenCounter.store(written, ordering: .relaxed)
+                if written == segmentEnd { try closeSegment() }
+            }
+        }
+
+        func flushAll() throws(CaptureError) {
+            for output in outputs where segmentOpen { try output.flush() }
+            if segmentOpen, let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
+        }
+
+        func writeSilence(until position: Int64) throws(CaptureError) {
+            guard position > written else { return }
+            lostSpans.append(LostSpan(position: written, frames: position - written))
+            while written < position {
+                // Noted in each segment it falls in, from that segment's start.
+                if !segmentOpen { try openNextSegment() }
+                let frames = min(position, segmentEnd) - written
+                segmentLost.append(LostSpan(position: written - segmentStart, frames: frames))
+                try put(Int(frames), from: nil, stride: 0, offset: 0)
             }
         }
 
@@ -273,29 +471,17 @@ package final class DiskWriter: @unchecked Sendable {
                                             + (channel * stored + Int(span.offset)) * MemoryLayout<Float>.stride)
                             }
                         }
-                        if let measureTake = source.measureTake {
-                            planar.withUnsafeBufferPointer { samples in
-                                for channel in 0..<channels {
-                                    measureTake(channel, samples.baseAddress! + channel * frames, frames)
-                                }
-                            }
-                        }
+                        reference = (span.position, FrameTime.advance(headerBytes.frameTime, by: Int(span.offset)))
                         beforeEachBlock?(span.position)
                         try writeSilence(until: span.position)
-                        if batched + frames > batchFrames { try flush() }
-                        if frames > batchFrames {
-                            // The server's period grew past the batch mid-take (jack_bufsize): the
-                            // batch grows with it, here on the writer thread.
-                            batchFrames = frames
-                            batch = [Float](repeating: 0, count: batchFrames * channels)
+                        try planar.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                            try put(frames, from: buffer.baseAddress!, stride: frames, offset: 0)
                         }
-                        DiskWriter.interleave(planar: planar, into: &batch, at: batched, frames: frames, channels: channels)
-                        batched += frames
                     }
                     ring.commitRead(byteCount: blockBytes)
                     drained = true
                 }
-                try flush()
+                try flushAll()
                 if ending {
                     // Every block is on the ring before the callback publishes `finished`; frames
                     // lost at the very end are padded up to the take's final length.
@@ -304,44 +490,60 @@ package final class DiskWriter: @unchecked Sendable {
                 }
                 if !drained { usleep(Self.idleSleepMicroseconds) }
             }
-            // The filter's tail, and the file's length made exact.
-            try converter?.finish(emit: writeToFile)
-            file.updateHeader()
+            // The filters' tails, the files' lengths made exact, the files closed.
+            try closeSegment()
         } catch {
             failure = error
             failedFlag.store(true, ordering: .releasing)
+            // Everything written so far stays readable: the files are closed (their headers
+            // rewritten) as far as the disk lets them be.
+            try? closeSegment()
         }
     }
 
-    /// Planar channel blocks to interleaved frames: `planar` holds `channels` runs of `frames`,
-    /// written to `interleaved` from frame `offset` on.
+    /// Gathers `channels` (indices into `planar`'s runs of `stride` frames) for `frames` frames
+    /// from frame `from` into interleaved frames at `destination`.
     ///
     /// A transpose, done in tiles of 32 channels by 32 frames: with many channels, writing one
     /// channel down the whole block would store every `channels × 4` bytes, a new cache line (and
     /// at 1024 channels a new page) per sample, which made the writer barely faster than real time.
+    /// A mono file is one copy.
+    static func gather(planar: UnsafePointer<Float>, stride: Int, from first: Int, frames: Int, channels: [Int],
+                       into destination: UnsafeMutablePointer<Float>) {
+        let width = channels.count
+        if width == 1 {
+            destination.update(from: planar + channels[0] * stride + first, count: frames)
+            return
+        }
+        let tile = 32
+        channels.withUnsafeBufferPointer { channels in
+            var firstChannel = 0
+            while firstChannel < width {
+                let lastChannel = min(firstChannel + tile, width)
+                var firstFrame = 0
+                while firstFrame < frames {
+                    let lastFrame = min(firstFrame + tile, frames)
+                    for frame in firstFrame..<lastFrame {
+                        let row = destination + frame * width
+                        for channel in firstChannel..<lastChannel {
+                            row[channel] = planar[channels[channel] * stride + first + frame]
+                        }
+                    }
+                    firstFrame = lastFrame
+                }
+                firstChannel = lastChannel
+            }
+        }
+    }
+
+    /// Planar channel blocks to interleaved frames: `planar` holds `channels` runs of `frames`,
+    /// written to `interleaved` from frame `offset` on (every channel, in order).
     static func interleave(planar: [Float], into interleaved: inout [Float], at offset: Int = 0, frames: Int,
                            channels: Int) {
-        let tile = 32
         planar.withUnsafeBufferPointer { source in
             interleaved.withUnsafeMutableBufferPointer { destination in
-                let input = source.baseAddress!
-                let output = destination.baseAddress! + offset * channels
-                var firstChannel = 0
-                while firstChannel < channels {
-                    let lastChannel = min(firstChannel + tile, channels)
-                    var firstFrame = 0
-                    while firstFrame < frames {
-                        let lastFrame = min(firstFrame + tile, frames)
-                        for frame in firstFrame..<lastFrame {
-                            let row = output + frame * channels
-                            for channel in firstChannel..<lastChannel {
-                                row[channel] = input[channel * frames + frame]
-                            }
-                        }
-                        firstFrame = lastFrame
-                    }
-                    firstChannel = lastChannel
-                }
+                gather(planar: source.baseAddress!, stride: frames, from: 0, frames: frames, channels: Array(0..<channels),
+                       into: destination.baseAddress! + offset * channels)
             }
         }
     }
