@@ -152,11 +152,18 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
 
     /// Reads a recorded file and checks every sample against the test signal. Frames silent on
     /// every channel are reported as spans (the file's padding for lost frames); any other
-    /// mismatch counts as wrong.
-    public static func check(file: SoundFile) -> TestSignalReport {
+    /// mismatch counts as wrong. `signalChannels` names the test-signal channel (0-based) each
+    /// file channel recorded (a session's file of tracks 7 and 8: [6, 7]); nil: file channel c is
+    /// signal channel c.
+    public static func check(file: SoundFile, signalChannels: [Int]? = nil) -> TestSignalReport {
         var report = TestSignalReport()
         report.channels = file.channels
         let channels = file.channels
+        let signalChannel = signalChannels ?? Array(0..<channels)
+        guard signalChannel.count == channels else {
+            report.note(frame: 0, channel: 0, expected: -1, found: nil)
+            return report
+        }
         let chunk = 16_384
         var buffer = [Float](repeating: 0, count: chunk * channels)
         var frameIndex: Int64 = 0
@@ -180,7 +187,7 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
                     silentStart = nil
                 }
                 if report.firstFrameTime == nil {
-                    guard let decoded = TestSignal.frameTime(decoding: buffer[base], channel: 0) else {
+                    guard let decoded = TestSignal.frameTime(decoding: buffer[base], channel: signalChannel[0]) else {
                         report.note(frame: frame, channel: 0, expected: -1, found: nil)
                         continue
                     }
@@ -190,9 +197,9 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
                     report.segments.append(Segment(position: frame, frameTime: decoded, frames: 0))
                 }
                 var expected = (segmentBase + Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
-                if buffer[base] != TestSignal.sample(frameTime: UInt32(expected), channel: 0),
-                   let decoded = TestSignal.frameTime(decoding: buffer[base], channel: 0),
-                   (0..<channels).allSatisfy({ buffer[base + $0] == TestSignal.sample(frameTime: UInt32(decoded), channel: $0) }) {
+                if buffer[base] != TestSignal.sample(frameTime: UInt32(expected), channel: signalChannel[0]),
+                   let decoded = TestSignal.frameTime(decoding: buffer[base], channel: signalChannel[0]),
+                   (0..<channels).allSatisfy({ buffer[base + $0] == TestSignal.sample(frameTime: UInt32(decoded), channel: signalChannel[$0]) }) {
                     // The file jumps to another time, consistently on every channel: a new segment.
                     segmentBase = ((decoded - Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
                         + TestSignal.timeModulus) % TestSignal.timeModulus
@@ -202,9 +209,9 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
                 if !report.segments.isEmpty { report.segments[report.segments.count - 1].frames = frame + 1 - report.segments[report.segments.count - 1].position }
                 for channel in 0..<channels {
                     let sample = buffer[base + channel]
-                    if sample != TestSignal.sample(frameTime: UInt32(expected), channel: channel) {
+                    if sample != TestSignal.sample(frameTime: UInt32(expected), channel: signalChannel[channel]) {
                         report.note(frame: frame, channel: channel, expected: expected,
-                                    found: TestSignal.frameTime(decoding: sample, channel: channel))
+                                    found: TestSignal.frameTime(decoding: sample, channel: signalChannel[channel]))
                     }
                 }
             }

@@ -20,6 +20,14 @@ enum CommandLineAdvice {
         }
     }
 
+    static func message(for error: StudioSessionError) -> String {
+        switch error {
+        case .capture(let error): message(for: error)
+        case .takesNeedLength: "\(error) (add --for)"
+        default: error.description
+        }
+    }
+
     static func message(for error: JackError) -> String {
         switch error {
         case .noServer(let server):

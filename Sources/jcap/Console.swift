@@ -124,6 +124,7 @@ final class Console {
     static func statusLine(_ snapshot: MeterSnapshot) -> String {
         var text: String
         switch snapshot.state {
+        case .ready: text = "ready"
         case .waitingForPorts: text = "waiting for the ports to be connected"
         case .countdown(let frames): text = "starts in \(clockText(frames: frames, sampleRate: snapshot.sampleRate))"
         case .paused:
@@ -131,6 +132,7 @@ final class Console {
         case .recording, .finished:
             text = "rec \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
         }
+        if let title = snapshot.title { text = title + ", " + text }
         text += ", buffer \(Int((snapshot.bufferFill * 100).rounded()))%, xruns \(snapshot.xruns), lost \(snapshot.lostFrames)"
         let screen = MeterScreen(width: 80, height: 24)
         text += "; peak dBFS: " + snapshot.channels.map {

@@ -14,6 +14,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case cancelled = 6
     /// The JACK server's sample rate changed mid-take: the take stopped there; the file is valid.
     case sampleRateChanged = 7
+    /// A session's take stopped because the disk was nearly full; every file is finalized.
+    case diskFull = 8
     case noServer = 10
     /// An unknown port or channel, or a bad channel list.
     case unknownSource = 11
@@ -28,6 +30,14 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case tooManyChannels = 17
     /// The server refused a port, a connection or the activation.
     case jackRefused = 18
+    /// A session file that is wrong (or names a source the server lacks), at its line and key.
+    case badSessionFile = 20
+    /// The server runs at another rate than the session's `sample_rate`.
+    case sessionSampleRateMismatch = 21
+    /// The take log could not be read or written, or another jcap has the session folder open.
+    case takeLogFailed = 22
+    /// A take is being recorded (stop it first), or a take number the log does not have.
+    case noSuchTake = 23
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE), or a
     /// `--buffer` longer than this machine can hold.
     case usage = 64
@@ -45,6 +55,29 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .badOption, .bufferTooLarge, .badBufferLength: self = .usage
         case .alreadyStarted, .clientClosed: self = .failure
         case .tooManyChannels: self = .tooManyChannels
+        case .writeFailed: self = .writeFailed
+        }
+    }
+
+    public init(for error: StudioSessionError) {
+        switch error {
+        case .sessionFile: self = .badSessionFile
+        case .sampleRateMismatch: self = .sessionSampleRateMismatch
+        case .capture(let error): self.init(for: error)
+        case .takeLog(let error): self = error.isUnknownTake ? .noSuchTake : .takeLogFailed
+        case .takeInProgress: self = .noSuchTake
+        case .takesNeedLength: self = .usage
+        }
+    }
+
+    /// A session take's status in the log, as jcap's exit status.
+    public init(for status: TakeStatus) {
+        switch status {
+        case .complete, .recording, .discarded, .deleted: self = .success
+        case .framesLost: self = .lostFrames
+        case .interrupted: self = .sampleRateChanged
+        case .serverShutdown: self = .serverShutDown
+        case .diskFull: self = .diskFull
         case .writeFailed: self = .writeFailed
         }
     }

@@ -37,9 +37,11 @@ struct MeterScreen {
     // MARK: Header
 
     func headerLines(_ snapshot: MeterSnapshot) -> [String] {
-        var parts: [String] = []
+        var parts: [String] = snapshot.title.map { [$0] } ?? []
         let rate = snapshot.sampleRate
         switch snapshot.state {
+        case .ready:
+            parts.append(paint("□ READY", .yellow))
         case .waitingForPorts:
             parts.append(paint("◌ WAITING for the ports to be connected", .yellow))
         case .countdown(let frames):

@@ -5,6 +5,8 @@ struct MeterSnapshot: Equatable {
     enum State: Equatable {
         /// Waiting for the ports to be patched by hand.
         case waitingForPorts
+        /// A session between takes: the meters run, nothing is recorded.
+        case ready
         /// Armed; the start is this many frames away.
         case countdown(frames: Int64)
         case recording
@@ -27,6 +29,8 @@ struct MeterSnapshot: Equatable {
     var xruns: Int64
     var lostFrames: Int64
     var channels: [Channel]
+    /// A first line above the take's state: a session's name, take number and disk time left.
+    var title: String?
 }
 
 extension MeterSnapshot {
@@ -39,11 +43,12 @@ extension MeterSnapshot {
 
     /// The take's state now (before it exists, the client's); `updateMeters()` must have been
     /// called for fresh readings.
-    init(client: CaptureClient, take: Take?, names: [String], waitingForPorts: Bool = false) {
+    init(client: CaptureClient, take: Take?, names: [String], waitingForPorts: Bool = false, title: String? = nil) {
         let status = take?.status ?? client.engine.status
         let rate = client.sampleRate
         var state: State
         switch status.phase {
+        case _ where take == nil && title != nil: state = .ready
         case .idle: state = waitingForPorts ? .waitingForPorts : .countdown(frames: 0)
         case .waiting:
             let frames = take?.scheduledStart.map {
@@ -61,7 +66,8 @@ extension MeterSnapshot {
             channels: names.indices.map {
                 Channel(name: names[$0],
                         reading: client.isMeteringEnabled ? client.meters.reading(forChannel: $0) : .silent)
-            })
+            },
+            title: title)
     }
 }
 

@@ -8,9 +8,20 @@ final class TerminalKeys {
     }
 
     private var saved: termios?
+    /// Reading keys from a pipe (a script driving a session), not a terminal.
+    private var readsPipe = false
 
-    init() {
-        guard isatty(STDIN_FILENO) == 1 else { return }
+    /// With `readingPipes`, keys also come from standard input when it is a pipe or a file (read
+    /// without blocking; its end is not a command, so a script's closed input stops nothing).
+    init(readingPipes: Bool = false) {
+        guard isatty(STDIN_FILENO) == 1 else {
+            var info = stat()
+            if readingPipes, fstat(STDIN_FILENO, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO {
+                _ = fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK)
+                readsPipe = true
+            }
+            return
+        }
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
         saved = settings
@@ -25,15 +36,21 @@ final class TerminalKeys {
 
     deinit { restore() }
 
+    /// Keys come from a terminal.
     var isActive: Bool { saved != nil }
 
     /// The commands typed since the last call.
     func commands() -> [Command] {
-        guard saved != nil else { return [] }
+        keys().compactMap(Self.command(for:))
+    }
+
+    /// The keys typed (or piped) since the last call.
+    func keys() -> [UInt8] {
+        guard saved != nil || readsPipe else { return [] }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(STDIN_FILENO, &buffer, buffer.count)
         guard count > 0 else { return [] }
-        return buffer[..<count].compactMap(Self.command(for:))
+        return Array(buffer[..<count])
     }
 
     static func command(for key: UInt8) -> Command? {

@@ -46,8 +46,11 @@ public final class CaptureClient: @unchecked Sendable {
         _ = try configuration.duration?.takeLength(atSampleRate: jack.sampleRate)
         _ = try MemoryBudget.current().ringByteCount(seconds: configuration.bufferSeconds, sampleRate: jack.sampleRate,
                                                      period: jack.bufferSize, channels: currentSources.count)
+        let names = configuration.portNames ?? (1...currentSources.count).map { "in_\($0)" }
+        guard names.count == currentSources.count else {
+            throw .badChannelList(names.joined(separator: ","), reason: "\(names.count) port names for \(currentSources.count) sources")
+        }
         do {
-            let names = (1...currentSources.count).map { "in_\($0)" }
             engine = try CaptureEngine(client: jack, portShortNames: names, bufferSeconds: configuration.bufferSeconds)
             try engine.activate()
             if connectsPorts {

@@ -7,6 +7,8 @@ public struct CaptureConfiguration: Sendable {
     public var sources: SourceSelection = .default
     /// Connect each input port to its source; without, the ports wait to be patched by hand.
     public var connectsPorts = true
+    /// The input ports' short names, one per source (a session's track names); nil: `in_1`, `in_2`...
+    public var portNames: [String]?
     /// The output file, or nil for the next `take-NNN.<ext>` in `takeDirectory`.
     public var outputPath: String?
     public var takeDirectory = "."

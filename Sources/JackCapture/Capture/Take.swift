@@ -155,6 +155,13 @@ public final class Take: @unchecked Sendable {
         try start(atFrame: resolve(configuredStart), lengthFrames: length)
     }
 
+    /// Starts at `start` (nil: the next cycle) and, with a length, stops after exactly that many
+    /// recorded frames: `start()` with a start and length of the caller's own.
+    public func start(at start: StartTime?, lengthFrames: Int64?) throws(CaptureError) {
+        try start?.validate(sampleRate: jack.sampleRate)
+        try self.start(atFrame: resolve(start), lengthFrames: lengthFrames)
+    }
+
     /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
     /// length, to stop after exactly that many recorded frames (pauses excluded). Once
     /// (`.alreadyStarted` after); a length must be above zero (`.badDuration`).

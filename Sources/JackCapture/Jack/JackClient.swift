@@ -65,6 +65,13 @@ public final class JackClient: @unchecked Sendable {
         jack_time_to_frames(handle, time)
     }
 
+    /// The moment of JACK's clock, in microseconds, at which frame time `frame` falls
+    /// (jack_frames_to_time): exact for frames of the current cycle, extrapolated at the server's
+    /// measured rate for others.
+    public func microseconds(atFrame frame: UInt32) -> UInt64 {
+        jack_frames_to_time(handle, frame)
+    }
+
     /// The thread the server runs the process callback on (jack_client_thread_id).
     public var processThread: pthread_t { jack_client_thread_id(handle) }
 

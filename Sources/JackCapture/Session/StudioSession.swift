@@ -1,0 +1,444 @@
+import Foundation
+
+/// Why a studio session could not open, or a take could not be recorded.
+public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The session file, or what it names, is wrong (a channel the server lacks, a port that
+    /// matches nothing): located at its line and key.
+    case sessionFile(SessionFileError)
+    /// The server runs at another rate than the session's `sample_rate`.
+    case sampleRateMismatch(SessionFileError)
+    /// The server, the ports, the files or the take.
+    case capture(CaptureError)
+    /// The take log (or the session folder's lock).
+    case takeLog(TakeLogError)
+    /// A take is being recorded; it must finish first.
+    case takeInProgress
+    /// `--takes` needs a length for each take.
+    case takesNeedLength
+
+    public var description: String {
+        switch self {
+        case .sessionFile(let error), .sampleRateMismatch(let error): error.description
+        case .capture(let error): error.description
+        case .takeLog(let error): error.description
+        case .takeInProgress: "a take is being recorded; stop it first"
+        case .takesNeedLength: "several takes back to back need a length for each (--for)"
+        }
+    }
+}
+
+/// A studio session, open: its JACK client named after the session, one input port per armed
+/// track (named after the track, with JACK metadata pretty names and order), connected to the
+/// tracks' sources and metered, recording take after take into the session folder, one file per
+/// track (or group), each take numbered, timestamped (BWF, iXML) and logged (`takes.jsonl`).
+///
+/// Opening it takes the session folder's lock, so two processes never record into one folder,
+/// and logs takes an earlier process left unfinished (killed) as interrupted with the frames
+/// their files really hold. The client and its connections stay up between takes.
+public final class StudioSession: @unchecked Sendable {
+    public let definition: SessionDefinition
+    public let client: CaptureClient
+    public let log: TakeLog
+    /// Takes found unfinished when the session opened, now logged as interrupted.
+    public let recoveredTakes: [TakeLogEntry]
+    /// The armed tracks' sources, in channel order.
+    public var sources: [String] { client.sources }
+    /// Free bytes on the session folder's file system below which a take is stopped cleanly: what
+    /// the ring can still hold when the disk is asked to take it, plus room for headers.
+    public var diskReserveBytes: Int64 {
+        get { lock.withLock { reserve } }
+        set { lock.withLock { reserve = newValue } }
+    }
+    private var reserve: Int64 = 0
+
+    private let folderLock: SessionLock
+    private let lock = NSLock()
+    private var current: StudioTake?
+    private var lastTakeNumber: Int?
+
+    /// Opens the session on the server (`serverName`, or the default): checks the server's rate
+    /// and every track's source before anything is created, then creates the folder, takes its
+    /// lock, recovers interrupted takes, and registers and connects the ports.
+    public init(definition: SessionDefinition, serverName: String? = nil) throws(StudioSessionError) {
+        self.definition = definition
+        let jack: JackClient
+        do { jack = try JackClient(name: definition.name, server: serverName) } catch { throw .capture(.jack(error)) }
+        if let rate = definition.sampleRate, rate != jack.sampleRate {
+            throw .sampleRateMismatch(definition.error(
+                sessionKey: "sample_rate",
+                "the session is at \(rate) Hz but the JACK server runs at \(jack.sampleRate) Hz"))
+        }
+        let sources = try StudioSession.resolveSources(of: definition, on: jack)
+
+        do {
+            try FileManager.default.createDirectory(atPath: definition.folder, withIntermediateDirectories: true)
+        } catch {
+            throw .capture(.outputUnwritable(definition.folder, reason: "cannot create the session folder"))
+        }
+        do {
+            folderLock = try SessionLock(folder: definition.folder)
+            log = TakeLog(folder: definition.folder)
+            recoveredTakes = try log.recoverInterruptedTakes()
+        } catch { throw .takeLog(error) }
+
+        var configuration = CaptureConfiguration()
+        configuration.clientName = definition.name
+        configuration.serverName = serverName
+        configuration.sources = .ports(sources)
+        configuration.portNames = definition.armedTracks.map(\.portName)
+        configuration.settings = definition.settings
+        configuration.bufferSeconds = definition.bufferSeconds
+        do { client = try CaptureClient(configuration: configuration, client: jack) } catch { throw .capture(error) }
+        client.isMeteringEnabled = true
+        for (order, (track, port)) in zip(definition.armedTracks, client.engine.ports).enumerated() {
+            // Shown by qjackctl and `jack_property -l`; a server without metadata support just
+            // shows the port names.
+            try? jack.setPrettyName(track.name, ofPort: port)
+            try? jack.setOrder(order + 1, ofPort: port)
+        }
+        reserve = Int64(definition.bufferSeconds * Double(StudioSession.bytesPerSecond(
+            definition, tracks: definition.armedTracks.count, sampleRate: definition.settings.sampleRate ?? jack.sampleRate)))
+            + (1 << 20)
+    }
+
+    deinit { close() }
+
+    /// Finishes a take still recording, then closes the client and lets go of the folder.
+    public func close() {
+        if let take = lock.withLock({ current }) { _ = take.finish() }
+        client.close()
+        folderLock.release()
+    }
+
+    /// Each armed track's source port: a channel number is the server's physical capture port of
+    /// that number; a name or glob must match exactly one output port.
+    static func resolveSources(of definition: SessionDefinition, on jack: JackClient) throws(StudioSessionError) -> [String] {
+        let physical = jack.physicalCapturePorts()
+        let outputs = jack.audioOutputPorts()
+        var sources: [String] = []
+        for (index, track) in definition.tracks.enumerated() where track.armed {
+            switch track.source {
+            case .channel(let channel):
+                guard channel >= 1, channel <= physical.count else {
+                    throw .sessionFile(definition.error(
+                        track: index, key: "source",
+                        "capture channel \(channel) does not exist: the server has \(physical.count) capture channel\(physical.count == 1 ? "" : "s")"))
+                }
+                sources.append(physical[channel - 1])
+            case .port(let pattern):
+                let matches = PortPattern.isGlob(pattern) ? PortPattern.matches(pattern, in: outputs)
+                    : outputs.filter { $0 == pattern }
+                guard matches.count == 1 else {
+                    let found = matches.isEmpty ? "no JACK output port matches it (jcap ports lists them)"
+                        : "it matches \(matches.count) ports (\(matches.prefix(4).joined(separator: ", "))\(matches.count > 4 ? ", ..." : "")); a track records one"
+                    throw .sessionFile(definition.error(track: index, key: "source", "'\(pattern)': \(found)"))
+                }
+                sources.append(matches[0])
+            }
+        }
+        return sources
+    }
+
+    // MARK: Takes
+
+    /// The take being recorded, if any.
+    public var currentTake: StudioTake? { lock.withLock { current } }
+
+    /// Records the next take (or `count` takes back to back, each `length` long, the next
+    /// starting on the frame after the last ended): at `start` (nil: the next cycle), for
+    /// `length` (nil: until stopped). Its number is one past every number the log or the folder
+    /// has used, so nothing is ever overwritten.
+    public func record(at start: StartTime? = nil, length: CaptureDuration? = nil,
+                       takes count: Int = 1) throws(StudioSessionError) -> StudioTake {
+        guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
+        if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
+        let lengthFrames: Int64?
+        do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
+        if count > 1 && lengthFrames == nil { throw .takesNeedLength }
+        let first = log.nextTakeNumber()
+        let studioTake = StudioTake(session: self, firstNumber: first, count: count)
+        var layout = TakeLayout(files: takeFiles(number: first))
+        if count > 1, let lengthFrames {
+            layout.segmentLength = lengthFrames
+            layout.filesForSegment = { [self] index in takeFiles(number: first + index) }
+        }
+        layout.beforeFirstWrite = { segment, files, frameTime throws(CaptureError) in
+            try studioTake.begin(segment: segment, files: files, frameTime: frameTime)
+        }
+        layout.onSegmentFinished = { segment in studioTake.segmentFinished(segment) }
+        let take: Take
+        do {
+            take = try client.makeTake(layout)
+            studioTake.attach(take)
+            let total = lengthFrames.map { $0.multipliedReportingOverflow(by: Int64(count)) }
+            if let total, total.overflow { throw CaptureError.badDuration("\(count) × \(length!)", reason: "too long") }
+            try take.start(at: start, lengthFrames: total?.partialValue)
+        } catch {
+            studioTake.abandon()
+            throw .capture(error)
+        }
+        lock.withLock {
+            current = studioTake
+            lastTakeNumber = first + count - 1
+        }
+        studioTake.watchDisk()
+        return studioTake
+    }
+
+    /// The paths of take `number`'s files, each with the channels (armed tracks) it holds.
+    func takeFiles(number: Int) -> [TakeFileSpec] {
+        definition.takeFiles.map { file in
+            TakeFileSpec(path: definition.folder + "/" + definition.fileName(take: number, file: file),
+                         channels: file.trackIndices)
+        }
+    }
+
+    /// Removes the last take this session recorded (its files) and logs it as discarded. Returns
+    /// its number, nil when there is none (or it was discarded already).
+    @discardableResult
+    public func discardLastTake() throws(StudioSessionError) -> Int? {
+        if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
+        guard let number = lock.withLock({ lastTakeNumber }) else { return nil }
+        do {
+            guard try log.entries().contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
+            else { return nil }
+            try log.discard(take: number)
+        } catch { throw .takeLog(error) }
+        lock.withLock { lastTakeNumber = nil }
+        return number
+    }
+
+    // MARK: The disk
+
+    /// Bytes a second the session's files take at most (compressed formats are counted as
+    /// their PCM size, so the estimate errs on the safe side).
+    static func bytesPerSecond(_ definition: SessionDefinition, tracks: Int, sampleRate: Int) -> Int {
+        let bits = definition.format.bitDepth ?? 16
+        return tracks * sampleRate * max(1, (bits + 7) / 8)
+    }
+
+    /// Free bytes on the session folder's file system (statvfs), nil if it cannot be read.
+    public var freeDiskBytes: Int64? {
+        var info = statvfs()
+        guard statvfs(definition.folder, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Seconds of recording the disk still holds at the session's data rate.
+    public var recordingSecondsLeft: Double? {
+        guard let free = freeDiskBytes else { return nil }
+        let rate = StudioSession.bytesPerSecond(definition, tracks: definition.armedTracks.count,
+                                                sampleRate: definition.settings.sampleRate ?? client.sampleRate)
+        return Double(max(0, free - diskReserveBytes)) / Double(max(1, rate))
+    }
+}
+
+/// One take of a studio session (or, with `--takes N`, N takes back to back), from its first
+/// frame to its log entries: it writes the take log's start record as each take's first frame
+/// reaches the disk and its end record as its files close, adds BWF/iXML metadata to each file,
+/// and stops the take cleanly when the disk is nearly full.
+public final class StudioTake: @unchecked Sendable {
+    public enum StopReason: Equatable, Sendable {
+        /// Stopped by the user or reached its length.
+        case requested
+        /// Free space fell below what the ring needs: stopped before a write could fail.
+        case diskFull
+    }
+
+    /// The take numbers it records, in order.
+    public let numbers: ClosedRange<Int>
+    private unowned let session: StudioSession
+    private let lock = NSLock()
+    private var engineTake: Take?
+    private var reason = StopReason.requested
+    private var begun: [Int: TakeLogEntry] = [:]
+    private var finishedEntries: [TakeLogEntry] = []
+    private var logFailure: TakeLogError?
+
+    init(session: StudioSession, firstNumber: Int, count: Int) {
+        self.session = session
+        numbers = firstNumber...(firstNumber + count - 1)
+    }
+
+    func attach(_ take: Take) { lock.withLock { engineTake = take } }
+
+    /// The take never started (a refused start): its files are removed.
+    func abandon() { _ = engineTake?.finish() }
+
+    /// The engine's take (pause, resume, stop, status).
+    public var take: Take { lock.withLock { engineTake! } }
+
+    /// Why it stopped (so far).
+    public var stopReason: StopReason { lock.withLock { reason } }
+
+    /// The number of the take being recorded now (with `--takes`, it advances).
+    public var currentNumber: Int {
+        lock.withLock { begun.keys.max() ?? numbers.lowerBound }
+    }
+
+    /// Stops at JACK's current frame (every file finalized there).
+    @discardableResult
+    public func stop() -> UInt32 { take.stop() }
+
+    /// Stops, waits for every file to be closed, writes the log's end records, and returns them
+    /// (one per take recorded; none for a take stopped before it started).
+    @discardableResult
+    public func finish() -> [TakeLogEntry] {
+        let report = take.finish()
+        return complete(with: report)
+    }
+
+    // MARK: The writer's side
+
+    /// A take's first frame is about to be written: its files get their metadata and the log its
+    /// start record.
+    func begin(segment: Int, files: [SoundFile], frameTime: UInt32?) throws(CaptureError) {
+        let number = numbers.lowerBound + segment
+        let definition = session.definition
+        let jack = session.client.jack
+        let startMicroseconds = frameTime.map { StudioTake.wallClockMicroseconds(ofFrame: $0, on: jack) }
+        let fileSpecs = definition.takeFiles
+        for (file, spec) in zip(files, fileSpecs) {
+            let trackNames = spec.trackIndices.map { definition.armedTracks[$0].name }
+            let metadata = TakeFileMetadata(
+                session: definition.name, take: number, trackNames: trackNames,
+                startMicroseconds: startMicroseconds, sampleRate: file.sampleRate)
+            try file.apply(metadata)
+        }
+        var entry = TakeLogEntry(take: number, status: .recording, sampleRate: session.client.sampleRate, frames: 0)
+        entry.startFrame = frameTime
+        entry.startTime = startMicroseconds.map(TakeLogEntry.timestamp(microsecondsSinceEpoch:))
+        entry.files = zip(files, fileSpecs).map { file, spec in
+            TakeLogFile(path: relativePath(file.path), tracks: spec.trackIndices.map { definition.armedTracks[$0].name })
+        }
+        entry.tracks = trackEntries(levels: nil)
+        lock.withLock { begun[number] = entry }
+        do { try session.log.append(entry) } catch {
+            throw .writeFailed(path: session.log.path, reason: error.description)
+        }
+    }
+
+    /// A take's files are closed. Every take of a `--takes` run but the last is complete here;
+    /// the last one's outcome is known when the engine's take finishes (`complete(with:)`).
+    func segmentFinished(_ segment: TakeSegment) {
+        guard segment.index < numbers.count - 1, segment.frames > 0 else { return }
+        let status: TakeStatus = segment.lostSpans.isEmpty ? .complete : .framesLost
+        appendEnd(of: segment, status: status, events: take.events)
+    }
+
+    private func complete(with report: TakeReport) -> [TakeLogEntry] {
+        if let last = report.segments.last, lock.withLock({ begun[numbers.lowerBound + last.index] != nil }) {
+            let status: TakeStatus
+            switch report.outcome {
+            case .complete: status = stopReason == .diskFull ? .diskFull : .complete
+            case .lostFrames: status = stopReason == .diskFull ? .diskFull : .framesLost
+            case .serverShutDown: status = .serverShutdown
+            case .writeFailed: status = .writeFailed
+            case .sampleRateChanged: status = .interrupted
+            case .cancelled, .missedStart: status = .discarded
+            }
+            appendEnd(of: last, status: status, events: report.events)
+        }
+        return lock.withLock { finishedEntries }
+    }
+
+    private func appendEnd(of segment: TakeSegment, status: TakeStatus, events: [CaptureEvent]) {
+        let number = numbers.lowerBound + segment.index
+        guard var entry = lock.withLock({ begun[number] }) else { return }
+        let end = segment.position + segment.frames
+        entry.status = status
+        entry.frames = segment.frames
+        entry.files = zip(entry.files, segment.files).map { logged, file in
+            var logged = logged
+            logged.frames = file.frames
+            return logged
+        }
+        entry.tracks = trackEntries(levels: segment.channelLevels)
+        entry.lost = segment.lostSpans.map { TakeLogSpan(position: $0.position, frames: $0.frames) }
+        entry.xruns = StudioTake.xruns(in: events, period: session.client.jack.bufferSize)
+            .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
+            .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
+        entry.pauses = StudioTake.pauses(in: events)
+            .filter { $0.position >= segment.position && $0.position <= end }
+            .map { TakeLogPause(position: $0.position - segment.position, fromFrame: $0.fromFrame, toFrame: $0.toFrame) }
+        lock.withLock { finishedEntries.append(entry) }
+        do { try session.log.append(entry) } catch { lock.withLock { logFailure = error } }
+    }
+
+    /// The take log could not be written (the disk): said by jcap after the take.
+    public var logError: TakeLogError? { lock.withLock { logFailure } }
+
+    private func trackEntries(levels: [ChannelLevels]?) -> [TakeLogTrack] {
+        let client = session.client
+        return session.definition.armedTracks.enumerated().map { index, track in
+            TakeLogTrack(name: track.name, source: client.sources[index],
+                         captureLatency: client.captureLatency(ofChannel: index),
+                         highestPeakDBFS: levels.map { Double($0[index].highestPeak) },
+                         clippedSamples: levels.map { $0[index].clipCount } ?? 0)
+        }
+    }
+
+    private func relativePath(_ path: String) -> String {
+        let folder = session.definition.folder.hasSuffix("/") ? session.definition.folder : session.definition.folder + "/"
+        return path.hasPrefix(folder) ? String(path.dropFirst(folder.count)) : path
+    }
+
+    // MARK: The disk watch
+
+    /// While the take runs, checks the free space four times a second and stops the take
+    /// cleanly (every file finalized, the log saying why) before a write could fail.
+    func watchDisk() {
+        let thread = Thread { [self] in
+            while !take.isFinished {
+                if let free = session.freeDiskBytes, free < session.diskReserveBytes {
+                    lock.withLock { reason = .diskFull }
+                    take.stop()
+                    return
+                }
+                _ = take.waitUntilFinished(timeout: 0.25)
+            }
+        }
+        thread.name = "jcap disk watch"
+        thread.start()
+    }
+
+    // MARK: Pure helpers
+
+    /// The wall-clock moment (microseconds since the Unix epoch) of a JACK frame: JACK's clock
+    /// for the frame (jack_frames_to_time, the same in every client of the server), moved by the
+    /// offset between the wall clock and JACK's monotonic clock now.
+    static func wallClockMicroseconds(ofFrame frame: UInt32, on jack: JackClient) -> Int64 {
+        let jackNow = Int64(JackClient.currentTimeMicroseconds)
+        let wallNow = WallClockTime.nowMicrosecondsSinceEpoch()
+        return Int64(jack.microseconds(atFrame: frame)) + (wallNow - jackNow)
+    }
+
+    /// The server's xruns in a take, each with the frames JACK skipped because of it (0 when it
+    /// cost the take nothing): an xrun and skipped frames within four periods are one.
+    static func xruns(in events: [CaptureEvent], period: Int) -> [(position: Int64, frames: Int64)] {
+        var xruns: [(position: Int64, frames: Int64)] = []
+        for event in events { if case .xrun(_, let position) = event { xruns.append((position, 0)) } }
+        for event in events {
+            guard case .framesSkipped(let position, let frames) = event else { continue }
+            if let index = xruns.firstIndex(where: { $0.frames == 0 && abs($0.position - position) <= Int64(4 * period) }) {
+                xruns[index] = (position, frames)
+            } else {
+                xruns.append((position, frames))
+            }
+        }
+        return xruns.sorted { $0.position < $1.position }
+    }
+
+    /// The take's pauses: where in the take each fell and the JACK frames it skipped.
+    static func pauses(in events: [CaptureEvent]) -> [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
+        var spans: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] = []
+        for event in events {
+            switch event {
+            case .paused(let frame, let position): spans.append((position, frame, nil))
+            case .resumed(let frame, _): if !spans.isEmpty { spans[spans.count - 1].toFrame = frame }
+            default: break
+            }
+        }
+        return spans
+    }
+}

@@ -1,0 +1,274 @@
+import ArgumentParser
+import JackCapture
+
+/// `jcap session FILE`: opens a studio session (sessions/README.md) and records take after take,
+/// or, with `--at`, `--for` or `--takes`, records unattended and exits with jcap's statuses.
+struct SessionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Open a studio session: named tracks, one file per track, numbered takes, a take log.",
+        discussion: """
+            Keys: r records a new take now, space pauses and resumes, s or Enter stops the take
+            (the session stays open), d discards the last take (asks first), q quits (finishing
+            any take). Ctrl-C and SIGTERM finish the take and quit. Keys may also come from a pipe.
+
+            With --at, --for or --takes it records unattended: one take (or N back to back) and exits.
+
+            Exit status as jcap's, and: 8 a take stopped because the disk was nearly full;
+            20 bad session file (file:line: key: why); 21 the server runs another sample rate;
+            22 the take log failed or another jcap has the session open.
+            """)
+
+    @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md).", valueName: "file"))
+    var file: String
+
+    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
+    var server: String?
+
+    @Option(name: .long, help: ArgumentHelp("Record unattended, starting at: +3s, @FRAME or 14:30:00[.250] today.", valueName: "time"))
+    var at: String?
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("Record unattended, this long: 60s, 48000f, 1:30.", valueName: "duration"))
+    var duration: String?
+
+    @Option(name: .long, help: ArgumentHelp("Record this many takes of --for each, back to back (each starts on the frame after the last ended).", valueName: "n"))
+    var takes: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Live meter: bars, compact, none, or json.", valueName: "style"))
+    var meter: MeterDisplay?
+
+    func run() throws {
+        let signals = ControlSignals()
+        Glibc.signal(SIGXFSZ, SIG_IGN)
+        let console = Console(display: meter)
+        defer { console.endDisplay() }
+
+        // Everything on the command line and in the file is checked before the server is touched.
+        var start: StartTime?
+        var length: CaptureDuration?
+        do {
+            if let at { start = try StartTime(parsing: at) }
+            if let duration {
+                let parsed = try CaptureDuration(parsing: duration)
+                guard !parsed.isZero else { throw CaptureError.badDuration(duration, reason: "a take must be longer than zero") }
+                length = parsed
+            }
+            if let takes, takes < 1 { throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 or more") }
+        } catch let error as CaptureError {
+            throw console.fail(error)
+        }
+        if takes ?? 1 > 1 && length == nil { throw console.fail(StudioSessionError.takesNeedLength) }
+        let definition: SessionDefinition
+        do {
+            definition = try SessionDefinition.load(path: file)
+        } catch {
+            throw console.fail(StudioSessionError.sessionFile(error))
+        }
+        let session: StudioSession
+        do {
+            session = try StudioSession(definition: definition, serverName: server)
+        } catch {
+            throw console.fail(error)
+        }
+        defer { session.close() }
+        console.describe(session)
+
+        let unattended = at != nil || duration != nil || takes != nil
+        let status = unattended
+            ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, console: console, signals: signals)
+            : try runInteractively(session, console: console, signals: signals)
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// One take (or N back to back), then the exit status of the worst of them.
+    private func recordUnattended(_ session: StudioSession, start: StartTime?, length: CaptureDuration?, takes: Int,
+                                  console: Console, signals: ControlSignals) throws -> ExitStatus {
+        let studioTake: StudioTake
+        do {
+            studioTake = try session.record(at: start, length: length, takes: takes)
+        } catch {
+            throw console.fail(error)
+        }
+        console.announce(studioTake, session: session)
+        var stopping = false
+        while studioTake.take.waitUntilFinished(timeout: 0.05) == nil {
+            if !stopping, let signal = signals.stopSignal {
+                let frame = studioTake.stop()
+                console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
+                stopping = true
+            }
+            for event in studioTake.take.takeEvents() { console.report(event) }
+            show(session, studioTake, console)
+        }
+        return console.summarize(studioTake, entries: studioTake.finish(), session: session)
+    }
+
+    /// Keys drive the session until `q` or a stop signal; returns the worst status of its takes.
+    private func runInteractively(_ session: StudioSession, console: Console, signals: ControlSignals) throws -> ExitStatus {
+        let keys = TerminalKeys(readingPipes: true)
+        defer { keys.restore() }
+        console.line("jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
+        var studioTake: StudioTake?
+        var worst = ExitStatus.success
+        var askingToDiscard: Int?
+        var quitting = false
+
+        func finishTake() {
+            guard let running = studioTake else { return }
+            for event in running.take.takeEvents() { console.report(event) }
+            let status = console.summarize(running, entries: running.finish(), session: session)
+            if status != .success && worst == .success { worst = status }
+            studioTake = nil
+        }
+
+        while true {
+            for key in keys.keys() {
+                if let number = askingToDiscard {
+                    askingToDiscard = nil
+                    guard key == UInt8(ascii: "y") || key == UInt8(ascii: "Y") else {
+                        console.line("jcap: take \(number) kept")
+                        continue
+                    }
+                    do {
+                        if let discarded = try session.discardLastTake() {
+                            console.line("jcap: take \(discarded) discarded: its files are removed, the log says so")
+                        }
+                    } catch {
+                        console.line("jcap: error: \(error)")
+                    }
+                    continue
+                }
+                switch key {
+                case UInt8(ascii: "r"), UInt8(ascii: "R"):
+                    guard studioTake == nil else { console.line("jcap: a take is recording; s stops it"); continue }
+                    do {
+                        let take = try session.record()
+                        studioTake = take
+                        console.announce(take, session: session)
+                    } catch {
+                        console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
+                    }
+                case UInt8(ascii: " "):
+                    guard let take = studioTake?.take else { continue }
+                    if take.state == .paused { take.resume() } else { take.pause() }
+                case UInt8(ascii: "s"), UInt8(ascii: "S"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                    guard let running = studioTake else { continue }
+                    console.line("jcap: stopping take \(running.currentNumber) before JACK frame \(running.stop())")
+                    finishTake()
+                case UInt8(ascii: "d"), UInt8(ascii: "D"):
+                    guard studioTake == nil else { console.line("jcap: a take is recording; stop it before discarding"); continue }
+                    guard let last = try? session.log.entries().last(where: { $0.status != .discarded && $0.status != .deleted })
+                    else { console.line("jcap: no take to discard"); continue }
+                    askingToDiscard = last.take
+                    console.line("jcap: discard take \(last.take) and remove its files? (y/n)")
+                case UInt8(ascii: "q"), UInt8(ascii: "Q"):
+                    quitting = true
+                default:
+                    break
+                }
+            }
+            if let signal = signals.stopSignal, !quitting {
+                console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated")")
+                quitting = true
+            }
+            if let running = studioTake {
+                if quitting { running.stop() }
+                for event in running.take.takeEvents() { console.report(event) }
+                if running.take.isFinished || quitting { finishTake() }
+            }
+            if quitting { break }
+            if session.client.engine.status.serverGone {
+                console.line("jcap: error: the JACK server shut down")
+                return .serverShutDown
+            }
+            show(session, studioTake, console)
+            usleep(50_000)
+        }
+        return worst
+    }
+
+    private func show(_ session: StudioSession, _ studioTake: StudioTake?, _ console: Console) {
+        session.client.meters.update()
+        var title = "session \(session.definition.name)"
+        if let studioTake { title += ", take \(studioTake.currentNumber)" }
+        if let seconds = session.recordingSecondsLeft {
+            title += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1)) left"
+        }
+        console.show(MeterSnapshot(client: session.client, take: studioTake?.take,
+                                   names: session.definition.armedTracks.map(\.name), title: title))
+    }
+}
+
+extension Console {
+    func fail(_ error: StudioSessionError) -> ExitCode {
+        endDisplay()
+        line("jcap: error: \(CommandLineAdvice.message(for: error))")
+        return ExitCode(ExitStatus(for: error).rawValue)
+    }
+
+    func describe(_ session: StudioSession) {
+        let definition = session.definition
+        let client = session.client
+        line("jcap: session '\(definition.name)': client '\(client.jack.name)', \(client.sampleRate) Hz, "
+            + "\(client.jack.bufferSize)-frame periods, \(definition.armedTracks.count) tracks, "
+            + "\(definition.format.displayName), takes in \(definition.folder)")
+        for (index, track) in definition.armedTracks.enumerated() {
+            line("  \(track.name): \(client.portNames[index]) <- \(client.sources[index])")
+        }
+        for entry in session.recoveredTakes {
+            line("jcap: take \(entry.take) was interrupted (its process ended mid-take); logged with the \(entry.frames) frames its files hold")
+        }
+    }
+
+    func announce(_ studioTake: StudioTake, session: StudioSession) {
+        let take = studioTake.take
+        var text = studioTake.numbers.count == 1 ? "jcap: recording take \(studioTake.numbers.lowerBound)"
+            : "jcap: recording takes \(studioTake.numbers.lowerBound) to \(studioTake.numbers.upperBound) back to back"
+        text += " (\(take.files.count) file\(take.files.count == 1 ? "" : "s"))"
+        if let start = take.scheduledStart { text += ", starting at frame \(start)" }
+        if let frames = take.durationFrames { text += ", \(frames / Int64(studioTake.numbers.count)) frames each" }
+        line(text)
+    }
+
+    /// One line per take recorded, and its problems; returns the worst exit status among them.
+    func summarize(_ studioTake: StudioTake, entries: [TakeLogEntry], session: StudioSession) -> ExitStatus {
+        endDisplay()
+        let report = studioTake.take.report
+        if entries.isEmpty {
+            if report?.outcome == .missedStart {
+                line("jcap: error: the start time passed before recording was ready; nothing recorded")
+                return .startInPast
+            }
+            line("jcap: stopped before the start; nothing recorded")
+            return .cancelled
+        }
+        var worst = ExitStatus.success
+        for entry in entries {
+            var text = "jcap: take \(entry.take) \(entry.status.rawValue): \(entry.frames) frames "
+                + "(\(clockText(frames: entry.frames, sampleRate: entry.sampleRate))), \(entry.files.count) file"
+                + (entry.files.count == 1 ? "" : "s")
+            if let start = entry.startFrame { text += ", from JACK frame \(start)" }
+            if let time = entry.startTime { text += " (\(time))" }
+            line(text)
+            if !entry.lost.isEmpty {
+                line("jcap: take \(entry.take): lost frames written as silence at take positions: "
+                    + entry.lost.map { "\($0.frames) at \($0.position)" }.joined(separator: "; "))
+            }
+            if !entry.xruns.isEmpty { line("jcap: take \(entry.take): \(entry.xruns.count) xrun\(entry.xruns.count == 1 ? "" : "s")") }
+            let clipped = entry.tracks.filter { $0.clippedSamples > 0 }
+            if !clipped.isEmpty {
+                line("jcap: take \(entry.take): clipped: " + clipped.map { "\($0.name) (\($0.clippedSamples))" }.joined(separator: ", "))
+            }
+            let status = ExitStatus(for: entry.status)
+            if status != .success && worst == .success { worst = status }
+        }
+        if studioTake.stopReason == .diskFull {
+            line("jcap: error: the disk is nearly full: the take stopped there, every file finalized")
+        }
+        if case .writeFailed(let error)? = report?.outcome {
+            line("jcap: error: \(CommandLineAdvice.message(for: error)); everything written before it is in the files")
+        }
+        if let error = studioTake.logError { line("jcap: error: the take log: \(error)") }
+        return worst
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// Studio sessions against a private dummy server and the test signal: `jcap session` recording
+/// takes (every sample of every file checked), the take log, BWF and iXML, JACK metadata, a
+/// killed take, the refusals, and the library's disk watch.
+final class StudioSessionTests: JackTestCase {
+    /// 8 tracks from `sig:out_1..8`; tracks 7 and 8 share the stereo "overheads" file.
+    static let drumTracks = ["Kick In", "Kick Out", "Snare Top", "Snare Bottom", "Hi-Hat", "Tom", "OH Left", "OH Right"]
+
+    func writeSession(_ name: String = "kit", extra: String = "", tracks: String? = nil) throws -> String {
+        var text = "[session]\nname = \"\(name)\"\nformat = \"wav\"\nbit_depth = \"float\"\n\(extra)\n"
+        text += tracks ?? Self.drumTracks.enumerated().map { index, track in
+            "[[track]]\nname = \"\(track)\"\nsource = \"sig:out_\(index + 1)\"\n" + (index >= 6 ? "group = \"overheads\"\n" : "")
+        }.joined(separator: "\n")
+        let file = path("\(name).toml")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    func folder(_ name: String = "kit") -> String { path(name) }
+
+    func logEntries(_ name: String = "kit") throws -> [TakeLogEntry] { try TakeLog(folder: folder(name)).entries() }
+
+    /// The files of take `number` and the test-signal channels each holds, as the session names them.
+    func takeFiles(_ number: Int) -> [(path: String, signalChannels: [Int])] {
+        (0..<6).map { (folder() + "/take-\(String(format: "%03d", number))-\(Self.drumTracks[$0]).wav", [$0]) }
+            + [(folder() + "/take-\(String(format: "%03d", number))-overheads.wav", [6, 7])]
+    }
+
+    func checkTake(_ number: Int, startingAt start: UInt32, frames: Int64, file: StaticString = #filePath, line: UInt = #line) throws {
+        for (path, channels) in takeFiles(number) {
+            let report = TestSignalReport.check(file: try SoundFile.open(readingFrom: path), signalChannels: channels)
+            XCTAssertEqual(report.channels, channels.count, path, file: file, line: line)
+            XCTAssertEqual(report.frames, frames, path, file: file, line: line)
+            XCTAssertEqual(report.firstFrameTime, signalTime(start), "\(path) starts on frame \(start)", file: file, line: line)
+            XCTAssertTrue(report.isIntact, "\(path): \(report)", file: file, line: line)
+        }
+    }
+
+    func testOneTakeAtAFrameWritesSevenFilesEverySampleInPlace() throws {
+        let session = try writeSession()
+        var start: UInt32 = 0
+        let run = try withoutXruns {
+            start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+            return try runJcap(["session", session, "--at", "@\(start)", "--for", "24000f", "--meter", "none"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        try checkTake(1, startingAt: start, frames: 24_000)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder()).filter { $0.hasSuffix(".wav") }
+        XCTAssertEqual(names.count, 7, "\(names)")
+
+        let entries = try logEntries()
+        XCTAssertEqual(entries.count, 1)
+        let entry = try XCTUnwrap(entries.first)
+        XCTAssertEqual(entry.take, 1)
+        XCTAssertEqual(entry.status, .complete)
+        XCTAssertEqual(entry.startFrame, start)
+        XCTAssertEqual(entry.frames, 24_000)
+        XCTAssertEqual(entry.sampleRate, server.sampleRate)
+        XCTAssertEqual(entry.files.map(\.path), takeFiles(1).map { ($0.path as NSString).lastPathComponent })
+        XCTAssertEqual(entry.files.last?.tracks, ["OH Left", "OH Right"])
+        XCTAssertEqual(entry.tracks.map(\.name), Self.drumTracks)
+        XCTAssertEqual(entry.tracks.map(\.source), (1...8).map { "sig:out_\($0)" })
+        XCTAssertTrue(entry.tracks.allSatisfy { ($0.highestPeakDBFS ?? -200) > -6 }, "the test signal peaks near full scale")
+        XCTAssertNotNil(entry.startTime)
+
+        // BWF: TimeReference is the start time since local midnight, in samples; iXML lists the tracks.
+        let stereo = try SoundFile.open(readingFrom: takeFiles(1)[6].path)
+        let bext = try XCTUnwrap(stereo.broadcastInfo())
+        let startMicroseconds = try XCTUnwrap(TakeLogEntry.microseconds(fromTimestamp: try XCTUnwrap(entry.startTime)))
+        XCTAssertEqual(bext.timeReference, BroadcastInfo.samplesSinceLocalMidnight(
+            microsecondsSinceEpoch: startMicroseconds, sampleRate: server.sampleRate, timeZone: .current))
+        XCTAssertEqual(bext.originator, "jcap")
+        let ixml = try XCTUnwrap(stereo.chunk(id: "iXML")).map { String(decoding: $0, as: UTF8.self) }
+        XCTAssertTrue(ixml?.contains("<NAME>OH Left</NAME>") ?? false, ixml ?? "no iXML")
+        XCTAssertTrue(ixml?.contains("<NAME>OH Right</NAME>") ?? false, ixml ?? "no iXML")
+        XCTAssertTrue(ixml?.contains("<TAKE>1</TAKE>") ?? false, ixml ?? "no iXML")
+    }
+
+    func testThreeTakesBackToBackLoseAndRepeatNothing() throws {
+        let session = try writeSession()
+        var start: UInt32 = 0
+        let run = try withoutXruns {
+            start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+            return try runJcap(["session", session, "--at", "@\(start)", "--for", "20000f", "--takes", "3", "--meter", "none"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        let entries = try logEntries()
+        XCTAssertEqual(entries.map(\.take), [1, 2, 3])
+        XCTAssertEqual(entries.map(\.status), [.complete, .complete, .complete])
+        XCTAssertEqual(entries.map(\.frames), [20_000, 20_000, 20_000])
+        for (index, entry) in entries.enumerated() {
+            let takeStart = FrameTime.advance(start, by: index * 20_000)
+            XCTAssertEqual(entry.startFrame, takeStart)
+            try checkTake(index + 1, startingAt: takeStart, frames: 20_000)
+        }
+    }
+
+    func testPrettyNamesAndPortOrderAreJackMetadata() throws {
+        let session = try writeSession("meta")
+        let keys = Pipe()
+        let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--meter", "none"],
+                                  server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
+        try Self.waitFor("the session's ports") { observer.audioPorts(flags: JackPortIsInput).contains("meta:Kick In") }
+        let listing = try runProgram(try Executables.system("jack_property"), ["-l"])
+        keys.fileHandleForWriting.write(Data("q".utf8))
+        XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
+        XCTAssertTrue(listing.contains("Snare Bottom"), listing)
+        XCTAssertTrue(listing.contains(JackClient.prettyNameKey), listing)
+        XCTAssertTrue(listing.contains(JackClient.orderKey), listing)
+    }
+
+    func testKeysRecordStopAndDiscardAndNumbersNeverRepeat() throws {
+        let session = try writeSession("keys")
+        // A file moved in by hand with take number 4: the session's takes start at 5.
+        try FileManager.default.createDirectory(atPath: folder("keys"), withIntermediateDirectories: true)
+        let moved = folder("keys") + "/take-004-Kick In.wav"
+        try Data("not audio".utf8).write(to: URL(fileURLWithPath: moved))
+        let keys = Pipe()
+        let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--meter", "none"],
+                                  server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
+        func press(_ text: String, wait seconds: Double) {
+            keys.fileHandleForWriting.write(Data(text.utf8))
+            usleep(UInt32(seconds * 1_000_000))
+        }
+        try Self.waitFor("the session") { jcap.errorOutput.contains("r records a take") }
+        press("r", wait: 1)
+        press("s", wait: 0.5)
+        press("r", wait: 1)
+        press("s", wait: 0.5)
+        press("d", wait: 0.3)
+        press("y", wait: 0.3)
+        press("q", wait: 0)
+        XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
+        let entries = try logEntries("keys")
+        XCTAssertEqual(entries.map(\.take), [5, 6], jcap.errorOutput)
+        XCTAssertEqual(entries.map(\.status), [.complete, .discarded], jcap.errorOutput)
+        XCTAssertGreaterThan(entries[0].frames, 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder("keys"))
+        XCTAssertTrue(names.contains("take-005-Kick In.wav"), "\(names)")
+        XCTAssertFalse(names.contains { $0.hasPrefix("take-006") }, "a discarded take's files are removed: \(names)")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: moved)), Data("not audio".utf8), "never touched")
+    }
+
+    func testAKilledTakeIsLoggedInterruptedWithTheFramesItsFilesHold() throws {
+        let session = try writeSession("killed")
+        let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--for", "60s", "--meter", "none"],
+                                  server: server.name, directory: directory)
+        try Self.waitFor("the take to start") { jcap.errorOutput.contains("recording take 1") }
+        usleep(1_700_000)
+        jcap.signal(SIGKILL)
+        _ = try jcap.wait(timeout: 10)
+        XCTAssertEqual(try logEntries("killed").first?.status, .recording, "the start record is on disk")
+
+        // Listing the takes opens the log and finds the take unfinished.
+        let list = try runJcap(["takes", session, "--json"])
+        XCTAssertEqual(list.status, 0, list.errors)
+        let entry = try XCTUnwrap(try logEntries("killed").first)
+        XCTAssertEqual(entry.status, .interrupted)
+        XCTAssertGreaterThan(entry.frames, Int64(server.sampleRate), "more than a second was recorded")
+        for file in entry.files {
+            let sound = try SoundFile.open(readingFrom: folder("killed") + "/" + file.path)
+            XCTAssertEqual(file.frames, sound.frames, file.path)
+            XCTAssertGreaterThanOrEqual(sound.frames, entry.frames)
+            let signal = TestSignalReport.check(file: sound)
+            XCTAssertEqual(signal.wrongSamples, 0, "\(file.path): \(signal)")
+        }
+    }
+
+    func testBadSessionsAreRefusedInOneLineAndCreateNothing() throws {
+        let unknown = try writeSession("unknown", extra: "colour = \"red\"")
+        var run = try runJcap(["session", unknown, "--for", "1s"])
+        XCTAssertEqual(run.status, 20, run.errors)
+        XCTAssertEqual(run.errors.split(separator: "\n").count, 1, run.errors)
+        XCTAssertTrue(run.errors.contains("unknown.toml:5:"), run.errors)
+        XCTAssertTrue(run.errors.contains("colour"), run.errors)
+
+        let lacking = try writeSession("lacking", tracks: "[[track]]\nname = \"Vox\"\nsource = 99\n")
+        run = try runJcap(["session", lacking, "--for", "1s"])
+        XCTAssertEqual(run.status, 20, run.errors)
+        XCTAssertTrue(run.errors.contains("lacking.toml:7:"), run.errors)
+        XCTAssertTrue(run.errors.contains("99"), run.errors)
+
+        let rate = try writeSession("rate", extra: "sample_rate = 44100")
+        run = try runJcap(["session", rate, "--for", "1s"])
+        XCTAssertEqual(run.status, 21, run.errors)
+        XCTAssertTrue(run.errors.contains("44100") && run.errors.contains("\(server.sampleRate)"), run.errors)
+
+        for name in ["unknown", "lacking", "rate"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder(name)), "\(name): nothing created")
+        }
+    }
+
+    func testTheDiskWatchStopsATakeCleanlyAndTheLogSaysWhy() throws {
+        let file = try writeSession("disk")
+        let definition = try SessionDefinition.load(path: file)
+        let session = try StudioSession(definition: definition, serverName: server.name)
+        defer { session.close() }
+        let take = try session.record()
+        usleep(500_000)
+        // As if the disk had filled up meanwhile: less free space than the ring needs.
+        session.diskReserveBytes = Int64.max
+        XCTAssertNotNil(take.take.waitUntilFinished(timeout: 5), "the watch stops the take by itself")
+        let entries = take.finish()
+        XCTAssertEqual(take.stopReason, .diskFull)
+        XCTAssertEqual(entries.map(\.status), [.diskFull])
+        let entry = try XCTUnwrap(entries.first)
+        XCTAssertGreaterThan(entry.frames, 0)
+        for logged in entry.files {
+            let sound = try SoundFile.open(readingFrom: folder("disk") + "/" + logged.path)
+            XCTAssertEqual(sound.frames, entry.frames, "\(logged.path) is finalized with every frame")
+        }
+        XCTAssertEqual(try logEntries("disk").last?.status, .diskFull)
+    }
+
+    /// Runs a program to the end and returns its standard output.
+    func runProgram(_ executable: URL, _ arguments: [String]) throws -> String {
+        let program = try Subprocess(executable, arguments, server: server.name, directory: directory)
+        _ = try program.wait(timeout: 20)
+        return program.output
+    }
+}
