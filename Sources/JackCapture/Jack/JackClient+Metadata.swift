@@ -15,9 +15,13 @@ public struct JackProperty: Equatable, Sendable {
 /// JACK metadata (<jack/metadata.h>): key-value properties on ports and clients, identified by
 /// their UUIDs, that patchbays and DAWs show (a port's pretty name, its display order).
 ///
-/// jack2 keeps the properties in one database per user (/dev/shm/jack_db-UID) shared by every
-/// server of that user, and its port UUIDs are port numbers, so ports of two servers can share a
-/// UUID; a port's properties are removed when it is unregistered.
+/// What jack2 (1.9.21, measured) does with them: one Berkeley DB per user (/dev/shm/jack_db-UID)
+/// holds the properties of every server of that user, and port UUIDs are port slot numbers, so
+/// ports of two servers can share a UUID and so its properties. A port's properties go when it is
+/// unregistered (or its client closes). A process opens the database with its first client; when
+/// any server of the user stops, jack2 deletes the database's files, and a process that opened it
+/// before keeps reading and writing the deleted copy, unseen by other processes, until its last
+/// client closes. With one server, as in a studio, none of this shows.
 extension JackClient {
     /// The metadata key for the name a user interface shows instead of the port's (JACK_METADATA_PRETTY_NAME).
     public static var prettyNameKey: String { String(cString: jcap_metadata_pretty_name()) }
