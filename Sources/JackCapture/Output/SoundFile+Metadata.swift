@@ -107,7 +107,8 @@ extension SoundFile {
     }
 
     /// Adds a chunk (sf_set_chunk), such as `iXML`: WAV, RF64, AIFF and CAF files, before the
-    /// first write.
+    /// first write. Refused after it: libsndfile 1.2.0 would take the chunk and rewrite the header
+    /// over the first samples (measured: 2 of 480 frames gone).
     ///
     /// libsndfile 1.2.0 pads the chunk with zero bytes to a multiple of 4 and records the padded
     /// length, so a reader gets those zeros back as part of it.
@@ -117,6 +118,9 @@ extension SoundFile {
         let item = "a '\(id)' chunk"
         guard id.utf8.count == 4, id.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
             throw .metadataRefused(path: path, item: item, reason: "a chunk id is four printable ASCII characters")
+        }
+        guard !hasWrittenAudio else {
+            throw .metadataRefused(path: path, item: item, reason: "audio is already written (a chunk must come first)")
         }
         guard let length = UInt32(exactly: data.count) else {
             throw .metadataRefused(path: path, item: item, reason: "\(data.count) bytes is more than a chunk holds")
