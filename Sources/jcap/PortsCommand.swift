@@ -39,13 +39,14 @@ struct PortsCommand: ParsableCommand {
         }
     }
 
-    /// `system:capture_1  channel 1  aliases dummy_pcm:dummy:out1  latency 1024 frames  -> jcap:in_1`;
-    /// a pretty name follows the name in quotes.
+    /// `system:capture_1  channel 1  alias dummy_pcm:dummy:out1  latency 1024 frames  -> jcap:in_1`;
+    /// a pretty name follows the name in quotes, escaped like a Swift string literal so that
+    /// quotes and line breaks in it cannot break the one line a port.
     static func lines(_ ports: [InputPort]) -> [String] {
         var physicalChannel = 0
         return ports.map { port in
             var fields = [port.name]
-            if let prettyName = port.prettyName { fields.append("\"\(prettyName)\"") }
+            if let prettyName = port.prettyName { fields.append(prettyName.debugDescription) }
             if port.isPhysical {
                 physicalChannel += 1
                 fields.append("channel \(physicalChannel)")

@@ -79,6 +79,7 @@ struct SoundFileMetadataTests {
         let file = try create(name, format: format)
         let metadata = metadata()
         #expect(try file.apply(metadata) == [.broadcastInfo, .iXML])
+        #expect(file.broadcastInfo()?.timeReference == 2_519_845_872, "readable while writing")
         try write(file, frames: 4_800)
         file.updateHeader()  // jcap rewrites the header twice a second while recording
         try write(file, frames: 4_800, from: 4_800)
