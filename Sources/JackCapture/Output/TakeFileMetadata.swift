@@ -149,7 +149,7 @@ public struct TakeFileMetadata: Equatable, Sendable {
     /// The text tags for FLAC and Ogg: title the track names (or the session and take when none is
     /// named), album the session, comment the take (and note), software jcap, date the local
     /// origination date.
-    public var tags: [(SoundFileTag, String)] {
+    public var tags: [(tag: SoundFileTag, value: String)] {
         let title = tracks.isEmpty ? "\(sessionName) take \(takeNumber)" : tracks.map(\.name).joined(separator: ", ")
         var comment = "take \(takeNumber)"
         if let note, !note.isEmpty { comment += ": \(note)" }
