@@ -3,7 +3,9 @@
 #define JCAP_CJACK_SHIM_H
 
 #include <jack/jack.h>
+#include <jack/metadata.h>
 #include <jack/types.h>
+#include <jack/uuid.h>
 #include <stddef.h>
 
 /// jack_client_open is variadic, which Swift cannot call: this fixed-signature wrapper passes the
@@ -16,6 +18,15 @@ static inline jack_client_t *jcap_client_open(const char *client_name, jack_opti
     }
     return jack_client_open(client_name, options, status);
 }
+
+// The well-known metadata keys, as functions: <jack/metadata.h> declares them as mutable globals
+// (`extern const char *`), which Swift 6 refuses to read from nonisolated code.
+
+/// JACK_METADATA_PRETTY_NAME: the name a user interface shows for a port or client.
+static inline const char *jcap_metadata_pretty_name(void) { return JACK_METADATA_PRETTY_NAME; }
+
+/// JACK_METADATA_ORDER: an integer ranking ports for display.
+static inline const char *jcap_metadata_order(void) { return JACK_METADATA_ORDER; }
 
 // The calls the process callback makes, redeclared with Swift's performance attribute so that
 // `@_noAllocation @_noLocks` Swift code may call them. Each is documented by JACK as safe to call

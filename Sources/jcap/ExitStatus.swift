@@ -25,7 +25,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case outputUnwritable = 14
     case outputExists = 15
     /// An unknown extension or format, or a format, bit depth, byte order, encoder setting or
-    /// sample rate the file cannot have (or the converter cannot produce).
+    /// sample rate the file cannot have (or the converter cannot produce), or metadata it cannot hold.
     case unsupportedFormat = 16
     case tooManyChannels = 17
     /// The server refused a port, a connection or the activation.
@@ -51,9 +51,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .startInPast: self = .startInPast
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
-        case .unsupportedExtension, .format, .sampleRateConversion: self = .unsupportedFormat
+        case .unsupportedExtension, .format, .sampleRateConversion, .metadataRefused: self = .unsupportedFormat
         case .badOption, .bufferTooLarge, .badBufferLength: self = .usage
-        case .alreadyStarted, .clientClosed: self = .failure
+        case .alreadyStarted, .clientClosed, .metadataUnreadable: self = .failure
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
         }

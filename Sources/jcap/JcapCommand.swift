@@ -9,7 +9,7 @@ struct Jcap: ParsableCommand {
         commandName: "jcap",
         abstract: "Record JACK ports to sound files, sample-accurately.",
         version: JackCaptureVersion.current,
-        subcommands: [RecordCommand.self, SessionCommand.self],
+        subcommands: [RecordCommand.self, SessionCommand.self, TakesCommand.self, PortsCommand.self],
         defaultSubcommand: RecordCommand.self)
 
     /// Like ParsableCommand's, but a bad option gets the same one-line error as every other

@@ -25,6 +25,8 @@ struct ExitStatusTests {
         #expect(JcapExitStatus(for: .format(.qualityOutOfRange(2))) == .unsupportedFormat)
         #expect(JcapExitStatus(for: .sampleRateConversion(inputRate: 48_000, outputRate: 0, reason: "")) == .unsupportedFormat)
         #expect(JcapExitStatus(for: .badOption(flag: "--quality", value: "x", expected: "")) == .usage)
+        #expect(JcapExitStatus(for: .metadataRefused(path: "x.w64", item: "a bext chunk", reason: "")) == .unsupportedFormat)
+        #expect(JcapExitStatus(for: .metadataUnreadable(path: "x.wav", item: "the 'iXML' chunk", reason: "")) == .failure)
         #expect(JcapExitStatus(for: TakeReport.Outcome.lostFrames) == .lostFrames)
         #expect(JcapExitStatus(for: TakeReport.Outcome.complete) == .success)
         #expect(Set(JcapExitStatus.allCases.map(\.rawValue)).count == JcapExitStatus.allCases.count)

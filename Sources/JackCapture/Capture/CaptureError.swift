@@ -41,6 +41,11 @@ public enum CaptureError: Error, Equatable, Sendable {
     case alreadyStarted
     /// A take was asked of a `CaptureClient` already closed.
     case clientClosed
+    /// libsndfile would not write this metadata (a bext chunk, an iXML chunk, a tag) to the file:
+    /// the container cannot hold it, or audio was already written.
+    case metadataRefused(path: String, item: String, reason: String)
+    /// The file's metadata could not be read back.
+    case metadataUnreadable(path: String, item: String, reason: String)
 }
 
 extension CaptureError: CustomStringConvertible {
@@ -86,6 +91,10 @@ extension CaptureError: CustomStringConvertible {
             return "the capture client is closed: open a new one to record"
         case .alreadyStarted:
             return "a take is already under way: finish it before starting another"
+        case .metadataRefused(let path, let item, let reason):
+            return "cannot write \(item) to '\(path)': \(reason)"
+        case .metadataUnreadable(let path, let item, let reason):
+            return "cannot read \(item) from '\(path)': \(reason)"
         }
     }
 }

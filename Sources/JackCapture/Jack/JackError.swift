@@ -13,6 +13,12 @@ public enum JackError: Error, Equatable, Sendable {
     /// The client would have the server's own name: JACK 2 derives both socket paths from the
     /// name, so closing such a client deletes the server's socket and no client can connect again.
     case clientNamedLikeServer(String)
+    /// jack_port_by_name found no port with this name or alias.
+    case noSuchPort(String)
+    /// jack_set_property failed (the metadata database could not be written).
+    case propertyNotSet(key: String, subject: UInt64)
+    /// jack_remove_property failed: the subject has no such property, or the database failed.
+    case propertyNotRemoved(key: String, subject: UInt64)
 }
 
 extension JackError: CustomStringConvertible {
@@ -31,6 +37,12 @@ extension JackError: CustomStringConvertible {
             return "could not connect JACK port '\(source)' to '\(destination)'"
         case .clientNamedLikeServer(let name):
             return "the client name '\(name)' is the server's name; JACK 2 would lose its server socket"
+        case .noSuchPort(let name):
+            return "no JACK port is named '\(name)'"
+        case .propertyNotSet(let key, let subject):
+            return "JACK could not set metadata '\(key)' on UUID \(subject)"
+        case .propertyNotRemoved(let key, let subject):
+            return "JACK could not remove metadata '\(key)' from UUID \(subject) (is it set?)"
         }
     }
 }

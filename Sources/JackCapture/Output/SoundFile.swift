@@ -12,6 +12,9 @@ public final class SoundFile: @unchecked Sendable {
     /// libsndfile's format code.
     public let format: Int32
     private var closed = false
+    /// Whether any audio has been written: libsndfile 1.2.0 accepts a chunk added after that and
+    /// rewrites the header around it over the first samples, so `setChunk` refuses then.
+    private(set) var hasWrittenAudio = false
 
     private init(handle: OpaquePointer, path: String, info: SF_INFO) {
         self.handle = handle
@@ -105,6 +108,7 @@ public final class SoundFile: @unchecked Sendable {
     /// Writes `frames` interleaved frames (sf_writef_float). A short write is an error (a full
     /// disk); libsndfile's message and errno say which.
     public func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
+        hasWrittenAudio = true
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
         guard written == frames else {
             let code = errno
