@@ -71,7 +71,7 @@ final class StudioSessionTests: JackTestCase {
         let stereo = try SoundFile.open(readingFrom: takeFiles(1)[6].path)
         let bext = try XCTUnwrap(stereo.broadcastInfo())
         let startMicroseconds = try XCTUnwrap(TakeLogEntry.microseconds(fromTimestamp: try XCTUnwrap(entry.startTime)))
-        XCTAssertEqual(bext.timeReference, BroadcastInfo.samplesSinceLocalMidnight(
+        XCTAssertEqual(bext.timeReference, TakeFileMetadata.samplesSinceLocalMidnight(
             microsecondsSinceEpoch: startMicroseconds, sampleRate: server.sampleRate, timeZone: .current))
         XCTAssertEqual(bext.originator, "jcap")
         let ixml = try XCTUnwrap(stereo.chunk(id: "iXML")).map { String(decoding: $0, as: UTF8.self) }

@@ -75,6 +75,13 @@ public final class CaptureClient: @unchecked Sendable {
     /// Full names of the client's input ports (`jcap:in_1`), in channel order.
     public var portNames: [String] { engine.portNames }
 
+    /// The capture latency JACK reports for a channel's port (the most of its range), in frames:
+    /// how long after the sound reached the converter its frames arrive here.
+    public func captureLatency(ofChannel channel: Int) -> Int? {
+        guard engine.ports.indices.contains(channel) else { return nil }
+        return jack.captureLatency(of: engine.ports[channel]).maximum
+    }
+
     /// True when recording can start: every input port has a connection (with `--no-connect`,
     /// once they have been patched by hand).
     public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }

@@ -298,11 +298,15 @@ public final class StudioTake: @unchecked Sendable {
         let jack = session.client.jack
         let startMicroseconds = frameTime.map { StudioTake.wallClockMicroseconds(ofFrame: $0, on: jack) }
         let fileSpecs = definition.takeFiles
+        let now = WallClockTime.nowMicrosecondsSinceEpoch()
         for (file, spec) in zip(files, fileSpecs) {
-            let trackNames = spec.trackIndices.map { definition.armedTracks[$0].name }
+            let tracks = spec.trackIndices.enumerated().map { channel, track in
+                TakeFileMetadata.Track(name: definition.armedTracks[track].name, channel: channel + 1)
+            }
             let metadata = TakeFileMetadata(
-                session: definition.name, take: number, trackNames: trackNames,
-                startMicroseconds: startMicroseconds, sampleRate: file.sampleRate)
+                sessionName: definition.name, takeNumber: number, tracks: tracks,
+                originationMicrosecondsSinceEpoch: now, sampleRate: file.sampleRate,
+                startMicrosecondsSinceEpoch: startMicroseconds ?? now)
             try file.apply(metadata)
         }
         var entry = TakeLogEntry(take: number, status: .recording, sampleRate: session.client.sampleRate, frames: 0)
