@@ -62,11 +62,13 @@ struct SessionFileLocator: Sendable, Equatable {
 
     /// The line of a table's header (`[session]`, the n-th `[[track]]`); for a table written as a
     /// value (`session = { ... }`, `track = [ { ... } ]`) or with dotted keys, the line of its name.
+    /// nil for an element past the last `[[name]]` header.
     func line(of table: Table) -> Int? {
         if let header = headerLines[table] { return header }
         switch table {
         case .root: return nil
-        case .table(let name), .element(let name, _): return keyLines[.root]?[name]
+        case .table(let name): return keyLines[.root]?[name]
+        case .element(let name, _): return elementCounts[name] == nil ? keyLines[.root]?[name] : nil
         }
     }
 
