@@ -494,6 +494,39 @@ struct SessionDefinitionTests {
         #expect(session.takeFiles == [SessionTakeFile(label: "bass", trackIndices: [0, 1])])
     }
 
+    @Test("an unknown key gets the key it most likely meant, if any is close", arguments: [
+        ("rate", SessionFileReader.sessionKeys, "sample_rate"), ("samplerate", SessionFileReader.sessionKeys, "sample_rate"),
+        ("Sample_Rate", SessionFileReader.sessionKeys, "sample_rate"), ("depth", SessionFileReader.sessionKeys, "bit_depth"),
+        ("level", SessionFileReader.sessionKeys, "compression_level"), ("codec", SessionFileReader.sessionKeys, "encoding"),
+        ("channel", SessionFileReader.trackKeys, "source"), ("armed", SessionFileReader.trackKeys, "arm"),
+        ("group_name", SessionFileReader.trackKeys, "group"), ("track_name", SessionFileReader.trackKeys, "name"),
+        ("nmae", SessionFileReader.trackKeys, "name"), ("channel", SessionFileReader.sessionKeys, nil),
+        ("volume", SessionFileReader.trackKeys, nil), ("gain", SessionFileReader.trackKeys, nil), ("x", SessionFileReader.trackKeys, nil),
+    ] as [(String, [String], String?)])
+    func suggestions(key: String, known: [String], expected: String?) {
+        #expect(SessionFileReader.closest(to: key, among: known) == expected)
+    }
+
+    @Test("inline tables and dotted keys load too; a key's error falls back to its table's line")
+    func inlineTables() throws {
+        let session = try Self.parse("""
+            session = { name = "band", sample_rate = 48000 }
+            track = [
+              { name = "Kick In", source = 1 },
+              { name = "Snare", source = 2, group = "snare" },
+            ]
+            """)
+        #expect(session.sampleRate == 48000)
+        #expect(session.tracks.map(\.name) == ["Kick In", "Snare"])
+        #expect(session.tracks.map(\.line) == [2, 2])
+        #expect(session.error(track: 1, key: "source", "x").description == "sessions/band.toml:2: track 'Snare': source: x")
+
+        #expect(Self.refusal("session.name = \"band\"\nsession.sample_rate = \"48k\"\n[[track]]\nname = \"A\"\nsource = 1\n")
+            == "sessions/band.toml:2: sample_rate: expected a whole number of hertz (sample_rate = 48000), not a string (\"48k\")")
+        #expect(Self.refusal("session = { name = \"band\", rate = 1 }\n[[track]]\nname = \"A\"\nsource = 1\n")
+            == "sessions/band.toml:1: rate: unknown key in [session] (did you mean sample_rate?)")
+    }
+
     @Test("the first problem in the file is the one reported")
     func firstProblemFirst() {
         #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer or layout)")

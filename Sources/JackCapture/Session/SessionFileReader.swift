@@ -100,11 +100,13 @@ struct SessionFileReader {
 
     private func checkTopLevel(_ document: TOMLTable, _ errors: Errors) throws(SessionFileError) {
         let unknown = document.keys.filter { $0 != "session" && $0 != "track" }
-        guard let key = errors.firstInFile(unknown, in: .root), let value = document[key] else { return }
+        guard let key = errors.firstInFile(unknown, in: .root) else { return }
+        // nil only for a key TOMLKit cannot look up (one with a NUL escape): still unknown.
+        let type = document[key]?.type
         let message: String
-        if value.type == .table || value.type == .array {
+        if type == .table || type == .array {
             if let suggestion = Self.closest(to: key, among: ["session", "track"]) {
-                let written = value.type == .array ? "[[\(key)]]" : "[\(key)]"
+                let written = type == .array ? "[[\(key)]]" : "[\(key)]"
                 message = "unknown table \(written) (did you mean \(suggestion == "track" ? "[[track]]" : "[session]")?)"
             } else {
                 message = "unknown table (a session file has one [session] table and a [[track]] table for each input)"
@@ -493,32 +495,52 @@ struct SessionFileReader {
         return "unknown key in \(table) (use \(FormatError.list(known, "or")))"
     }
 
-    /// The known name a misspelt one most likely meant: within two edits (`smaple_rate`,
-    /// `bit-depth`, `tracks`), or nil.
+    /// The known name a misspelt or differently named key most likely meant: a word other tools
+    /// use for it (`channel` for `source`, `rate` for `sample_rate`), a known name it contains or
+    /// is part of (`track_name`, `group_name`, `depth`), or one within a couple of edits, fewer for short keys
+    /// (`smaple_rate`, `bit-depth`, `tracks`, but not `rate` for `name`). nil when none is close.
     static func closest(to key: String, among known: [String]) -> String? {
         let lowered = key.lowercased()
+        if let synonym = synonyms[lowered], known.contains(synonym) { return synonym }
+        let allowed = min(2, max(1, lowered.count / 4))
         let scored = known.map { (name: $0, distance: editDistance(lowered, $0)) }
-        guard let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= 2, best.distance < key.count else {
-            return nil
+        if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= allowed, best.distance < lowered.count {
+            return best.name
         }
-        return best.name
+        let related = known.filter { $0.count >= 3 && lowered.count >= 3 && ($0.contains(lowered) || lowered.contains($0)) }
+        return related.max { $0.count < $1.count }
     }
 
-    /// Levenshtein distance, by characters.
+    /// Names other recorders and DAWs give the session file's keys.
+    private static let synonyms = [
+        "channel": "source", "input": "source", "port": "source", "armed": "arm", "record": "arm", "rec": "arm",
+        "rate": "sample_rate", "samplerate": "sample_rate", "srate": "sample_rate", "container": "format",
+        "extension": "format", "codec": "encoding", "bits": "bit_depth", "bitdepth": "bit_depth", "directory": "folder",
+        "dir": "folder", "path": "folder", "client": "name", "client_name": "name", "endianness": "endian",
+        "byte_order": "endian", "ring": "buffer",
+    ]
+
+    /// Edits between two names, by characters: insertions, deletions, substitutions and swaps of
+    /// neighbours (the commonest typing slip, `nmae`), each one edit (optimal string alignment).
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        var current = previous
+        // distances[i][j]: edits from a's first i characters to b's first j.
+        var distances = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { distances[i][0] = i }
+        for j in 0...b.count { distances[0][j] = j }
         for i in 1...a.count {
-            current[0] = i
             for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                let substitution = a[i - 1] == b[j - 1] ? 0 : 1
+                var best = min(distances[i - 1][j] + 1, distances[i][j - 1] + 1, distances[i - 1][j - 1] + substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    best = min(best, distances[i - 2][j - 2] + 1)
+                }
+                distances[i][j] = best
             }
-            swap(&previous, &current)
         }
-        return previous[b.count]
+        return distances[a.count][b.count]
     }
 }
 
