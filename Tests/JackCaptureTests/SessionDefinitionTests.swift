@@ -3,7 +3,8 @@ import Testing
 @testable import JackCapture
 
 @Suite("Session files: loading, defaults, files and refusals")
-struct SessionDefinitionTests {
+/// Named SessionFile... so that `swift test --filter SessionFile` runs it with the locator's tests.
+struct SessionFileDefinitionTests {
     static let path = "sessions/band.toml"
 
     static func parse(_ text: String, path: String = path) throws -> SessionDefinition {
