@@ -75,7 +75,9 @@ public final class SessionLock: @unchecked Sendable {
 
 /// What this process knows about the session folders it has open: which it holds the lock on,
 /// and which takes it is recording now (started, not ended), so that recovery never mistakes a
-/// take in progress in this very process for one whose process was killed.
+/// take in progress in this very process for one whose process was killed. A live take only
+/// counts while the folder is locked (recovery needs the lock anyway): taking or giving up the
+/// lock forgets the folder's live takes.
 ///
 /// Folders are told apart by device and inode, so two spellings of one folder are one folder.
 final class SessionRegistry: @unchecked Sendable {
@@ -109,12 +111,21 @@ final class SessionRegistry: @unchecked Sendable {
         var take: Int
     }
 
-    func locked(_ folder: Folder) { lock.withLock { lockedFolders[folder, default: 0] += 1 } }
+    /// A folder newly locked has no live takes yet: any left from before belong to an earlier
+    /// tenure (a recorder that never logged its take's end, or another folder that had the same
+    /// inode before it was removed), and must not hide a dead take from recovery.
+    func locked(_ folder: Folder) {
+        lock.withLock {
+            if lockedFolders[folder] == nil { liveTakes = liveTakes.filter { $0.folder != folder } }
+            lockedFolders[folder, default: 0] += 1
+        }
+    }
 
     func unlocked(_ folder: Folder) {
         lock.withLock {
             let count = (lockedFolders[folder] ?? 1) - 1
             lockedFolders[folder] = count > 0 ? count : nil
+            if count <= 0 { liveTakes = liveTakes.filter { $0.folder != folder } }
         }
     }
 

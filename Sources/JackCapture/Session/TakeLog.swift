@@ -273,12 +273,7 @@ public final class TakeLog {
     /// name is as durable as its first record. If the log ends in a line cut short, the record is
     /// written after a newline in the same write, so it never joins the cut line.
     private func write(_ record: TakeLogRecord) throws(TakeLogError) {
-        var line: [UInt8]
-        do {
-            line = Array(try record.encoded())
-        } catch {
-            throw .invalidEntry(take: record.take, reason: "\(error)")
-        }
+        var line = record.encoded()
         line.append(UInt8(ascii: "\n"))
         var created = false
         var descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)

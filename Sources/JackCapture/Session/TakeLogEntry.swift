@@ -53,9 +53,10 @@ public enum TakeStatus: String, Codable, Sendable, CaseIterable {
 /// One take as the take log knows it: what a start record says, completed by its end record,
 /// notes and any later record (see `TakeLog` for how records merge).
 ///
-/// The JSON keys are snake_case and written in the order below, `take` first, so even a line
-/// cut short still names its take (`TakeLog.nextTakeNumber` relies on that). Optional values
-/// that are nil are left out of the JSON.
+/// The JSON keys are snake_case. The log (and `TakeListing.json`) writes them in the order below,
+/// `take` first, so even a line cut short still names its take (`TakeLog.nextTakeNumber` relies
+/// on that); `Encodable` gives the same keys and values, in whatever order the encoder picks.
+/// Optional values that are nil are left out of the JSON.
 public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// The take number (`take-NNN` in its file names), at least 1.
     public var take: Int

@@ -80,12 +80,10 @@ struct TakeLogRecord: Decodable, Equatable {
         }
     }
 
-    /// The record written as one JSON object: the keys it sets, in the log's order.
-    func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        // Paths hold slashes; escaping them would only make the log harder to read.
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return try encoder.encode(Writer(record: self))
+    /// The record written as one JSON object on one line: the keys it sets, in the log's order
+    /// (`OrderedJSON`).
+    func encoded() -> [UInt8] {
+        Array(orderedJSON.text.utf8)
     }
 
     /// `earlier` with this record's fields over it (the rules above); `status` stands in when
@@ -104,31 +102,6 @@ struct TakeLogRecord: Decodable, Equatable {
         if let pauses { entry.pauses = pauses }
         if let note { entry.note = note }
         return entry
-    }
-
-    /// Encodes the keys the record sets, in the log's order; a cleared note as `null`.
-    private struct Writer: Encodable {
-        let record: TakeLogRecord
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(record.take, forKey: .take)
-            try container.encodeIfPresent(record.status, forKey: .status)
-            try container.encodeIfPresent(record.startFrame, forKey: .startFrame)
-            try container.encodeIfPresent(record.startTime, forKey: .startTime)
-            try container.encodeIfPresent(record.sampleRate, forKey: .sampleRate)
-            try container.encodeIfPresent(record.frames, forKey: .frames)
-            try container.encodeIfPresent(record.files, forKey: .files)
-            try container.encodeIfPresent(record.tracks, forKey: .tracks)
-            try container.encodeIfPresent(record.xruns, forKey: .xruns)
-            try container.encodeIfPresent(record.lost, forKey: .lost)
-            try container.encodeIfPresent(record.pauses, forKey: .pauses)
-            switch record.note {
-            case .none: break
-            case .some(.none): try container.encodeNil(forKey: .note)
-            case .some(.some(let text)): try container.encode(text, forKey: .note)
-            }
-        }
     }
 }
 
