@@ -194,7 +194,7 @@ struct TakeLogTests {
             guard case .unreadableLog(let path, let line, _) = error else { throw error }
             #expect(path == folder.logPath)
             #expect(line == 2)
-            #expect(error.description.hasPrefix("cannot read the take log \(folder.logPath), line 2: "))
+            #expect(error.description.hasPrefix("cannot read the take log \(folder.logPath), line 2: unknown status"))
             #expect(!error.description.contains("\n"))
         }
     }

@@ -19,6 +19,9 @@ import Foundation
 /// followed only by well-formed chunks, as in a file closed normally) is left as it is, so
 /// repair is safe to run twice and never swallows a trailing chunk into the audio.
 ///
+/// libsndfile 1.2.0 itself reads a W64 file up to its end whatever the header says, but other
+/// readers (and libsndfile for WAV and RF64) trust the header, so W64 is repaired too.
+///
 /// Other containers (FLAC, CAF, AIFF, Ogg, ...) are not touched: their length is what libsndfile
 /// reads (FLAC and Ogg have none in the header to lag; CAF and AIFF keep the lagging length).
 enum TakeFileRepair {

@@ -22,8 +22,9 @@ import Foundation
 /// line stays in the middle. Any other line that is not a record is an error naming the file and
 /// line, because skipping it would silently lose a take.
 ///
-/// Not for the real-time thread: every call does file I/O.
-public final class TakeLog {
+/// Not for the real-time thread: every call does file I/O. Holds nothing but the folder's path,
+/// so one value may be shared between threads; each call opens the log afresh.
+public final class TakeLog: Sendable {
     public static let fileName = "takes.jsonl"
 
     public let folder: String
@@ -40,7 +41,8 @@ public final class TakeLog {
     /// are nil are left out of the record, so they keep what earlier records said.
     ///
     /// An entry with status `recording` marks the take as recording in this process (recovery
-    /// leaves it alone) until an entry with another status is appended for it.
+    /// leaves it alone) until an entry with another status is appended for it, or the session
+    /// lock is given up: take the lock before the first take.
     public func append(_ entry: TakeLogEntry) throws(TakeLogError) {
         if let reason = entry.invalidity() { throw .invalidEntry(take: entry.take, reason: reason) }
         try write(TakeLogRecord(entry))

@@ -169,11 +169,16 @@ enum TakeLogLines {
             let inside = path(context)
             return "no \"\(key.stringValue)\"" + (inside.isEmpty ? "" : " in \(inside)")
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            if context.codingPath.isEmpty { return "not a JSON object" }
             return "\(path(context)) is not \(typeName(type))"
         case .dataCorrupted(let context):
             let inside = path(context)
-            if context.codingPath.isEmpty, context.debugDescription.contains("JSON") || context.underlyingError != nil {
-                return "not a JSON object"
+            if context.codingPath.isEmpty, context.debugDescription.contains("not valid JSON") {
+                // Foundation says the same of a number too large for its field.
+                return "not valid JSON, or a number out of range"
+            }
+            if context.codingPath.last?.stringValue == TakeLogEntry.CodingKeys.status.rawValue {
+                return "unknown status (use \(TakeStatus.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")))"
             }
             return (inside.isEmpty ? "" : "\(inside): ") + context.debugDescription
         @unknown default:
