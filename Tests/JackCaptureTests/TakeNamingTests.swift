@@ -19,7 +19,21 @@ struct TakeNamingTests {
     @Test("take numbers")
     func numbers() {
         #expect(TakeNaming.takeNumber(of: "take-012.flac") == 12)
+        #expect(TakeNaming.takeNumber(of: "take-001.wav") == 1)
+        #expect(TakeNaming.takeNumber(of: "take-7") == 7)
         #expect(TakeNaming.takeNumber(of: "take-12b.wav") == nil)
         #expect(TakeNaming.takeNumber(of: "mytake-001.wav") == nil)
+        #expect(TakeNaming.takeNumber(of: "take-.wav") == nil)
+        #expect(TakeNaming.takeNumber(of: "take--001.wav") == nil)
+        #expect(TakeNaming.takeNumber(of: "take-99999999999999999999999.wav") == nil)
+    }
+
+    @Test("a per-track file name carries its take's number")
+    func perTrackNames() {
+        #expect(TakeNaming.takeNumber(of: "take-007-Kick In.wav") == 7)
+        #expect(TakeNaming.takeNumber(of: "take-007-overheads.wav") == 7)
+        #expect(TakeNaming.takeNumber(of: "take-010-.flac") == 10)
+        #expect(TakeNaming.takeNumber(of: "take-007_Kick.wav") == nil)
+        #expect(TakeNaming.nextFileName(existing: ["take-007-Kick In.wav", "take-003.wav"], fileExtension: "wav") == "take-008.wav")
     }
 }

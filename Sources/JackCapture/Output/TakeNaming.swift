@@ -3,14 +3,18 @@
 public enum TakeNaming {
     public static let prefix = "take-"
 
-    /// The take number in a file name such as `take-012.flac`, or nil if it is not a take.
+    /// The take number in a file name, or nil if it is not a take's: `take-012.flac` (one
+    /// interleaved file) and `take-007-Kick In.wav` (one file per track, the track's label after
+    /// the number) are both take files. The digits must end the name or be followed by `.` or `-`,
+    /// so `take-12b.wav` is not a take: a name the user chose is never mistaken for one, and a
+    /// session's per-track files count towards the numbering as much as interleaved ones do.
     public static func takeNumber(of fileName: String) -> Int? {
         guard fileName.hasPrefix(prefix) else { return nil }
         let rest = fileName.dropFirst(prefix.count)
         let digits = rest.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, digits.count == rest.count || rest.dropFirst(digits.count).first == "." else {
-            return nil
-        }
+        guard !digits.isEmpty else { return nil }
+        let after = rest.dropFirst(digits.count).first
+        guard after == nil || after == "." || after == "-" else { return nil }
         return Int(digits)
     }
 

@@ -1,0 +1,133 @@
+import Foundation
+
+/// What `jcap takes` prints: one line a take, or the log's entries as one JSON document.
+///
+/// Newest last, as the log is written, so the take just recorded is the line nearest the prompt.
+/// A line reads left to right as a person scans it: number, when (local time: the log's UTC is
+/// for machines), how long (h:mm:ss.mmm, then exact frames, which is what an editor's timeline
+/// and every position in the log count), tracks, the loudest peak, then anything that went wrong
+/// and the note. Deleted and discarded takes stay listed, marked, so a gap in the numbers
+/// always has an explanation.
+public enum TakeListing {
+    /// At most this many track names are spelled out; more are counted.
+    static let namedTracks = 4
+
+    /// One line a take, in the order given (`TakeLog.entries()` is oldest first). A take whose
+    /// sample rate is unknown (0) is timed at `defaultSampleRate` if given, else shown in frames
+    /// only.
+    public static func lines(_ entries: [TakeLogEntry], defaultSampleRate: Int? = nil,
+                             timeZone: TimeZone = .current) -> [String] {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let numberWidth = entries.map { String($0.take).count }.max() ?? 1
+        let rows = entries.map { entry -> [String] in
+            let rate = entry.sampleRate > 0 ? entry.sampleRate : (defaultSampleRate ?? 0)
+            let start = entry.startTime.flatMap(TakeLogTime.date(from:)).map(formatter.string(from:))
+                ?? entry.startTime ?? "-"
+            return [String(repeating: " ", count: numberWidth - String(entry.take).count) + String(entry.take),
+                    start,
+                    duration(frames: entry.frames, sampleRate: rate),
+                    "\(entry.frames) frames",
+                    tracks(entry),
+                    peak(entry),
+                    problems(entry),
+                    entry.note.map { "\"\(oneLine($0))\"" } ?? ""]
+        }
+        // The first four columns aligned (the text ones vary too much to pad usefully).
+        var widths = [Int](repeating: 0, count: 4)
+        for row in rows { for column in 0..<4 { widths[column] = max(widths[column], row[column].count) } }
+        return rows.map { row in
+            var parts: [String] = []
+            for (column, text) in row.enumerated() {
+                if column < 4 {
+                    let pad = String(repeating: " ", count: widths[column] - text.count)
+                    parts.append(column == 2 || column == 3 ? pad + text : text + pad)
+                } else if !text.isEmpty {
+                    parts.append(text)
+                }
+            }
+            var line = parts.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+    }
+
+    /// The entries as a JSON array, one entry a line, each exactly as the log spells a full record
+    /// (the same keys in the same order): a script reads `jcap takes --json` and the log with one
+    /// parser, and `[TakeLogEntry]` decodes it.
+    public static func json(_ entries: [TakeLogEntry]) -> String {
+        let objects = entries.map(\.orderedJSON.text)
+        guard !objects.isEmpty else { return "[]" }
+        return "[\n" + objects.map { "  " + $0 }.joined(separator: ",\n") + "\n]"
+    }
+
+    /// `h:mm:ss.mmm`, rounded down to the millisecond (a length is never overstated); `-` when
+    /// the rate is unknown.
+    static func duration(frames: Int64, sampleRate: Int) -> String {
+        guard sampleRate > 0, frames >= 0 else { return "-" }
+        let rate = Int64(sampleRate)
+        let seconds = frames / rate
+        let milliseconds = (frames % rate) * 1_000 / rate
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        return "\(seconds / 3_600):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(millis)"
+    }
+
+    static func tracks(_ entry: TakeLogEntry) -> String {
+        let count = entry.tracks.count
+        guard count > 0 else { return "" }
+        let noun = count == 1 ? "1 track" : "\(count) tracks"
+        let names = entry.tracks.map(\.name)
+        guard count <= namedTracks, names.allSatisfy({ !$0.isEmpty }) else { return noun }
+        return noun + ": " + names.map(oneLine).joined(separator: ", ")
+    }
+
+    /// The loudest track's peak, and how many samples clipped over all tracks.
+    static func peak(_ entry: TakeLogEntry) -> String {
+        guard let highest = entry.tracks.compactMap(\.highestPeakDBFS).filter({ !$0.isNaN }).max() else { return "" }
+        let level = highest <= TakeLogTrack.peakFloor ? "silent" : String(format: "peak %.1f dBFS", highest)
+        let clipped = saturatingSum(entry.tracks.compactMap(\.clippedSamples).filter { $0 > 0 })
+        return clipped > 0 ? "\(level), \(clipped) clipped" : level
+    }
+
+    /// The status when it is not `complete`, and every loss and xrun, whatever the status.
+    static func problems(_ entry: TakeLogEntry) -> String {
+        var parts: [String] = []
+        switch entry.status {
+        case .complete: break
+        case .framesLost: if entry.lost.isEmpty { parts.append("frames lost") }
+        case .recording: parts.append("recording (or killed: not yet recovered)")
+        case .interrupted: parts.append("interrupted")
+        case .serverShutdown: parts.append("server shut down")
+        case .diskFull: parts.append("disk full")
+        case .writeFailed: parts.append("write failed")
+        case .discarded: parts.append("discarded")
+        case .deleted: parts.append("deleted")
+        }
+        if !entry.lost.isEmpty {
+            let frames = saturatingSum(entry.lost.map(\.frames))
+            parts.append("\(frames) frames lost in \(entry.lost.count) span\(entry.lost.count == 1 ? "" : "s")")
+        }
+        if !entry.xruns.isEmpty {
+            parts.append("\(entry.xruns.count) xrun\(entry.xruns.count == 1 ? "" : "s")")
+        }
+        if !entry.pauses.isEmpty {
+            parts.append("paused \(entry.pauses.count)x")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Text on one line: a note may hold newlines, a listing line may not.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    static func saturatingSum(_ values: [Int64]) -> Int64 {
+        values.reduce(0) { sum, value in
+            let (result, overflow) = sum.addingReportingOverflow(value)
+            return overflow ? Int64.max : result
+        }
+    }
+}

@@ -1,0 +1,296 @@
+import Foundation
+
+/// How a take stands in the take log (`takes.jsonl`). The raw values are what the log holds, in
+/// words a person reading the file understands without this source.
+public enum TakeStatus: String, Codable, Sendable, CaseIterable {
+    /// The take has started and no end record followed: it is being recorded now, or its process
+    /// was killed (`TakeLog.recoverInterruptedTakes` turns the latter into `interrupted`).
+    case recording
+    /// Every frame asked for is in the files.
+    case complete
+    /// The files are complete and aligned, but some frames in them are silence (`lost`).
+    case framesLost = "frames lost"
+    /// The take stopped early: its process was killed (found by recovery), or the server's
+    /// sample rate changed. Everything written is in the files.
+    case interrupted
+    /// The JACK server went away mid-take: everything received is in the files.
+    case serverShutdown = "server shutdown"
+    /// The disk filled up mid-take: everything written is in the files.
+    case diskFull = "disk full"
+    /// Writing failed for another reason (an I/O error): everything written is in the files.
+    case writeFailed = "write failed"
+    /// Thrown away right after recording (the session's `d` key): the files are removed.
+    case discarded
+    /// Deleted later (`jcap takes`): the files are removed.
+    case deleted
+
+    /// The status a finished take's report comes to.
+    ///
+    /// A write failure counts as `diskFull` when the reason is ENOSPC or EDQUOT (the text
+    /// `SoundFile.write` puts first), because a full disk is what a studio can fix at once.
+    /// `cancelled` and `missedStart` leave no file and no audio, which is what a discarded take is.
+    public init(_ outcome: TakeReport.Outcome) {
+        switch outcome {
+        case .complete: self = .complete
+        case .lostFrames: self = .framesLost
+        case .serverShutDown: self = .serverShutdown
+        case .sampleRateChanged: self = .interrupted
+        case .cancelled, .missedStart: self = .discarded
+        case .writeFailed(let error):
+            let full = [ENOSPC, EDQUOT].map { String(cString: strerror($0)) }
+            if case .writeFailed(_, let reason) = error, full.contains(where: { reason.hasPrefix($0) }) {
+                self = .diskFull
+            } else {
+                self = .writeFailed
+            }
+        }
+    }
+
+    /// True for a take whose files were removed on purpose.
+    public var isRemoved: Bool { self == .deleted || self == .discarded }
+}
+
+/// One take as the take log knows it: what a start record says, completed by its end record,
+/// notes and any later record (see `TakeLog` for how records merge).
+///
+/// The JSON keys are snake_case. The log (and `TakeListing.json`) writes them in the order below,
+/// `take` first, so even a line cut short still names its take (`TakeLog.nextTakeNumber` relies
+/// on that); `Encodable` gives the same keys and values, in whatever order the encoder picks.
+/// Optional values that are nil are left out of the JSON.
+public struct TakeLogEntry: Codable, Sendable, Equatable {
+    /// The take number (`take-NNN` in its file names), at least 1.
+    public var take: Int
+    public var status: TakeStatus
+    /// JACK frame time of the take's first frame.
+    public var startFrame: UInt32?
+    /// Wall-clock time of the first frame, UTC, ISO 8601 with microseconds
+    /// (`2026-11-22T14:03:07.123456Z`; `TakeLogTime` writes and reads it).
+    public var startTime: String?
+    /// The server's sample rate, which `frames` and every position count in.
+    public var sampleRate: Int
+    /// Frames in the take at `sampleRate`: 0 while recording; for a recovered take the shortest
+    /// of its files.
+    public var frames: Int64
+    /// The take's files, relative to the session folder.
+    public var files: [TakeLogFile]
+    /// The take's tracks in recording order.
+    public var tracks: [TakeLogTrack]
+    /// Xruns: where in the take each fell, and the frames JACK's clock skipped there (0 when the
+    /// server reported an xrun that skipped nothing the take holds).
+    public var xruns: [TakeLogSpan]
+    /// Spans written as silence because their frames were lost.
+    public var lost: [TakeLogSpan]
+    /// Paused spans.
+    public var pauses: [TakeLogPause]
+    /// A note the user wrote about the take.
+    public var note: String?
+
+    public init(take: Int, status: TakeStatus, startFrame: UInt32? = nil, startTime: String? = nil,
+                sampleRate: Int, frames: Int64 = 0, files: [TakeLogFile] = [], tracks: [TakeLogTrack] = [],
+                xruns: [TakeLogSpan] = [], lost: [TakeLogSpan] = [], pauses: [TakeLogPause] = [],
+                note: String? = nil) {
+        self.take = take
+        self.status = status
+        self.startFrame = startFrame
+        self.startTime = startTime
+        self.sampleRate = sampleRate
+        self.frames = frames
+        self.files = files
+        self.tracks = tracks
+        self.xruns = xruns
+        self.lost = lost
+        self.pauses = pauses
+        self.note = note
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case take, status
+        case startFrame = "start_frame"
+        case startTime = "start_time"
+        case sampleRate = "sample_rate"
+        case frames, files, tracks, xruns, lost, pauses, note
+    }
+
+    /// Decodes a whole entry: `take` and `status` are required, everything else has its default
+    /// (0, empty, nil) when missing, so a hand-written line `{"take":3,"status":"complete"}` reads.
+    public init(from decoder: any Decoder) throws {
+        let record = try TakeLogRecord(from: decoder)
+        guard let status = record.status else {
+            throw DecodingError.keyNotFound(CodingKeys.status, .init(codingPath: decoder.codingPath,
+                                                                     debugDescription: "no status"))
+        }
+        self = record.merged(into: nil, status: status)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(take, forKey: .take)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(startFrame, forKey: .startFrame)
+        try container.encodeIfPresent(startTime, forKey: .startTime)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(frames, forKey: .frames)
+        try container.encode(files, forKey: .files)
+        try container.encode(tracks, forKey: .tracks)
+        try container.encode(xruns, forKey: .xruns)
+        try container.encode(lost, forKey: .lost)
+        try container.encode(pauses, forKey: .pauses)
+        try container.encodeIfPresent(note, forKey: .note)
+    }
+
+    /// Why the entry cannot be written, or nil: numbers a reader would trip over (a take below 1,
+    /// negative lengths or positions). Checked before appending, so the log only holds what it
+    /// can read back.
+    func invalidity() -> String? {
+        if take < 1 { return "take number \(take) is below 1" }
+        if sampleRate < 0 { return "sample rate \(sampleRate) is negative" }
+        if frames < 0 { return "frame count \(frames) is negative" }
+        for file in files {
+            if file.path.isEmpty { return "a file has an empty path" }
+            if let frames = file.frames, frames < 0 { return "file \(file.path) has \(frames) frames" }
+        }
+        for span in xruns + lost where span.position < 0 || span.frames < 0 {
+            return "span of \(span.frames) frames at \(span.position) is negative"
+        }
+        for pause in pauses where pause.position < 0 {
+            return "pause at \(pause.position) is negative"
+        }
+        if let latency = tracks.lazy.compactMap(\.captureLatency).first(where: { $0 < 0 }) {
+            return "capture latency \(latency) is negative"
+        }
+        return nil
+    }
+}
+
+/// One file of a take.
+public struct TakeLogFile: Codable, Sendable, Equatable {
+    /// Relative to the session folder (`take-007-Kick In.wav`), never absolute and never with a
+    /// `..` component: the log describes the folder it lives in, so the folder can be moved.
+    public var path: String
+    /// The names of the tracks in the file, in channel order.
+    public var tracks: [String]
+    /// Frames in the file at its own sample rate, when known (after the take, or measured by
+    /// recovery).
+    public var frames: Int64?
+
+    public init(path: String, tracks: [String], frames: Int64? = nil) {
+        self.path = path
+        self.tracks = tracks
+        self.frames = frames
+    }
+
+    enum CodingKeys: String, CodingKey { case path, tracks, frames }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = try container.decode(String.self, forKey: .path)
+        tracks = try container.decodeIfPresent([String].self, forKey: .tracks) ?? []
+        frames = try container.decodeIfPresent(Int64.self, forKey: .frames)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(tracks, forKey: .tracks)
+        try container.encodeIfPresent(frames, forKey: .frames)
+    }
+}
+
+/// One track of a take: what it was called, where it came from and how loud it got.
+public struct TakeLogTrack: Codable, Sendable, Equatable {
+    /// The floor the log writes for a peak: silence is -inf dBFS, which JSON cannot hold.
+    public static let peakFloor = -160.0
+
+    public var name: String
+    /// The JACK port it recorded (`system:capture_3`).
+    public var source: String
+    /// The source's capture latency in frames (jack_port_get_latency_range), when known.
+    public var captureLatency: Int?
+    /// Highest peak over the take in dBFS, at least `peakFloor`; nil with metering off.
+    public var highestPeakDBFS: Double?
+    /// Samples at or beyond full scale; nil with metering off (0 would claim none clipped).
+    public var clippedSamples: Int64?
+
+    public init(name: String, source: String, captureLatency: Int? = nil, highestPeakDBFS: Double? = nil,
+                clippedSamples: Int64? = nil) {
+        self.name = name
+        self.source = source
+        self.captureLatency = captureLatency
+        self.highestPeakDBFS = highestPeakDBFS
+        self.clippedSamples = clippedSamples
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, source
+        case captureLatency = "capture_latency"
+        case highestPeakDBFS = "highest_peak_dbfs"
+        case clippedSamples = "clipped_samples"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name) ?? ""
+        source = try container.decodeIfPresent(String.self, forKey: .source) ?? ""
+        captureLatency = try container.decodeIfPresent(Int.self, forKey: .captureLatency)
+        highestPeakDBFS = try container.decodeIfPresent(Double.self, forKey: .highestPeakDBFS).map(Self.floored)
+        clippedSamples = try container.decodeIfPresent(Int64.self, forKey: .clippedSamples)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(source, forKey: .source)
+        try container.encodeIfPresent(captureLatency, forKey: .captureLatency)
+        // JSON has no infinities or NaN: silence (-inf) becomes the floor, and a value that is no
+        // level at all (NaN, +inf from a broken sample) is left out rather than failing the append.
+        if let peak = highestPeakDBFS, !peak.isNaN, peak != .infinity {
+            try container.encode(Self.floored(peak), forKey: .highestPeakDBFS)
+        }
+        try container.encodeIfPresent(clippedSamples, forKey: .clippedSamples)
+    }
+
+    static func floored(_ peak: Double) -> Double { max(peakFloor, peak) }
+}
+
+/// A span of a take: where it starts (a take frame) and how many frames it covers.
+public struct TakeLogSpan: Codable, Sendable, Equatable {
+    public var position: Int64
+    public var frames: Int64
+
+    public init(position: Int64, frames: Int64) {
+        self.position = position
+        self.frames = frames
+    }
+
+    /// A lost span as the disk writer reports it.
+    public init(_ span: LostSpan) {
+        self.init(position: span.position, frames: span.frames)
+    }
+}
+
+/// A pause: the take frame it fell at and the JACK frames it skipped (`toFrame` is nil when the
+/// take ended paused).
+public struct TakeLogPause: Codable, Sendable, Equatable {
+    public var position: Int64
+    public var fromFrame: UInt32
+    public var toFrame: UInt32?
+
+    public init(position: Int64, fromFrame: UInt32, toFrame: UInt32? = nil) {
+        self.position = position
+        self.fromFrame = fromFrame
+        self.toFrame = toFrame
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case position
+        case fromFrame = "from_frame"
+        case toFrame = "to_frame"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(position, forKey: .position)
+        try container.encode(fromFrame, forKey: .fromFrame)
+        try container.encodeIfPresent(toFrame, forKey: .toFrame)
+    }
+}

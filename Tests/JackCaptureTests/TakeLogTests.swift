@@ -1,0 +1,437 @@
+import Foundation
+import Testing
+@testable import JackCapture
+
+@Suite("Take log")
+struct TakeLogTests {
+    let folder: TakeLogFolder
+
+    init() throws {
+        folder = try TakeLogFolder("takelog")
+    }
+
+    /// What the recorder appends when take `take` starts: two per-track files.
+    func startRecord(_ take: Int, startFrame: UInt32 = 1_000) -> TakeLogEntry {
+        let number = String(format: "%03d", take)
+        return TakeLogEntry(
+            take: take, status: .recording, startFrame: startFrame, startTime: "2026-11-22T14:03:07.123456Z",
+            sampleRate: 48_000,
+            files: [TakeLogFile(path: "take-\(number)-Kick In.wav", tracks: ["Kick In"]),
+                    TakeLogFile(path: "take-\(number)-Snare.wav", tracks: ["Snare"])],
+            tracks: [TakeLogTrack(name: "Kick In", source: "system:capture_1", captureLatency: 64),
+                     TakeLogTrack(name: "Snare", source: "system:capture_2", captureLatency: 64)])
+    }
+
+    /// What the recorder appends when the take ends: no start frame or time (they were in the
+    /// start record), everything known at the end.
+    func endRecord(_ take: Int, frames: Int64 = 96_000) -> TakeLogEntry {
+        let number = String(format: "%03d", take)
+        return TakeLogEntry(
+            take: take, status: .framesLost, sampleRate: 48_000, frames: frames,
+            files: [TakeLogFile(path: "take-\(number)-Kick In.wav", tracks: ["Kick In"], frames: frames),
+                    TakeLogFile(path: "take-\(number)-Snare.wav", tracks: ["Snare"], frames: frames)],
+            tracks: [TakeLogTrack(name: "Kick In", source: "system:capture_1", captureLatency: 64,
+                                  highestPeakDBFS: -3.25, clippedSamples: 0),
+                     TakeLogTrack(name: "Snare", source: "system:capture_2", captureLatency: 64,
+                                  highestPeakDBFS: -0.5, clippedSamples: 2)],
+            xruns: [TakeLogSpan(position: 4_096, frames: 256)],
+            lost: [TakeLogSpan(position: 4_096, frames: 256), TakeLogSpan(position: 9_000, frames: 224)],
+            pauses: [TakeLogPause(position: 48_000, fromFrame: 49_000, toFrame: 60_000)])
+    }
+
+    // MARK: Appending and merging
+
+    @Test("nothing is created until the first append")
+    func lazyCreation() throws {
+        let log = folder.log
+        #expect(try log.entries().isEmpty)
+        #expect(log.nextTakeNumber() == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        try log.append(startRecord(1))
+        #expect(folder.exists(TakeLog.fileName))
+    }
+
+    @Test("a start and an end record merge into one entry; the end's fields replace, absent ones are kept")
+    func startAndEndMerge() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try log.append(startRecord(2, startFrame: 500_000))
+        #expect(try log.entries().map(\.status) == [.recording, .recording])
+        try log.append(endRecord(1))
+
+        let entries = try log.entries()
+        #expect(entries.map(\.take) == [1, 2])
+        var expected = endRecord(1)
+        expected.startFrame = 1_000                           // kept from the start record
+        expected.startTime = "2026-11-22T14:03:07.123456Z"    // kept from the start record
+        #expect(entries[0] == expected)
+        #expect(entries[1] == startRecord(2, startFrame: 500_000))
+        // One line a record, nothing rewritten.
+        #expect(try folder.logText().split(separator: "\n").count == 3)
+    }
+
+    @Test("entries come back by take number, whatever order the records were written in")
+    func orderedByTake() throws {
+        let log = folder.log
+        for take in [3, 1, 2] { try log.append(startRecord(take)) }
+        #expect(try log.entries().map(\.take) == [1, 2, 3])
+    }
+
+    @Test("an entry that cannot be read back is refused before anything is written")
+    func invalidEntries() throws {
+        let log = folder.log
+        #expect(throws: TakeLogError.invalidEntry(take: 0, reason: "take number 0 is below 1")) {
+            try log.append(TakeLogEntry(take: 0, status: .complete, sampleRate: 48_000))
+        }
+        var negative = startRecord(1)
+        negative.frames = -1
+        #expect(throws: TakeLogError.self) { try log.append(negative) }
+        #expect(!folder.exists(TakeLog.fileName))
+    }
+
+    @Test("silence (-inf dBFS) is logged at the -160 floor; a NaN peak is left out")
+    func peakFloor() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.tracks[0].highestPeakDBFS = -.infinity
+        entry.tracks[1].highestPeakDBFS = .nan
+        try log.append(entry)
+        let read = try log.entries()[0]
+        #expect(read.tracks[0].highestPeakDBFS == -160)
+        #expect(read.tracks[1].highestPeakDBFS == nil)
+    }
+
+    // MARK: The file format
+
+    @Test("a record's JSON keys are exactly the log's snake_case names, in the log's order")
+    func jsonKeys() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.startFrame = 1_000
+        entry.startTime = "2026-11-22T14:03:07.123456Z"
+        entry.note = "keeper"
+        try log.append(entry)
+        let line = try folder.logText()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["take", "status", "start_frame", "start_time", "sample_rate", "frames", "files",
+                                     "tracks", "xruns", "lost", "pauses", "note"])
+        let file = try #require((object["files"] as? [[String: Any]])?.first)
+        #expect(Set(file.keys) == ["path", "tracks", "frames"])
+        let track = try #require((object["tracks"] as? [[String: Any]])?.first)
+        #expect(Set(track.keys) == ["name", "source", "capture_latency", "highest_peak_dbfs", "clipped_samples"])
+        let span = try #require((object["lost"] as? [[String: Any]])?.first)
+        #expect(Set(span.keys) == ["position", "frames"])
+        let pause = try #require((object["pauses"] as? [[String: Any]])?.first)
+        #expect(Set(pause.keys) == ["position", "from_frame", "to_frame"])
+        #expect(object["status"] as? String == "frames lost")
+        #expect(object["start_time"] as? String == "2026-11-22T14:03:07.123456Z")
+
+        // The exact text, so the order (take first) and the spelling of values are pinned too.
+        #expect(line == """
+            {"take":1,"status":"frames lost","start_frame":1000,"start_time":"2026-11-22T14:03:07.123456Z",\
+            "sample_rate":48000,"frames":96000,\
+            "files":[{"path":"take-001-Kick In.wav","tracks":["Kick In"],"frames":96000},\
+            {"path":"take-001-Snare.wav","tracks":["Snare"],"frames":96000}],\
+            "tracks":[{"name":"Kick In","source":"system:capture_1","capture_latency":64,"highest_peak_dbfs":-3.25,"clipped_samples":0},\
+            {"name":"Snare","source":"system:capture_2","capture_latency":64,"highest_peak_dbfs":-0.5,"clipped_samples":2}],\
+            "xruns":[{"position":4096,"frames":256}],\
+            "lost":[{"position":4096,"frames":256},{"position":9000,"frames":224}],\
+            "pauses":[{"position":48000,"from_frame":49000,"to_frame":60000}],"note":"keeper"}
+
+            """)
+    }
+
+    @Test("every status is written as the log spells it")
+    func statusNames() throws {
+        #expect(TakeStatus.allCases.map(\.rawValue) == ["recording", "complete", "frames lost", "interrupted",
+                                                        "server shutdown", "disk full", "write failed",
+                                                        "discarded", "deleted"])
+    }
+
+    @Test("a hand-written minimal line reads, with defaults for what it leaves out")
+    func minimalLine() throws {
+        try folder.appendRaw("{\"take\":4,\"status\":\"complete\"}\n")
+        #expect(try folder.log.entries() == [TakeLogEntry(take: 4, status: .complete, sampleRate: 0)])
+    }
+
+    // MARK: Torn and damaged lines
+
+    @Test("a torn last line (a write cut short) is skipped, and the next append starts on a new line")
+    func tornLastLine() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        let full = String(decoding: TakeLogRecord(endRecord(1)).encoded(), as: UTF8.self)
+        try folder.appendRaw(String(full.prefix(70)))   // killed mid-write: no newline, brackets open
+        #expect(try log.entries() == [startRecord(1)])
+
+        try log.append(startRecord(2))
+        let lines = try folder.logText().split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4)                         // start 1, the torn line, start 2, ""
+        #expect(lines[1] == full.prefix(70))
+        #expect(try log.entries() == [startRecord(1), startRecord(2)])
+    }
+
+    @Test("a run of NUL bytes (a power cut's unwritten tail) is skipped")
+    func nulTail() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try folder.appendRaw(String(repeating: "\0", count: 40))
+        #expect(try log.entries() == [startRecord(1)])
+        try log.append(endRecord(1))
+        #expect(try log.entries().first?.status == .framesLost)
+    }
+
+    @Test("a damaged line that is not a torn write is an error naming the file and line")
+    func damagedLine() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try folder.appendRaw("{\"take\":2,\"status\":\"bogus\"}\n")
+        try log.append(startRecord(3))
+        do {
+            _ = try log.entries()
+            Issue.record("a bad status was accepted")
+        } catch {
+            guard case .unreadableLog(let path, let line, _) = error else { throw error }
+            #expect(path == folder.logPath)
+            #expect(line == 2)
+            #expect(error.description.hasPrefix("cannot read the take log \(folder.logPath), line 2: unknown status"))
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test("lines that are JSON but not records are errors, never traps", arguments: [
+        "[1,2,3]", "{\"take\":\"seven\",\"status\":\"complete\"}", "{\"status\":\"complete\"}",
+        "{\"take\":-4,\"status\":\"complete\"}", "{\"take\":99999999999999999999999,\"status\":\"complete\"}",
+        "{\"take\":5,\"status\":\"complete\",\"frames\":-10}", "{\"take\":5,\"status\":\"complete\"} trailing",
+        "{\"take\":6,\"note\":\"a note before any status\"}", "not json at all", "{\"take\":7,\"status\":\"complete\",\"start_frame\":5000000000}",
+    ])
+    func notRecords(line: String) throws {
+        try folder.appendRaw(line + "\n" + "{\"take\":1,\"status\":\"complete\"}\n")
+        #expect {
+            _ = try folder.log.entries()
+        } throws: { error in
+            guard let error = error as? TakeLogError, case .unreadableLog(_, 1, let reason) = error else { return false }
+            return !reason.isEmpty && !reason.contains("\n")
+        }
+    }
+
+    // MARK: Notes
+
+    @Test("a note is set, replaced and cleared, and survives the take's end record")
+    func notes() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try log.setNote(take: 1, "count-in too fast")
+        #expect(try log.entry(1).note == "count-in too fast")
+        try log.append(endRecord(1))                      // the end record has no note: keeps it
+        #expect(try log.entry(1).note == "count-in too fast")
+        #expect(try log.entry(1).status == .framesLost)   // the note record did not touch the status
+        try log.setNote(take: 1, "keeper\nsecond line")
+        #expect(try log.entry(1).note == "keeper\nsecond line")
+        try log.setNote(take: 1, "  ")
+        #expect(try log.entry(1).note == nil)
+        #expect(try folder.logText().hasSuffix("{\"take\":1,\"note\":null}\n"))
+        #expect(throws: TakeLogError.noSuchTake(9)) { try log.setNote(take: 9, "nope") }
+    }
+
+    // MARK: Deleting
+
+    @Test("deleting a take removes its files (those that exist) and no other take's")
+    func deleteRemovesFiles() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try log.append(endRecord(1))
+        try log.append(startRecord(2))
+        try folder.touch("take-001-Kick In.wav")           // take-001-Snare.wav is already gone
+        try folder.touch("take-002-Kick In.wav")
+        try folder.touch("take-002-Snare.wav")
+        try folder.touch("take-001-Kick In.wav.bak")       // not listed: not the log's to remove
+
+        try log.delete(take: 1)
+        #expect(!folder.exists("take-001-Kick In.wav"))
+        #expect(folder.exists("take-002-Kick In.wav"))
+        #expect(folder.exists("take-002-Snare.wav"))
+        #expect(folder.exists("take-001-Kick In.wav.bak"))
+        let deleted = try log.entry(1)
+        #expect(deleted.status == .deleted)
+        #expect(deleted.frames == 96_000)                  // still says what was deleted
+        #expect(try folder.logText().hasSuffix("{\"take\":1,\"status\":\"deleted\"}\n"))
+
+        try log.discard(take: 2)
+        #expect(!folder.exists("take-002-Kick In.wav"))
+        #expect(try log.entry(2).status == .discarded)
+        #expect(throws: TakeLogError.noSuchTake(3)) { try log.delete(take: 3) }
+        #expect(throws: TakeLogError.noSuchTake(3)) { try log.discard(take: 3) }
+    }
+
+    @Test("a file outside the folder, or another take's, stops a deletion with nothing removed")
+    func deleteNeverTouchesAnotherTake() throws {
+        let log = folder.log
+        let outside = try TakeLogFolder("outside")
+        try outside.touch("take-005.wav")
+        for (take, paths) in [(5, ["take-005-a.wav", "../\((outside.path as NSString).lastPathComponent)/take-005.wav"]),
+                              (6, ["take-006-a.wav", outside.file("take-005.wav")]),
+                              (7, ["take-007-a.wav", "take-008.wav"]),
+                              (9, ["take-009-a.wav", "shared.wav"]),
+                              (10, ["shared.wav"])] {
+            try log.append(TakeLogEntry(take: take, status: .complete, sampleRate: 48_000,
+                                        files: paths.map { TakeLogFile(path: $0, tracks: ["a"]) }))
+            for path in paths where !path.contains("/") { try folder.touch(path) }
+        }
+        try log.append(TakeLogEntry(take: 8, status: .complete, sampleRate: 48_000,
+                                    files: [TakeLogFile(path: "take-008.wav", tracks: ["a"])]))
+
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 5, path: "../\((outside.path as NSString).lastPathComponent)/take-005.wav")) {
+            try log.delete(take: 5)
+        }
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 6, path: outside.file("take-005.wav"))) { try log.delete(take: 6) }
+        #expect(throws: TakeLogError.fileOfAnotherTake(take: 7, path: "take-008.wav", otherTake: 8)) { try log.delete(take: 7) }
+        #expect(throws: TakeLogError.fileOfAnotherTake(take: 9, path: "shared.wav", otherTake: 10)) { try log.delete(take: 9) }
+        for name in ["take-005-a.wav", "take-006-a.wav", "take-007-a.wav", "take-008.wav", "take-009-a.wav", "shared.wav"] {
+            #expect(folder.exists(name), "\(name) was removed")
+        }
+        #expect(outside.exists("take-005.wav"))
+        #expect(try log.entries().allSatisfy { $0.status == .complete })
+
+        // Shared both ways: neither take may take the other's audio with it.
+        #expect(throws: TakeLogError.fileOfAnotherTake(take: 10, path: "shared.wav", otherTake: 9)) { try log.delete(take: 10) }
+        #expect(folder.exists("shared.wav"))
+    }
+
+    @Test("a file that cannot be removed is an error, and the take is not marked deleted")
+    func removalFailure() throws {
+        let log = folder.log
+        try log.append(TakeLogEntry(take: 1, status: .complete, sampleRate: 48_000,
+                                    files: [TakeLogFile(path: "take-001.wav", tracks: ["a"])]))
+        // A directory where the file should be: unlink(2) refuses it (EISDIR), even for root.
+        try FileManager.default.createDirectory(atPath: folder.file("take-001.wav"), withIntermediateDirectories: false)
+        #expect {
+            try log.delete(take: 1)
+        } throws: { error in
+            guard let error = error as? TakeLogError, case .cannotRemove(let path, _) = error else { return false }
+            return path == folder.file("take-001.wav")
+        }
+        #expect(try log.entry(1).status == .complete)
+    }
+
+    // MARK: Numbering
+
+    @Test("take numbers never repeat: the log, deleted takes, torn lines, files in the folder and files moved out")
+    func numbering() throws {
+        let log = folder.log
+        #expect(log.nextTakeNumber() == 1)
+        try folder.touch("take-003.wav")                    // recorded before the log existed
+        #expect(log.nextTakeNumber() == 4)
+        try log.append(startRecord(4))
+        #expect(log.nextTakeNumber() == 5)
+        try log.append(startRecord(5))
+        try log.delete(take: 5)                             // deleted: the record keeps its number
+        #expect(log.nextTakeNumber() == 6)
+        try folder.touch("take-009-Kick In.wav")            // copied in by hand
+        #expect(log.nextTakeNumber() == 10)
+        // Moved out by hand: the log still names it.
+        try log.append(TakeLogEntry(take: 12, status: .complete, sampleRate: 48_000,
+                                    files: [TakeLogFile(path: "take-012.wav", tracks: ["a"])]))
+        #expect(!folder.exists("take-012.wav"))
+        #expect(log.nextTakeNumber() == 13)
+        // A start record cut short still names its take.
+        try folder.appendRaw("{\"take\":20,\"status\":\"reco")
+        #expect(log.nextTakeNumber() == 21)
+        // A file the log lists under another number, in a subfolder with more takes.
+        try folder.touch("old/take-030.wav")
+        #expect(log.nextTakeNumber() == 21)                 // not listed, not in the folder itself
+        try log.append(TakeLogEntry(take: 22, status: .complete, sampleRate: 48_000,
+                                    files: [TakeLogFile(path: "old/take-022.wav", tracks: ["a"])]))
+        #expect(log.nextTakeNumber() == 31)                 // the folder of a listed file counts
+        try folder.touch("take-12b.wav")                    // not a take's name
+        try folder.touch("take-99999999999999999999999.wav") // no number an Int holds
+        #expect(log.nextTakeNumber() == 31)
+    }
+
+    // MARK: The session lock
+
+    @Test("a second lock on a session folder is refused with the holder's PID, until released")
+    func lockRefusal() throws {
+        let first = try SessionLock(folder: folder.path)
+        #expect(SessionLock.isHeld(folder: folder.path))
+        #expect(throws: TakeLogError.sessionInUse(folder: folder.path, pid: getpid())) {
+            _ = try SessionLock(folder: folder.path)
+        }
+        do {
+            _ = try SessionLock(folder: folder.path)
+        } catch {
+            #expect(error.description == "session folder \(folder.path) is in use by jcap (PID \(getpid()))")
+        }
+        #expect(SessionLock.isHeld(folder: folder.path))   // the refused attempt changed nothing
+        first.release()
+        #expect(!SessionLock.isHeld(folder: folder.path))
+        let second = try SessionLock(folder: folder.path)
+        #expect(SessionLock.isHeld(folder: folder.path + "/."))  // the same folder, spelled another way
+        second.release()
+    }
+
+    @Test("another process cannot take the lock while it is held (flock(1) as the other process)")
+    func lockAcrossProcesses() throws {
+        let flock = "/usr/bin/flock"
+        guard FileManager.default.isExecutableFile(atPath: flock) else { return }
+        func otherProcessGetsLock() throws -> Bool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: flock)
+            process.arguments = ["--nonblock", folder.file(SessionLock.fileName), "true"]
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
+        let lock = try SessionLock(folder: folder.path)
+        #expect(try !otherProcessGetsLock())
+        lock.release()
+        #expect(try otherProcessGetsLock())
+    }
+
+    @Test("recovery refuses to run without the session lock")
+    func recoveryNeedsLock() throws {
+        try folder.appendStartRecordOfKilledProcess(startRecord(1))
+        #expect(throws: TakeLogError.sessionNotLocked(folder: folder.path)) {
+            _ = try folder.log.recoverInterruptedTakes()
+        }
+        #expect(try folder.log.entry(1).status == .recording)
+    }
+
+    // MARK: Statuses and times
+
+    @Test("a take's outcome gives its status; a full disk is told apart from other write failures")
+    func statusFromOutcome() {
+        let full = CaptureError.writeFailed(path: "x.wav", reason: "\(String(cString: strerror(ENOSPC))) (libsndfile)")
+        let other = CaptureError.writeFailed(path: "x.wav", reason: "\(String(cString: strerror(EIO))) (libsndfile)")
+        #expect(TakeStatus(.complete) == .complete)
+        #expect(TakeStatus(.lostFrames) == .framesLost)
+        #expect(TakeStatus(.serverShutDown) == .serverShutdown)
+        #expect(TakeStatus(.writeFailed(full)) == .diskFull)
+        #expect(TakeStatus(.writeFailed(other)) == .writeFailed)
+        #expect(TakeStatus(.sampleRateChanged(from: 48_000, to: 44_100)) == .interrupted)
+        #expect(TakeStatus(.cancelled) == .discarded)
+    }
+
+    @Test("start times are UTC with exactly six fractional digits, and read back")
+    func startTimes() throws {
+        var utc = tm()
+        utc.tm_year = 2026 - 1900
+        utc.tm_mon = 10
+        utc.tm_mday = 22
+        utc.tm_hour = 14
+        utc.tm_min = 3
+        utc.tm_sec = 7
+        let seconds = timegm(&utc)
+        #expect(TakeLogTime.string(from: timespec(tv_sec: seconds, tv_nsec: 123_456_789)) == "2026-11-22T14:03:07.123456Z")
+        #expect(TakeLogTime.string(from: timespec(tv_sec: seconds, tv_nsec: 0)) == "2026-11-22T14:03:07.000000Z")
+        let date = try #require(TakeLogTime.date(from: "2026-11-22T14:03:07.123456Z"))
+        #expect(abs(date.timeIntervalSince1970 - (Double(seconds) + 0.123456)) < 1e-6)
+        #expect(TakeLogTime.string(from: date) == "2026-11-22T14:03:07.123456Z")
+        #expect(TakeLogTime.date(from: "2026-11-22T14:03:07Z") != nil)
+        for bad in ["", "2026-11-22", "2026-13-22T14:03:07.1Z", "2026-11-22T14:03:07.123456", "2026-11-22 14:03:07Z"] {
+            #expect(TakeLogTime.date(from: bad) == nil, "\(bad)")
+        }
+        let now = TakeLogTime.now()
+        #expect(now.count == 27 && now.hasSuffix("Z"))
+    }
+}
