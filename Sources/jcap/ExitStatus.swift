@@ -64,7 +64,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .sessionFile: self = .badSessionFile
         case .sampleRateMismatch: self = .sessionSampleRateMismatch
         case .capture(let error): self.init(for: error)
-        case .takeLog(let error): self = error.isUnknownTake ? .noSuchTake : .takeLogFailed
+        case .takeLog(.noSuchTake): self = .noSuchTake
+        case .takeLog: self = .takeLogFailed
         case .takeInProgress: self = .noSuchTake
         case .takesNeedLength: self = .usage
         }

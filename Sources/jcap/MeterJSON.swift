@@ -28,6 +28,7 @@ struct MeterJSONLine: Encodable {
 
     init(_ snapshot: MeterSnapshot) {
         switch snapshot.state {
+        case .ready: state = "ready"; countdown_frames = nil
         case .waitingForPorts: state = "waiting_for_ports"; countdown_frames = nil
         case .countdown(let frames): state = "countdown"; countdown_frames = frames
         case .recording: state = "recording"; countdown_frames = nil

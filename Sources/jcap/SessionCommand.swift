@@ -255,9 +255,9 @@ extension Console {
                     + entry.lost.map { "\($0.frames) at \($0.position)" }.joined(separator: "; "))
             }
             if !entry.xruns.isEmpty { line("jcap: take \(entry.take): \(entry.xruns.count) xrun\(entry.xruns.count == 1 ? "" : "s")") }
-            let clipped = entry.tracks.filter { $0.clippedSamples > 0 }
+            let clipped = entry.tracks.filter { ($0.clippedSamples ?? 0) > 0 }
             if !clipped.isEmpty {
-                line("jcap: take \(entry.take): clipped: " + clipped.map { "\($0.name) (\($0.clippedSamples))" }.joined(separator: ", "))
+                line("jcap: take \(entry.take): clipped: " + clipped.map { "\($0.name) (\($0.clippedSamples ?? 0))" }.joined(separator: ", "))
             }
             let status = ExitStatus(for: entry.status)
             if status != .success && worst == .success { worst = status }

@@ -70,7 +70,10 @@ final class StudioSessionTests: JackTestCase {
         // BWF: TimeReference is the start time since local midnight, in samples; iXML lists the tracks.
         let stereo = try SoundFile.open(readingFrom: takeFiles(1)[6].path)
         let bext = try XCTUnwrap(stereo.broadcastInfo())
-        let startMicroseconds = try XCTUnwrap(TakeLogEntry.microseconds(fromTimestamp: try XCTUnwrap(entry.startTime)))
+        let startTime = try XCTUnwrap(entry.startTime)
+        let wholeSeconds = try XCTUnwrap(TakeLogTime.date(from: String(startTime.prefix(19)) + "Z")).timeIntervalSince1970
+        let fraction = try XCTUnwrap(Int64(startTime.dropFirst(20).prefix(6)), startTime)
+        let startMicroseconds = Int64(wholeSeconds) * 1_000_000 + fraction
         XCTAssertEqual(bext.timeReference, TakeFileMetadata.samplesSinceLocalMidnight(
             microsecondsSinceEpoch: startMicroseconds, sampleRate: server.sampleRate, timeZone: .current))
         XCTAssertEqual(bext.originator, "jcap")

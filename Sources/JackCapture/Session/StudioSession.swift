@@ -166,12 +166,13 @@ public final class StudioSession: @unchecked Sendable {
             try studioTake.begin(segment: segment, files: files, frameTime: frameTime)
         }
         layout.onSegmentFinished = { segment in studioTake.segmentFinished(segment) }
-        let take: Take
-        do {
-            take = try client.makeTake(layout)
+        do throws(CaptureError) {
+            let take = try client.makeTake(layout)
             studioTake.attach(take)
             let total = lengthFrames.map { $0.multipliedReportingOverflow(by: Int64(count)) }
-            if let total, total.overflow { throw CaptureError.badDuration("\(count) × \(length!)", reason: "too long") }
+            if let total, total.overflow {
+                throw .badDuration("\(count) takes of \(length?.description ?? "")", reason: "too long for JACK's clock")
+            }
             try take.start(at: start, lengthFrames: total?.partialValue)
         } catch {
             studioTake.abandon()
@@ -263,7 +264,7 @@ public final class StudioTake: @unchecked Sendable {
     func attach(_ take: Take) { lock.withLock { engineTake = take } }
 
     /// The take never started (a refused start): its files are removed.
-    func abandon() { _ = engineTake?.finish() }
+    func abandon() { _ = lock.withLock({ engineTake })?.finish() }
 
     /// The engine's take (pause, resume, stop, status).
     public var take: Take { lock.withLock { engineTake! } }
@@ -311,13 +312,17 @@ public final class StudioTake: @unchecked Sendable {
         }
         var entry = TakeLogEntry(take: number, status: .recording, sampleRate: session.client.sampleRate, frames: 0)
         entry.startFrame = frameTime
-        entry.startTime = startMicroseconds.map(TakeLogEntry.timestamp(microsecondsSinceEpoch:))
+        entry.startTime = startMicroseconds.map { microseconds in
+            // Floor division keeps the fraction in 0..<1 s.
+            let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
+            return TakeLogTime.string(from: timespec(tv_sec: Int(seconds), tv_nsec: Int(microseconds - seconds * 1_000_000) * 1_000))
+        }
         entry.files = zip(files, fileSpecs).map { file, spec in
             TakeLogFile(path: relativePath(file.path), tracks: spec.trackIndices.map { definition.armedTracks[$0].name })
         }
         entry.tracks = trackEntries(levels: nil)
         lock.withLock { begun[number] = entry }
-        do { try session.log.append(entry) } catch {
+        do throws(TakeLogError) { try session.log.append(entry) } catch {
             throw .writeFailed(path: session.log.path, reason: error.description)
         }
     }

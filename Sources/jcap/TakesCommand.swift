@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import JackCapture
+
+/// `jcap takes FILE`: the session's takes, newest last; `--delete N` and `--note N TEXT` change
+/// one. Opening the log also finds takes a killed jcap left unfinished and logs them as
+/// interrupted with the frames their files really hold (unless a jcap has the session open).
+struct TakesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "takes",
+        abstract: "List a session's takes; delete one or set its note.",
+        discussion: """
+            Exit status: 0 done; 20 bad session file; 22 the take log failed, or --delete while
+            another jcap has the session open; 23 no such take.
+            """)
+
+    @Argument(help: ArgumentHelp("The session file.", valueName: "file"))
+    var file: String
+
+    @Flag(name: .long, help: "One JSON array of the log's entries, for programs.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Remove take N's files and mark it deleted in the log.", valueName: "n"))
+    var delete: Int?
+
+    @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Set take N's note: --note N TEXT.", valueName: "n text"))
+    var note: [String] = []
+
+    func validate() throws {
+        if !note.isEmpty {
+            guard note.count == 2, Int(note[0]) != nil else {
+                throw ValidationError("--note takes a take number and the text: --note 7 'best vocal'")
+            }
+        }
+    }
+
+    func run() throws {
+        let console = Console(display: MeterDisplay.none)
+        let definition: SessionDefinition
+        do { definition = try SessionDefinition.load(path: file) } catch {
+            throw console.fail(StudioSessionError.sessionFile(error))
+        }
+        let log = TakeLog(folder: definition.folder)
+        // With the folder's lock, this process may recover killed takes and delete; without it
+        // (a session is recording), the log is only read and notes appended.
+        var lock: SessionLock?
+        if FileManager.default.fileExists(atPath: definition.folder) {
+            lock = try? SessionLock(folder: definition.folder)
+        }
+        defer { lock?.release() }
+        do throws(TakeLogError) {
+            if lock != nil {
+                for entry in try log.recoverInterruptedTakes() {
+                    console.line("jcap: take \(entry.take) was interrupted (its process ended mid-take); logged with the \(entry.frames) frames its files hold")
+                }
+            }
+            if let number = Int(note.first ?? ""), note.count == 2 {
+                try log.setNote(take: number, note[1])
+                console.line("jcap: take \(number): note set")
+            }
+            if let delete {
+                if lock == nil, FileManager.default.fileExists(atPath: definition.folder) {
+                    _ = try SessionLock(folder: definition.folder)
+                }
+                try log.delete(take: delete)
+                console.line("jcap: take \(delete) deleted: its files are removed, the log says so")
+            }
+            let entries = try log.entries()
+            if json {
+                StandardStreams.writeOutput(TakeListing.json(entries) + "\n")
+            } else if entries.isEmpty {
+                console.line("jcap: no takes yet in \(definition.folder)")
+            } else {
+                StandardStreams.writeOutput(TakeListing.lines(entries).joined(separator: "\n") + "\n")
+            }
+        } catch {
+            throw console.fail(StudioSessionError.takeLog(error))
+        }
+    }
+}
