@@ -215,6 +215,29 @@ struct TakeLogTests {
         }
     }
 
+    @Test("a log with damaged bytes anywhere reads or fails with an error, never traps")
+    func damagedBytes() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try log.append(endRecord(1))
+        try log.setNote(take: 1, "ok")
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: folder.logPath)))
+        var generator = TakeRecoveryTests.SplitMix(seed: 11)
+        for _ in 0..<500 {
+            var damaged = original
+            for _ in 0..<Int(generator.next() % 3 + 1) {
+                damaged[Int(generator.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            try Data(damaged).write(to: URL(fileURLWithPath: folder.logPath))
+            do {
+                _ = try log.entries()
+            } catch {
+                #expect(!error.description.isEmpty)
+            }
+            _ = log.nextTakeNumber()
+        }
+    }
+
     // MARK: Notes
 
     @Test("a note is set, replaced and cleared, and survives the take's end record")

@@ -303,6 +303,53 @@ struct TakeRecoveryTests {
         try expectSamples(name, frames: 4_800, channels: 2, prefixOnly: true, total: frames)
     }
 
+    @Test("damaged headers never trap, never change a file's length and never touch its audio")
+    func damagedHeaders() throws {
+        let name = "take-001.wav"
+        for fileExtension in ["wav", "rf64", "w64"] {
+            let source = "source.\(fileExtension)"
+            try writeKilledFile(source, Case(fileExtension: fileExtension, format: .pcm, bitDepth: 24, channels: 2,
+                                             headerFrames: 100, writtenFrames: 300))
+            let original = try bytes(source)
+            let headerLength = fileExtension == "w64" ? 104 : (fileExtension == "wav" ? 112 : 104)
+            var generator = SplitMix(seed: 7)
+            for _ in 0..<300 {
+                var damaged = original
+                for _ in 0..<Int(generator.next() % 4 + 1) {
+                    let offset = Int(generator.next() % UInt64(headerLength))
+                    damaged[offset] = UInt8(truncatingIfNeeded: generator.next())
+                }
+                try damaged.write(to: URL(fileURLWithPath: folder.file(name)))
+                _ = try? TakeFileRepair.measureAndRepair(path: folder.file(name))
+                let after = try bytes(name)
+                #expect(after.count == original.count)
+                #expect(after[headerLength...] == original[headerLength...])
+            }
+        }
+        // Hand-made damage: a one-byte ADPCM block of 65,535 frames, chunks running off the end.
+        var riff = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVE".utf8)
+        riff += Array("fmt ".utf8) + [20, 0, 0, 0, 0x11, 0, 1, 0, 0x80, 0xBB, 0, 0, 0, 0, 0, 0, 1, 0, 4, 0, 2, 0, 0xFF, 0xFF]
+        riff += Array("data".utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 7, count: 64)
+        try Data(riff).write(to: URL(fileURLWithPath: folder.file(name)))
+        #expect(try TakeFileRepair.measureAndRepair(path: folder.file(name)).frames >= 0)
+        try Data(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVE".utf8) + Array("fmt ".utf8) + [0xFF, 0xFF, 0xFF, 0x7F])
+            .write(to: URL(fileURLWithPath: folder.file(name)))
+        #expect(try TakeFileRepair.measureAndRepair(path: folder.file(name)) == .init(frames: 0, sampleRate: nil, repaired: false))
+    }
+
+    /// A small deterministic generator, so a failure repeats.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
     @Test("file lengths at another rate are scaled to the take's")
     func scaling() {
         #expect(TakeLog.scale(44_100, from: 44_100, to: 48_000) == 48_000)

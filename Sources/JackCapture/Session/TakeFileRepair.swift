@@ -292,7 +292,7 @@ struct WaveLayout {
         let available = UInt64(max(0, fileSize - dataStart))
         let align = UInt64(blockAlign)
         if headerDataSize <= available, try headerIsFinal(in: file, fileSize: fileSize) {
-            return Plan(frames: Int64(headerDataSize / align) * Int64(framesPerBlock), writes: [])
+            return Plan(frames: frames(blocks: headerDataSize / align), writes: [])
         }
         var blocks = available / align
         var used = blocks * align
@@ -304,34 +304,42 @@ struct WaveLayout {
             if padded <= fileSize { end = padded }
             var writes = [Write(offset: 16, bytes: le(UInt64(end), 8)),
                           Write(offset: dataChunkOffset + 16, bytes: le(24 + used, 8))]
-            if let factOffset { writes.append(Write(offset: factOffset + 24, bytes: le(blocks * UInt64(framesPerBlock), 8))) }
-            return Plan(frames: Int64(blocks) * Int64(framesPerBlock), writes: writes)
+            if let factOffset { writes.append(Write(offset: factOffset + 24, bytes: le(UInt64(frames(blocks: blocks)), 8))) }
+            return Plan(frames: frames(blocks: blocks), writes: writes)
         case .rf64:
-            guard let ds64Offset else { return Plan(frames: Int64(headerDataSize / align) * Int64(framesPerBlock), writes: []) }
+            guard let ds64Offset else { return Plan(frames: frames(blocks: headerDataSize / align), writes: []) }
             let end = riffEnd(used: used, fileSize: fileSize)
             var writes = [Write(offset: 4, bytes: le(0xFFFF_FFFF, 4)),
-                          Write(offset: ds64Offset + 8, bytes: le(UInt64(end - 8), 8) + le(used, 8) + le(blocks * UInt64(framesPerBlock), 8)),
+                          Write(offset: ds64Offset + 8, bytes: le(UInt64(end - 8), 8) + le(used, 8) + le(UInt64(frames(blocks: blocks)), 8)),
                           Write(offset: dataChunkOffset + 4, bytes: le(0xFFFF_FFFF, 4))]
-            if let factOffset { writes.append(Write(offset: factOffset + 8, bytes: le(min(blocks * UInt64(framesPerBlock), 0xFFFF_FFFF), 4))) }
-            return Plan(frames: Int64(blocks) * Int64(framesPerBlock), writes: writes)
+            if let factOffset { writes.append(Write(offset: factOffset + 8, bytes: le(min(UInt64(frames(blocks: blocks)), 0xFFFF_FFFF), 4))) }
+            return Plan(frames: frames(blocks: blocks), writes: writes)
         case .riff:
             if UInt64(riffEnd(used: used, fileSize: fileSize) - 8) > 0xFFFF_FFFF {
                 if let header = try rf64Header(in: file, used: used, blocks: blocks, fileSize: fileSize) {
-                    return Plan(frames: Int64(blocks) * Int64(framesPerBlock),
+                    return Plan(frames: frames(blocks: blocks),
                                 writes: [Write(offset: 0, bytes: header),
                                          Write(offset: dataChunkOffset + 4, bytes: le(0xFFFF_FFFF, 4))])
                 }
                 // No room for ds64: the header describes as much as a RIFF header can; the rest
                 // stays in the file (recoverable by a tool that ignores the sizes).
-                blocks = (0xFFFF_FFFF - UInt64(dataStart - 8) - 1) / align
+                let room = UInt64(0xFFFF_FFFF) - 1
+                blocks = UInt64(dataStart - 8) < room ? (room - UInt64(dataStart - 8)) / align : 0
                 used = blocks * align
             }
             let end = riffEnd(used: used, fileSize: fileSize)
             var writes = [Write(offset: 4, bytes: le(UInt64(end - 8), 4)),
                           Write(offset: dataChunkOffset + 4, bytes: le(used, 4))]
-            if let factOffset { writes.append(Write(offset: factOffset + 8, bytes: le(min(blocks * UInt64(framesPerBlock), 0xFFFF_FFFF), 4))) }
-            return Plan(frames: Int64(blocks) * Int64(framesPerBlock), writes: writes)
+            if let factOffset { writes.append(Write(offset: factOffset + 8, bytes: le(min(UInt64(frames(blocks: blocks)), 0xFFFF_FFFF), 4))) }
+            return Plan(frames: frames(blocks: blocks), writes: writes)
         }
+    }
+
+    /// Frames in `blocks` blocks, saturating: a damaged fmt chunk (a one-byte block of 65,535
+    /// frames) must not make a large file overflow the count.
+    private func frames(blocks: UInt64) -> Int64 {
+        let (product, overflow) = blocks.multipliedReportingOverflow(by: UInt64(framesPerBlock))
+        return overflow || product > UInt64(Int64.max) ? Int64.max : Int64(product)
     }
 
     /// True when the header's data size ends the data at the end of the file, or where only
@@ -360,9 +368,10 @@ struct WaveLayout {
         var header = Array("RF64".utf8) + le(0xFFFF_FFFF, 4) + Array("WAVE".utf8)
         let end = riffEnd(used: used, fileSize: fileSize)
         header += Array("ds64".utf8) + le(28, 4) + le(UInt64(end - 8), 8) + le(used, 8)
-            + le(blocks * UInt64(framesPerBlock), 8) + le(0, 4)
+            + le(UInt64(frames(blocks: blocks)), 8) + le(0, 4)
         for chunk in chunksBeforeData where !["JUNK", "junk", "fact", "PAD ", "FLLR"].contains(chunk.id) {
             let length = 8 + Int(chunk.size) + Int(chunk.size & 1)
+            guard header.count + length <= Int(dataChunkOffset) else { return nil }
             guard let bytes = try file.read(length, at: chunk.offset) else { return nil }
             header += bytes
         }

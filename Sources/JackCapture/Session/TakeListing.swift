@@ -69,7 +69,12 @@ public enum TakeListing {
         guard sampleRate > 0, frames >= 0 else { return "-" }
         let rate = Int64(sampleRate)
         let seconds = frames / rate
-        let milliseconds = (frames % rate) * 1_000 / rate
+        // Exact for every real rate; a rate from a damaged log too large to multiply is scaled in
+        // floating point instead of trapping.
+        let remainder = frames % rate
+        let milliseconds = remainder <= Int64.max / 1_000
+            ? remainder * 1_000 / rate
+            : min(999, Int64(Double(remainder) / Double(rate) * 1_000))
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
         return "\(seconds / 3_600):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(millis)"
