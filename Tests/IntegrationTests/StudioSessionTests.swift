@@ -1,3 +1,4 @@
+import CJack
 import Foundation
 import XCTest
 @testable import JackCapture
