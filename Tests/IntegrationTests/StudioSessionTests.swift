@@ -65,7 +65,13 @@ final class StudioSessionTests: JackTestCase {
         XCTAssertEqual(entry.files.last?.tracks, ["OH Left", "OH Right"])
         XCTAssertEqual(entry.tracks.map(\.name), Self.drumTracks)
         XCTAssertEqual(entry.tracks.map(\.source), (1...8).map { "sig:out_\($0)" })
-        XCTAssertTrue(entry.tracks.allSatisfy { ($0.highestPeakDBFS ?? -200) > -6 }, "the test signal peaks near full scale")
+        // Each track's highest peak is the loudest sample of its source over exactly the take's frames.
+        for (channel, track) in entry.tracks.enumerated() {
+            let loudest = (0..<24_000).map { abs(TestSignal.sample(frameTime: FrameTime.advance(start, by: $0), channel: channel)) }.max()!
+            XCTAssertEqual(track.highestPeakDBFS ?? -200, Double(ChannelMeters.decibels(amplitude: Double(loudest))),
+                           accuracy: 0.0001, track.name)
+            XCTAssertEqual(track.clippedSamples, 0, track.name)
+        }
         XCTAssertNotNil(entry.startTime)
 
         // BWF: TimeReference is the start time since local midnight, in samples; iXML lists the tracks.
@@ -109,7 +115,12 @@ final class StudioSessionTests: JackTestCase {
         let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--meter", "none"],
                                   server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
         try Self.waitFor("the session's ports") { observer.audioPorts(flags: JackPortIsInput).contains("meta:Kick In") }
-        let listing = try runProgram(try Executables.system("jack_property"), ["-l"])
+        // The properties are set once the ports are connected: listed by then.
+        var listing = ""
+        try Self.waitFor("the pretty names in jack_property -l") {
+            listing = (try? runProgram(try Executables.system("jack_property"), ["-l"])) ?? ""
+            return listing.contains("Snare Bottom")
+        }
         keys.fileHandleForWriting.write(Data("q".utf8))
         XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
         XCTAssertTrue(listing.contains("Snare Bottom"), listing)
@@ -185,7 +196,7 @@ final class StudioSessionTests: JackTestCase {
         let lacking = try writeSession("lacking", tracks: "[[track]]\nname = \"Vox\"\nsource = 99\n")
         run = try runJcap(["session", lacking, "--for", "1s"])
         XCTAssertEqual(run.status, 20, run.errors)
-        XCTAssertTrue(run.errors.contains("lacking.toml:7:"), run.errors)
+        XCTAssertTrue(run.errors.contains("lacking.toml:8:"), run.errors)
         XCTAssertTrue(run.errors.contains("99"), run.errors)
 
         let rate = try writeSession("rate", extra: "sample_rate = 44100")

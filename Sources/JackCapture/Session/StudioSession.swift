@@ -36,9 +36,10 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
 /// and logs takes an earlier process left unfinished (killed) as interrupted with the frames
 /// their files really hold. The client and its connections stay up between takes.
 public final class StudioSession: @unchecked Sendable {
-    public let definition: SessionDefinition
-    public let client: CaptureClient
-    public let log: TakeLog
+    public var definition: SessionDefinition { context.definition }
+    public var client: CaptureClient { context.client }
+    public var log: TakeLog { context.log }
+    private let context: StudioSessionContext
     /// Takes found unfinished when the session opened, now logged as interrupted.
     public let recoveredTakes: [TakeLogEntry]
     /// The armed tracks' sources, in channel order.
@@ -46,10 +47,9 @@ public final class StudioSession: @unchecked Sendable {
     /// Free bytes on the session folder's file system below which a take is stopped cleanly: what
     /// the ring can still hold when the disk is asked to take it, plus room for headers.
     public var diskReserveBytes: Int64 {
-        get { lock.withLock { reserve } }
-        set { lock.withLock { reserve = newValue } }
+        get { context.diskReserveBytes }
+        set { context.diskReserveBytes = newValue }
     }
-    private var reserve: Int64 = 0
 
     private let folderLock: SessionLock
     private let lock = NSLock()
@@ -60,7 +60,6 @@ public final class StudioSession: @unchecked Sendable {
     /// and every track's source before anything is created, then creates the folder, takes its
     /// lock, recovers interrupted takes, and registers and connects the ports.
     public init(definition: SessionDefinition, serverName: String? = nil) throws(StudioSessionError) {
-        self.definition = definition
         let jack: JackClient
         do { jack = try JackClient(name: definition.name, server: serverName) } catch { throw .capture(.jack(error)) }
         if let rate = definition.sampleRate, rate != jack.sampleRate {
@@ -75,9 +74,9 @@ public final class StudioSession: @unchecked Sendable {
         } catch {
             throw .capture(.outputUnwritable(definition.folder, reason: "cannot create the session folder"))
         }
+        let log = TakeLog(folder: definition.folder)
         do {
             folderLock = try SessionLock(folder: definition.folder)
-            log = TakeLog(folder: definition.folder)
             recoveredTakes = try log.recoverInterruptedTakes()
         } catch { throw .takeLog(error) }
 
@@ -88,7 +87,11 @@ public final class StudioSession: @unchecked Sendable {
         configuration.portNames = definition.armedTracks.map(\.portName)
         configuration.settings = definition.settings
         configuration.bufferSeconds = definition.bufferSeconds
-        do { client = try CaptureClient(configuration: configuration, client: jack) } catch { throw .capture(error) }
+        let client: CaptureClient
+        do { client = try CaptureClient(configuration: configuration, client: jack) } catch {
+            folderLock.release()
+            throw .capture(error)
+        }
         client.isMeteringEnabled = true
         for (order, (track, port)) in zip(definition.armedTracks, client.engine.ports).enumerated() {
             // Shown by qjackctl and `jack_property -l`; a server without metadata support just
@@ -96,9 +99,10 @@ public final class StudioSession: @unchecked Sendable {
             try? jack.setPrettyName(track.name, ofPort: port)
             try? jack.setOrder(order + 1, ofPort: port)
         }
-        reserve = Int64(definition.bufferSeconds * Double(StudioSession.bytesPerSecond(
+        let reserve = Int64(definition.bufferSeconds * Double(StudioSession.bytesPerSecond(
             definition, tracks: definition.armedTracks.count, sampleRate: definition.settings.sampleRate ?? jack.sampleRate)))
             + (1 << 20)
+        context = StudioSessionContext(definition: definition, client: client, log: log, diskReserveBytes: reserve)
     }
 
     deinit { close() }
@@ -156,7 +160,7 @@ public final class StudioSession: @unchecked Sendable {
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
         if count > 1 && lengthFrames == nil { throw .takesNeedLength }
         let first = log.nextTakeNumber()
-        let studioTake = StudioTake(session: self, firstNumber: first, count: count)
+        let studioTake = StudioTake(session: context, firstNumber: first, count: count)
         var layout = TakeLayout(files: takeFiles(number: first))
         if count > 1, let lengthFrames {
             layout.segmentLength = lengthFrames
@@ -219,11 +223,7 @@ public final class StudioSession: @unchecked Sendable {
     }
 
     /// Free bytes on the session folder's file system (statvfs), nil if it cannot be read.
-    public var freeDiskBytes: Int64? {
-        var info = statvfs()
-        guard statvfs(definition.folder, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
-    }
+    public var freeDiskBytes: Int64? { context.freeDiskBytes }
 
     /// Seconds of recording the disk still holds at the session's data rate.
     public var recordingSecondsLeft: Double? {
@@ -231,6 +231,34 @@ public final class StudioSession: @unchecked Sendable {
         let rate = StudioSession.bytesPerSecond(definition, tracks: definition.armedTracks.count,
                                                 sampleRate: definition.settings.sampleRate ?? client.sampleRate)
         return Double(max(0, free - diskReserveBytes)) / Double(max(1, rate))
+    }
+}
+
+/// What a session's takes share with it: its definition, client and log, and the disk reserve.
+final class StudioSessionContext: @unchecked Sendable {
+    let definition: SessionDefinition
+    let client: CaptureClient
+    let log: TakeLog
+    private let lock = NSLock()
+    private var reserve: Int64
+
+    init(definition: SessionDefinition, client: CaptureClient, log: TakeLog, diskReserveBytes: Int64) {
+        self.definition = definition
+        self.client = client
+        self.log = log
+        reserve = diskReserveBytes
+    }
+
+    var diskReserveBytes: Int64 {
+        get { lock.withLock { reserve } }
+        set { lock.withLock { reserve = newValue } }
+    }
+
+    /// Free bytes on the session folder's file system (statvfs), nil if it cannot be read.
+    var freeDiskBytes: Int64? {
+        var info = statvfs()
+        guard statvfs(definition.folder, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 }
 
@@ -248,7 +276,9 @@ public final class StudioTake: @unchecked Sendable {
 
     /// The take numbers it records, in order.
     public let numbers: ClosedRange<Int>
-    private unowned let session: StudioSession
+    /// What the take needs of its session, held strongly: the session may be closed (or
+    /// deinitialized) while the take's last records are written.
+    private let session: StudioSessionContext
     private let lock = NSLock()
     private var engineTake: Take?
     private var reason = StopReason.requested
@@ -256,7 +286,9 @@ public final class StudioTake: @unchecked Sendable {
     private var finishedEntries: [TakeLogEntry] = []
     private var logFailure: TakeLogError?
 
-    init(session: StudioSession, firstNumber: Int, count: Int) {
+    private var endEntries: [TakeLogEntry]?
+
+    init(session: StudioSessionContext, firstNumber: Int, count: Int) {
         self.session = session
         numbers = firstNumber...(firstNumber + count - 1)
     }
@@ -286,7 +318,7 @@ public final class StudioTake: @unchecked Sendable {
     @discardableResult
     public func finish() -> [TakeLogEntry] {
         let report = take.finish()
-        return complete(with: report)
+        return lock.withLock({ endEntries }) ?? complete(with: report)
     }
 
     // MARK: The writer's side
@@ -348,7 +380,10 @@ public final class StudioTake: @unchecked Sendable {
             }
             appendEnd(of: last, status: status, events: report.events)
         }
-        return lock.withLock { finishedEntries }
+        return lock.withLock {
+            endEntries = finishedEntries
+            return finishedEntries
+        }
     }
 
     private func appendEnd(of segment: TakeSegment, status: TakeStatus, events: [CaptureEvent]) {
