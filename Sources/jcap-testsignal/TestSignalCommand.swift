@@ -78,6 +78,13 @@ struct TestSignalCommand: ParsableCommand {
         @Flag(help: "Report continuity (silent, missing, duplicated, corrupt frames) as key=value, for benchmarks.")
         var continuity = false
 
+        @Option(help: ArgumentHelp("The test-signal channel (1-based) the file's first channel recorded; the others follow (a session's track file of out_7 and out_8: 7).", valueName: "n"))
+        var firstChannel = 1
+
+        func validate() throws {
+            guard firstChannel >= 1 else { throw ValidationError("--first-channel counts from 1") }
+        }
+
         func run() throws {
             do {
                 let sound = try SoundFile.open(readingFrom: file)
@@ -85,7 +92,8 @@ struct TestSignalCommand: ParsableCommand {
                     print(TestSignalContinuity.analyze(file: sound))
                     return
                 }
-                let report = TestSignalReport.check(file: sound)
+                let report = TestSignalReport.check(file: sound,
+                                                    signalChannels: Array((firstChannel - 1)..<(firstChannel - 1 + sound.channels)))
                 print("\(file): \(report)")
                 if !report.isIntact { throw ExitCode(1) }
             } catch let error as CaptureError {

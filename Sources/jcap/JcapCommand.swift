@@ -8,6 +8,12 @@ struct Jcap: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jcap",
         abstract: "Record JACK ports to sound files, sample-accurately.",
+        discussion: """
+            jcap [options] records one take: 'jcap record --help' lists its options
+            (jcap --channels 1,2 --at +3s --for 60s). 'jcap session FILE' opens a studio
+            session (sessions/README.md); 'jcap takes FILE' lists its takes; 'jcap ports'
+            lists what can be recorded.
+            """,
         version: JackCaptureVersion.current,
         subcommands: [RecordCommand.self, SessionCommand.self, TakesCommand.self, PortsCommand.self],
         defaultSubcommand: RecordCommand.self)

@@ -57,17 +57,7 @@ public struct TakeReport: Sendable {
     }
 
     /// The paused spans: where in the take each pause fell, and the JACK frames it skipped.
-    public var pauses: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
-        var spans: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] = []
-        for event in events {
-            switch event {
-            case .paused(let frame, let position): spans.append((position, frame, nil))
-            case .resumed(let frame, _): if !spans.isEmpty { spans[spans.count - 1].toFrame = frame }
-            default: break
-            }
-        }
-        return spans
-    }
+    public var pauses: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] { CaptureEvent.pauses(in: events) }
 
     public var lostFrames: Int64 { lostSpans.reduce(0) { $0 + $1.frames } }
     public var channels: Int { sources.count }

@@ -41,6 +41,22 @@ public enum CaptureEvent: Equatable, Sendable {
     case serverShutDown(position: Int64)
 }
 
+extension CaptureEvent {
+    /// A take's pauses from its events: where in the take each fell, and the JACK frames it
+    /// skipped (no end while still paused).
+    public static func pauses(in events: [CaptureEvent]) -> [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
+        var spans: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] = []
+        for event in events {
+            switch event {
+            case .paused(let frame, let position): spans.append((position, frame, nil))
+            case .resumed(let frame, _): if !spans.isEmpty { spans[spans.count - 1].toFrame = frame }
+            default: break
+            }
+        }
+        return spans
+    }
+}
+
 extension CaptureEvent: CustomStringConvertible {
     public var description: String {
         switch self {

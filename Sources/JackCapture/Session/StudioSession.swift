@@ -402,7 +402,7 @@ public final class StudioTake: @unchecked Sendable {
         entry.xruns = StudioTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
-        entry.pauses = StudioTake.pauses(in: events)
+        entry.pauses = CaptureEvent.pauses(in: events)
             .filter { $0.position >= segment.position && $0.position <= end }
             .map { TakeLogPause(position: $0.position - segment.position, fromFrame: $0.fromFrame, toFrame: $0.toFrame) }
         lock.withLock { finishedEntries.append(entry) }
@@ -471,18 +471,5 @@ public final class StudioTake: @unchecked Sendable {
             }
         }
         return xruns.sorted { $0.position < $1.position }
-    }
-
-    /// The take's pauses: where in the take each fell and the JACK frames it skipped.
-    static func pauses(in events: [CaptureEvent]) -> [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
-        var spans: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] = []
-        for event in events {
-            switch event {
-            case .paused(let frame, let position): spans.append((position, frame, nil))
-            case .resumed(let frame, _): if !spans.isEmpty { spans[spans.count - 1].toFrame = frame }
-            default: break
-            }
-        }
-        return spans
     }
 }
