@@ -90,6 +90,8 @@ struct SessionCommand: ParsableCommand {
             throw console.fail(error)
         }
         console.announce(studioTake, session: session)
+        // Connections made while the session opened are already listed above; later ones are news.
+        _ = studioTake.take.takeEvents()
         var stopping = false
         while studioTake.take.waitUntilFinished(timeout: 0.05) == nil {
             if !stopping, let signal = signals.stopSignal {
@@ -145,6 +147,7 @@ struct SessionCommand: ParsableCommand {
                         let take = try session.record()
                         studioTake = take
                         console.announce(take, session: session)
+                        _ = take.take.takeEvents()
                     } catch {
                         console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
                     }

@@ -176,13 +176,21 @@ final class StudioSessionTests: JackTestCase {
         let entry = try XCTUnwrap(try logEntries("killed").first)
         XCTAssertEqual(entry.status, .interrupted)
         XCTAssertGreaterThan(entry.frames, Int64(server.sampleRate), "more than a second was recorded")
-        for file in entry.files {
+        for (file, channels) in zip(entry.files, takeFiles(1).map(\.signalChannels)) {
             let sound = try SoundFile.open(readingFrom: folder("killed") + "/" + file.path)
             XCTAssertEqual(file.frames, sound.frames, file.path)
             XCTAssertGreaterThanOrEqual(sound.frames, entry.frames)
-            let signal = TestSignalReport.check(file: sound)
+            let signal = TestSignalReport.check(file: sound, signalChannels: channels)
             XCTAssertEqual(signal.wrongSamples, 0, "\(file.path): \(signal)")
         }
+
+        // Deleting it removes its files and logs it; a take the log lacks is refused.
+        let delete = try runJcap(["takes", session, "--delete", "1"])
+        XCTAssertEqual(delete.status, 0, delete.errors)
+        XCTAssertEqual(try logEntries("killed").first?.status, .deleted)
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: folder("killed")).contains { $0.hasSuffix(".wav") })
+        let missing = try runJcap(["takes", session, "--delete", "99"])
+        XCTAssertEqual(missing.status, 23, missing.errors)
     }
 
     func testBadSessionsAreRefusedInOneLineAndCreateNothing() throws {
@@ -206,6 +214,20 @@ final class StudioSessionTests: JackTestCase {
 
         for name in ["unknown", "lacking", "rate"] {
             XCTAssertFalse(FileManager.default.fileExists(atPath: folder(name)), "\(name): nothing created")
+        }
+
+        // A session folder that already holds takes: a refused session leaves every byte as it was.
+        try FileManager.default.createDirectory(atPath: folder("kept"), withIntermediateDirectories: true)
+        let existing = ["take-001-Vox.wav": Data("audio".utf8), "takes.jsonl": Data("{\"take\":1,\"status\":\"complete\",\"sample_rate\":48000}\n".utf8)]
+        for (name, data) in existing { try data.write(to: URL(fileURLWithPath: folder("kept") + "/" + name)) }
+        for extra in ["sample_rate = 44100", "bogus = 1"] {
+            let kept = try writeSession("kept", extra: extra, tracks: "[[track]]\nname = \"Vox\"\nsource = \"sig:out_1\"\n")
+            run = try runJcap(["session", kept, "--for", "1s"])
+            XCTAssertNotEqual(run.status, 0, run.errors)
+            XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder("kept"))), Set(existing.keys))
+            for (name, data) in existing {
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: folder("kept") + "/" + name)), data, name)
+            }
         }
     }
 
