@@ -72,14 +72,6 @@ extension JackClient {
     /// Full names of every port connected to this one, whichever client owns it
     /// (jack_port_get_all_connections; the list is freed with jack_free).
     public func connections(of port: OpaquePointer) -> [String] {
-        guard let list = jack_port_get_all_connections(handle, port) else { return [] }
-        defer { jack_free(list) }
-        var names: [String] = []
-        var index = 0
-        while let name = list[index] {
-            names.append(String(cString: name))
-            index += 1
-        }
-        return names
+        JackClient.names(in: jack_port_get_all_connections(handle, port))
     }
 }

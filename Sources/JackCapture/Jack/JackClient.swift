@@ -105,9 +105,13 @@ public final class JackClient: @unchecked Sendable {
 
     /// Names of audio ports with all of `flags` (jack_get_ports), in the server's order.
     public func audioPorts(flags: JackPortFlags) -> [String] {
-        guard let list = jack_get_ports(handle, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue)) else {
-            return []
-        }
+        JackClient.names(in: jack_get_ports(handle, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue)))
+    }
+
+    /// The names in a NULL-terminated list libjack allocated (jack_get_ports,
+    /// jack_port_get_all_connections), which is freed here with jack_free.
+    static func names(in list: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> [String] {
+        guard let list else { return [] }
         defer { jack_free(list) }
         var names: [String] = []
         var index = 0
