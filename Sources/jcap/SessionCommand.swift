@@ -195,7 +195,7 @@ struct SessionCommand: ParsableCommand {
         var title = "session \(session.definition.name)"
         if let studioTake { title += ", take \(studioTake.currentNumber)" }
         if let seconds = session.recordingSecondsLeft {
-            title += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1)) left"
+            title += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1).dropLast(4)) left"
         }
         console.show(MeterSnapshot(client: session.client, take: studioTake?.take,
                                    names: session.definition.armedTracks.map(\.name), title: title))
