@@ -34,10 +34,13 @@ let package = Package(
             pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]
         ),
+        // Linux calls glibc hides behind _GNU_SOURCE (sync_file_range(2)); no library to link.
+        .systemLibrary(name: "CLinux"),
         .target(
             name: "JackCapture",
             dependencies: [
                 "CJack",
+                "CLinux",
                 "CSndfile",
                 "CSamplerate",
                 .product(name: "Atomics", package: "swift-atomics"),

@@ -24,19 +24,23 @@ extension CaptureProcessState {
         guard callbackOwnership.compareExchange(expected: Self.callbackIdle, desired: Self.callbackRunning,
                                                 ordering: .acquiring).exchanged
         else { return }
-        advanceTake(frameCount: nframes)
-        if meteringEnabled.load(ordering: .relaxed) {
-            measureLevels(frameCount: nframes)
+        let metering = meteringEnabled.load(ordering: .relaxed)
+        let measuredWhileCopying = advanceTake(frameCount: nframes, metering: metering)
+        if metering {
+            if !measuredWhileCopying { measureLevels(frameCount: nframes) }
+            meters.finishCycle(frames: Int(nframes))
         }
         callbackOwnership.store(Self.callbackIdle, ordering: .releasing)
     }
 
     /// Reads this cycle into the take's timeline and plans the oldest cycle whose time is settled.
+    /// Returns whether it measured the cycle for the meters as it copied it (`metering`).
     @_noAllocation @_noLocks
-    private func advanceTake(frameCount nframes: UInt32) {
+    private func advanceTake(frameCount nframes: UInt32, metering: Bool) -> Bool {
         let armed = armedTake.load(ordering: .acquiring)
         if armed != own.pointee.take { beginTake(armed) }
-        guard armed != 0, !own.pointee.planner.isFinished else { return }
+        guard armed != 0, !own.pointee.planner.isFinished else { return false }
+        var measured = false
         _ = cycles.loadThenWrappingIncrement(ordering: .relaxed)
         let reading = jack_last_frame_time(client)
         let n = Int(nframes)
@@ -48,8 +52,9 @@ extension CaptureProcessState {
             let staged = own.pointee.timeline.stagedBytes
             let blockBytes = CaptureBlockHeader.blockByteCount(frames: n, channels: channelCount)
             if ring.writableByteCount() >= staged + blockBytes {
-                stageCycle(frameCount: nframes, at: staged)
+                stageCycle(frameCount: nframes, at: staged, metering: metering)
                 cycle.stagedBytes = blockBytes
+                measured = metering
             } else {
                 cycle.dropped = true
             }
@@ -71,6 +76,7 @@ extension CaptureProcessState {
         } else if own.pointee.timeline.isFull {
             planOldestCycle()
         }
+        return measured
     }
 
     /// Resets the callback's state for a newly armed take.
@@ -123,14 +129,28 @@ extension CaptureProcessState {
     }
 
     /// Copies every port's whole cycle to the ring, `offset` bytes past what is already staged,
-    /// after room for the block's header. Nothing is published until the cycle is planned.
+    /// after room for the block's header. Nothing is published until the cycle is planned. With
+    /// `metering`, each channel is measured for the meters in the same pass (each sample read
+    /// once, not once to copy and once to measure).
     @_noAllocation @_noLocks
-    private func stageCycle(frameCount nframes: UInt32, at offset: Int) {
+    private func stageCycle(frameCount nframes: UInt32, at offset: Int, metering: Bool) {
         let channelBytes = Int(nframes) * MemoryLayout<Float>.stride
         var at = offset + CaptureBlockHeader.byteCount
         for channel in 0..<channelCount {
             if let port = ports[channel], let buffer = jack_port_get_buffer(port, nframes) {
-                ring.stage(from: UnsafeRawPointer(buffer), byteCount: channelBytes, at: at)
+                if metering {
+                    let samples = UnsafePointer(buffer.assumingMemoryBound(to: Float.self))
+                    let pieces = ring.stagingPieces(byteCount: channelBytes, at: at)
+                    let firstCount = pieces.firstByteCount / MemoryLayout<Float>.stride
+                    var cycle = MeterAccumulators.copyMeasuring(samples, into: pieces.first, count: firstCount)
+                    if firstCount < Int(nframes) {
+                        cycle = cycle.combined(with: MeterAccumulators.copyMeasuring(
+                            samples + firstCount, into: pieces.second, count: Int(nframes) - firstCount))
+                    }
+                    meters.publish(channel: channel, cycle)
+                } else {
+                    ring.stage(from: UnsafeRawPointer(buffer), byteCount: channelBytes, at: at)
+                }
             } else {
                 // JACK always has a buffer for a registered port; silence keeps the take aligned
                 // rather than trapping on the real-time thread if it ever has not.
@@ -241,7 +261,6 @@ extension CaptureProcessState {
             meters.measure(channel: channel, samples: UnsafePointer(buffer.assumingMemoryBound(to: Float.self)),
                            count: Int(nframes))
         }
-        meters.finishCycle(frames: Int(nframes))
     }
 
     /// Publishes an event from the process callback.

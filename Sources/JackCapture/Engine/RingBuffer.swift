@@ -17,6 +17,7 @@ package struct RingBuffer: @unchecked Sendable {
     @usableFromInline let storage: UnsafeMutableRawPointer
     @usableFromInline let writeIndex: UnsafeAtomic<Int>
     @usableFromInline let readIndex: UnsafeAtomic<Int>
+    private let region: HugePageRegion?
 
     /// Allocates `capacity` bytes and touches every page, so that the real-time thread never takes
     /// a page fault on first use; where the process may, the pages are also locked in memory.
@@ -25,7 +26,9 @@ package struct RingBuffer: @unchecked Sendable {
     package init(capacity: Int) {
         precondition(capacity > 0, "a ring buffer needs room for at least one byte")
         self.capacity = capacity
-        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+        // Its own mapping, marked for huge pages before the first touch (`HugePageRegion`).
+        region = HugePageRegion(byteCount: capacity)
+        storage = region?.start ?? UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
         storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
         _ = lockInMemory(storage, byteCount: capacity)
         writeIndex = .create(0)
@@ -34,7 +37,7 @@ package struct RingBuffer: @unchecked Sendable {
 
     package func deallocate() {
         unlockFromMemory(storage, byteCount: capacity)
-        storage.deallocate()
+        if let region { region.unmap() } else { storage.deallocate() }
         writeIndex.destroy()
         readIndex.destroy()
     }
@@ -59,6 +62,17 @@ package struct RingBuffer: @unchecked Sendable {
         if first < byteCount {
             storage.copyMemory(from: source + first, byteCount: byteCount - first)
         }
+    }
+
+    /// Where `byteCount` bytes staged at `offset` bytes past the write index go: one piece, or
+    /// two when they wrap around the end (the second then starts at the storage's start). For a
+    /// caller that copies with work of its own on the way; the caller has checked the room.
+    @inlinable
+    @_noAllocation @_noLocks
+    package func stagingPieces(byteCount: Int, at offset: Int)
+        -> (first: UnsafeMutableRawPointer, firstByteCount: Int, second: UnsafeMutableRawPointer) {
+        let start = (writeIndex.load(ordering: .relaxed) + offset) % capacity
+        return (storage + start, min(byteCount, capacity - start), storage)
     }
 
     /// Writes `byteCount` zero bytes at `offset` bytes past the write index, like `stage`.
@@ -98,6 +112,16 @@ package struct RingBuffer: @unchecked Sendable {
         if first < byteCount {
             (destination + first).copyMemory(from: storage, byteCount: byteCount - first)
         }
+    }
+
+    /// Where `byteCount` published bytes starting `offset` bytes past the read index lie, when
+    /// they lie in one piece (nil when they wrap around the end: `peek` copies those). Valid until
+    /// `commitRead` frees them.
+    @inlinable
+    package func readPointer(at offset: Int, byteCount: Int) -> UnsafeRawPointer? {
+        let start = (readIndex.load(ordering: .relaxed) + offset) % capacity
+        guard byteCount <= capacity - start else { return nil }
+        return UnsafeRawPointer(storage + start)
     }
 
     /// Frees `byteCount` bytes for the producer.

@@ -8,7 +8,7 @@ import Atomics
 ///
 /// Peaks are stored as the bit patterns of non-negative floats, which order like the floats
 /// themselves, so a running maximum is an integer compare-and-exchange.
-struct MeterAccumulators: @unchecked Sendable {
+package struct MeterAccumulators: @unchecked Sendable {
     let channelCount: Int
     /// Highest |sample| since the reader last took it (exchanged with 0 by the reader).
     let windowPeaks: UnsafeMutablePointer<UnsafeAtomic<UInt32>.Storage>
@@ -47,7 +47,13 @@ struct MeterAccumulators: @unchecked Sendable {
     /// One cycle of one channel, for the live meter.
     @_noAllocation @_noLocks
     func measure(channel: Int, samples: UnsafePointer<Float>, count: Int) {
-        let cycle = Self.measure(samples, from: 0, to: count)
+        publish(channel: channel, Self.measure(samples, from: 0, to: count))
+    }
+
+    /// What one cycle of one channel measured, for the live meter: its peak raises the window's,
+    /// its sum of squares adds to the running total.
+    @_noAllocation @_noLocks
+    func publish(channel: Int, _ cycle: Measurement) {
         var current = UnsafeAtomic<UInt32>(at: windowPeaks + channel).load(ordering: .relaxed)
         while cycle.peak.bitPattern > current {
             let (exchanged, original) = UnsafeAtomic<UInt32>(at: windowPeaks + channel)
@@ -88,46 +94,98 @@ struct MeterAccumulators: @unchecked Sendable {
         meteredFrames.store(meteredFrames.load(ordering: .relaxed) + Int64(frames), ordering: .releasing)
     }
 
-    struct Measurement {
-        var peak: Float
+    package struct Measurement {
+        package var peak: Float
         var sumOfSquares: Float
         var clips: Int
+
+        /// Two pieces of one cycle (a copy that wrapped around the ring's end) as one.
+        @_noAllocation @_noLocks
+        func combined(with other: Measurement) -> Measurement {
+            Measurement(peak: other.peak > peak ? other.peak : peak, sumOfSquares: sumOfSquares + other.sumOfSquares,
+                        clips: clips + other.clips)
+        }
     }
 
     /// Peak |sample|, sum of squares and samples at or beyond full scale in `samples[start..<end]`.
-    /// A cycle's sum fits a Float's precision; the running total is kept in Double. Four
-    /// independent lanes and branch-free updates let the compiler pipeline (and vectorise) the
-    /// loop: it is the only per-sample work on the real-time thread.
+    /// A cycle's sum fits a Float's precision; the running total is kept in Double. Eight lanes
+    /// in two SIMD registers and branch-free updates (comparisons, so a NaN never becomes the
+    /// peak): it is the only per-sample work on the real-time thread besides the copy.
     @_noAllocation @_noLocks
-    static func measure(_ samples: UnsafePointer<Float>, from start: Int, to end: Int) -> Measurement {
-        var peak0: Float = 0, peak1: Float = 0, peak2: Float = 0, peak3: Float = 0
-        var sum0: Float = 0, sum1: Float = 0, sum2: Float = 0, sum3: Float = 0
-        var clips = 0
+    package static func measure(_ samples: UnsafePointer<Float>, from start: Int, to end: Int) -> Measurement {
+        var lanes = Lanes()
         var index = start
-        while index + 4 <= end {
-            let a = samples[index], b = samples[index + 1], c = samples[index + 2], d = samples[index + 3]
-            let ma = a.magnitude, mb = b.magnitude, mc = c.magnitude, md = d.magnitude
-            peak0 = ma > peak0 ? ma : peak0
-            peak1 = mb > peak1 ? mb : peak1
-            peak2 = mc > peak2 ? mc : peak2
-            peak3 = md > peak3 ? md : peak3
-            sum0 += a * a
-            sum1 += b * b
-            sum2 += c * c
-            sum3 += d * d
-            clips &+= (ma >= 1 ? 1 : 0) &+ (mb >= 1 ? 1 : 0) &+ (mc >= 1 ? 1 : 0) &+ (md >= 1 ? 1 : 0)
-            index += 4
+        while index + 8 <= end {
+            lanes.add(UnsafeRawPointer(samples + index).loadUnaligned(as: SIMD8<Float>.self))
+            index += 8
         }
         while index < end {
-            let sample = samples[index]
-            let magnitude = sample.magnitude
-            peak0 = magnitude > peak0 ? magnitude : peak0
-            sum0 += sample * sample
-            clips &+= magnitude >= 1 ? 1 : 0
+            lanes.add(samples[index])
             index += 1
         }
-        let peakA = peak0 > peak1 ? peak0 : peak1
-        let peakB = peak2 > peak3 ? peak2 : peak3
-        return Measurement(peak: peakA > peakB ? peakA : peakB, sumOfSquares: (sum0 + sum1) + (sum2 + sum3), clips: clips)
+        return lanes.measurement
+    }
+
+    /// Copies `count` samples to `destination` and measures them on the way, reading each once:
+    /// the process callback's copy to the ring when the meters are on. (No clip count: the live
+    /// meter has none; the take's is counted by its writer.)
+    @_noAllocation @_noLocks
+    static func copyMeasuring(_ samples: UnsafePointer<Float>, into destination: UnsafeMutableRawPointer,
+                              count: Int) -> Measurement {
+        var lanes = Lanes()
+        var index = 0
+        while index + 8 <= count {
+            let block = UnsafeRawPointer(samples + index).loadUnaligned(as: SIMD8<Float>.self)
+            destination.storeBytes(of: block, toByteOffset: index * 4, as: SIMD8<Float>.self)
+            lanes.addLevels(block)
+            index += 8
+        }
+        while index < count {
+            let sample = samples[index]
+            destination.storeBytes(of: sample, toByteOffset: index * 4, as: Float.self)
+            lanes.add(sample)
+            index += 1
+        }
+        return lanes.measurement
+    }
+
+    /// Running peaks, sums of squares and clip counts, eight lanes each.
+    struct Lanes {
+        var peaks = SIMD8<Float>.zero
+        var sums = SIMD8<Float>.zero
+        var clips = SIMD8<Int32>.zero
+
+        @_noAllocation @_noLocks @inline(__always)
+        mutating func addLevels(_ samples: SIMD8<Float>) {
+            let magnitudes = samples.replacing(with: -samples, where: samples .< 0)
+            peaks.replace(with: magnitudes, where: magnitudes .> peaks)
+            sums += samples * samples
+        }
+
+        @_noAllocation @_noLocks @inline(__always)
+        mutating func add(_ samples: SIMD8<Float>) {
+            addLevels(samples)
+            clips &+= SIMD8<Int32>.zero.replacing(with: 1, where: samples.replacing(with: -samples, where: samples .< 0) .>= 1)
+        }
+
+        @_noAllocation @_noLocks @inline(__always)
+        mutating func add(_ sample: Float) {
+            let magnitude = sample.magnitude
+            if magnitude > peaks[0] { peaks[0] = magnitude }
+            sums[0] += sample * sample
+            if magnitude >= 1 { clips[0] &+= 1 }
+        }
+
+        var measurement: Measurement {
+            @_noAllocation @_noLocks get {
+                let low = peaks.lowHalf, high = peaks.highHalf
+                var peak: Float = 0
+                for lane in 0..<4 {
+                    if low[lane] > peak { peak = low[lane] }
+                    if high[lane] > peak { peak = high[lane] }
+                }
+                return Measurement(peak: peak, sumOfSquares: sums.sum(), clips: Int(clips.wrappedSum()))
+            }
+        }
     }
 }

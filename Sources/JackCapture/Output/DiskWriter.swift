@@ -238,9 +238,19 @@ package final class DiskWriter: @unchecked Sendable {
     /// waking 50 times a second loses nothing and lets each wake write many periods at once.
     static let idleSleepMicroseconds: useconds_t = 20_000
 
+    /// Bytes of batches all of a segment's files share: with one file per track of 1024
+    /// channels, each file's batch is 16 KiB.
+    static let batchBudget = 16 << 20
+    /// The most one file's batch holds: small enough to stay in the second-level cache between
+    /// the transpose that fills it and the kernel's copy of it into the page cache, and to keep
+    /// each write(2) short (on a kernel without preemption, a real-time thread waiting for this
+    /// CPU waits for the copy to end). A period is written in several batches when it is larger.
+    static let batchLimit = 256 << 10
+
     /// A file being written: its batch of frames gathered and not yet handed to libsndfile.
-    /// Everything one wake drains goes out in writes of up to 8192 frames (about 1 MB at most,
-    /// never less than a period), not one small write(2) per period.
+    /// Everything one wake drains goes out in writes of up to 8192 frames (`batchLimit` at most,
+    /// `batchBudget` shared by all the files), not one small write(2) per period. Its page cache
+    /// is kept small (`PageCacheWindow`, shared by all the files).
     private final class OpenOutput {
         let output: TakeOutput
         var batchFrames: Int
@@ -249,14 +259,30 @@ package final class DiskWriter: @unchecked Sendable {
         var inFile: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
         let headerInterval: Int64
+        /// Where this file's channels start in the block being written (filled per block).
+        let runs: UnsafeMutablePointer<UnsafePointer<Float>>
+        /// Its channels are the take's, in order: the block's own runs serve.
+        let isEveryChannel: Bool
+        /// Its channels' levels, measured while gathering them.
+        let levels: FrameGather.Levels
 
-        init(_ output: TakeOutput, periodFrames: Int) {
+        init(_ output: TakeOutput, periodFrames: Int, files: Int, takeChannels: Int) {
             self.output = output
             let width = output.channels.count
-            batchFrames = max(periodFrames, min(8_192, (1 << 20) / (width * MemoryLayout<Float>.stride)))
+            let budget = min(DiskWriter.batchLimit, DiskWriter.batchBudget / max(1, files))
+            batchFrames = max(1, min(8_192, budget / (width * MemoryLayout<Float>.stride)))
             batch = [Float](repeating: 0, count: batchFrames * width)
             // Counted in frames of the file, so twice a second at whatever rate it is written.
             headerInterval = Int64(max(1, output.file.sampleRate / 2))
+            runs = .allocate(capacity: width)
+            levels = FrameGather.Levels(width: width)
+            isEveryChannel = output.channels == Array(0..<takeChannels)
+            output.file.pageCacheWindow = PageCacheWindow(files: files)
+        }
+
+        deinit {
+            runs.deallocate()
+            levels.deallocate()
         }
 
         func writeToFile(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
@@ -292,19 +318,23 @@ package final class DiskWriter: @unchecked Sendable {
             try output.file.close()
         }
 
-        /// Makes room for `frames` more frames (the server's period can grow past the batch
-        /// mid-take, jack_bufsize: the batch grows with it, here on the writer thread).
-        func reserve(_ frames: Int) throws(CaptureError) {
-            if batched + frames > batchFrames { try flush() }
-            if frames > batchFrames {
-                batchFrames = frames
-                batch = [Float](repeating: 0, count: batchFrames * output.channels.count)
-            }
+        /// Room for up to `frames` more frames: how many fit now, after flushing a full batch.
+        func room(for frames: Int) throws(CaptureError) -> Int {
+            if batched == batchFrames { try flush() }
+            return min(frames, batchFrames - batched)
         }
     }
 
     private func run() {
-        var planar = [Float]()
+        // Each channel's run of the block being written, in the ring's memory; a run that
+        // wraps around the ring's end is copied to `wrapped` first.
+        let blockRuns = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: channels)
+        var wrapped = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+        var wrappedCapacity = 1
+        defer {
+            blockRuns.deallocate()
+            wrapped.deallocate()
+        }
         var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
         let ring = source.ring
         let channels = self.channels
@@ -313,7 +343,13 @@ package final class DiskWriter: @unchecked Sendable {
 
         // The segment being written.
         var segmentIndex = 0
-        var outputs = firstOutputs.map { OpenOutput($0, periodFrames: periodFrames) }
+        var outputs = firstOutputs.map { OpenOutput($0, periodFrames: periodFrames, files: firstOutputs.count, takeChannels: channels) }
+        // Each channel in exactly one file (every layout a Take makes): its levels are measured
+        // in the same pass that gathers it into its file. Otherwise in a pass of their own.
+        func isPartition(_ outputs: [OpenOutput]) -> Bool {
+            outputs.flatMap(\.output.channels).sorted() == Array(0..<channels)
+        }
+        var measuresWhileGathering = isPartition(outputs)
         var segmentOpen = true
         var segmentBegun = false
         var segmentStart: Int64 = 0
@@ -366,14 +402,15 @@ package final class DiskWriter: @unchecked Sendable {
                 segmentClips[channel] = 0
             }
             let next = try openSegment(segmentIndex)
-            outputs = next.map { OpenOutput($0, periodFrames: periodFrames) }
+            outputs = next.map { OpenOutput($0, periodFrames: periodFrames, files: next.count, takeChannels: channels) }
+            measuresWhileGathering = isPartition(outputs)
             segmentOpen = true
             framesInFileCounter.store(0, ordering: .relaxed)
         }
 
-        /// Puts `count` frames of the take into the files: from `planar` (runs of `stride` frames
-        /// per channel, from frame `offset` in each), or silence when nil. Splits at segment ends.
-        func put(_ count: Int, from planar: UnsafePointer<Float>?, stride: Int, offset: Int) throws(CaptureError) {
+        /// Puts `count` frames of the take into the files: from `runs` (one per channel, from
+        /// frame `offset` in each), or silence when nil. Splits at segment ends.
+        func put(_ count: Int, from runs: UnsafePointer<UnsafePointer<Float>>?, offset: Int) throws(CaptureError) {
             var done = 0
             while done < count {
                 if !segmentOpen { try openNextSegment() }
@@ -383,9 +420,9 @@ package final class DiskWriter: @unchecked Sendable {
                     segmentFirstFrameTime = frameTime(at: written)
                     try beforeFirstWrite?(segmentIndex, outputs.map(\.output), segmentFirstFrameTime)
                 }
-                if let planar {
+                if let runs, !measuresWhileGathering {
                     for channel in 0..<channels {
-                        let measured = MeterAccumulators.measure(planar + channel * stride, from: offset + done,
+                        let measured = MeterAccumulators.measure(runs[channel], from: offset + done,
                                                                  to: offset + done + frames)
                         segmentPeaks[channel] = max(segmentPeaks[channel], measured.peak)
                         segmentClips[channel] += Int64(measured.clips)
@@ -393,18 +430,37 @@ package final class DiskWriter: @unchecked Sendable {
                     }
                 }
                 for output in outputs {
-                    try output.reserve(frames)
                     let width = output.output.channels.count
-                    output.batch.withUnsafeMutableBufferPointer { batch in
-                        let destination = batch.baseAddress! + output.batched * width
-                        if let planar {
-                            DiskWriter.gather(planar: planar, stride: stride, from: offset + done, frames: frames,
-                                              channels: output.output.channels, into: destination)
-                        } else {
-                            destination.initialize(repeating: 0, count: frames * width)
+                    var sources = runs
+                    if let runs, !output.isEveryChannel {
+                        for (index, channel) in output.output.channels.enumerated() { output.runs[index] = runs[channel] }
+                        sources = UnsafePointer(output.runs)
+                    }
+                    let levels = sources != nil && measuresWhileGathering ? output.levels : nil
+                    levels?.reset()
+                    var gathered = 0
+                    while gathered < frames {
+                        let piece = try output.room(for: frames - gathered)
+                        output.batch.withUnsafeMutableBufferPointer { batch in
+                            let destination = batch.baseAddress! + output.batched * width
+                            if let sources {
+                                FrameGather.interleave(sources, width: width, from: offset + done + gathered, frames: piece,
+                                                       into: destination, levels: levels)
+                            } else {
+                                destination.initialize(repeating: 0, count: piece * width)
+                            }
+                        }
+                        output.batched += piece
+                        gathered += piece
+                    }
+                    if let levels {
+                        for (index, channel) in output.output.channels.enumerated() {
+                            let peak = levels.peak(index), clips = levels.clips(index)
+                            segmentPeaks[channel] = max(segmentPeaks[channel], peak)
+                            segmentClips[channel] += Int64(clips)
+                            source.measureTake?(channel, peak, clips)
                         }
                     }
-                    output.batched += frames
                 }
                 done += frames
                 written += Int64(frames)
@@ -426,7 +482,7 @@ package final class DiskWriter: @unchecked Sendable {
                 if !segmentOpen { try openNextSegment() }
                 let frames = min(position, segmentEnd) - written
                 segmentLost.append(LostSpan(position: written - segmentStart, frames: frames))
-                try put(Int(frames), from: nil, stride: 0, offset: 0)
+                try put(Int(frames), from: nil, offset: 0)
             }
         }
 
@@ -459,24 +515,27 @@ package final class DiskWriter: @unchecked Sendable {
                         let span = headerBytes.span(index)
                         let frames = Int(min(Int64(span.count), max(0, end - span.position)))
                         guard frames > 0 else { continue }
-                        let samples = frames * channels
-                        if planar.count < samples { planar = [Float](repeating: 0, count: samples) }
-                        planar.withUnsafeMutableBytes { raw in
-                            // Channel after channel, `frames` frames from the span's offset in
-                            // each run of `stored`.
-                            for channel in 0..<channels {
-                                ring.peek(into: raw.baseAddress! + channel * frames * MemoryLayout<Float>.stride,
-                                          byteCount: frames * MemoryLayout<Float>.stride,
-                                          at: CaptureBlockHeader.byteCount
-                                            + (channel * stored + Int(span.offset)) * MemoryLayout<Float>.stride)
+                        // Channel after channel, `frames` frames from the span's offset in each run
+                        // of `stored`, read where they lie.
+                        for channel in 0..<channels {
+                            let at = CaptureBlockHeader.byteCount + (channel * stored + Int(span.offset)) * MemoryLayout<Float>.stride
+                            let bytes = frames * MemoryLayout<Float>.stride
+                            if let run = ring.readPointer(at: at, byteCount: bytes) {
+                                blockRuns[channel] = run.assumingMemoryBound(to: Float.self)
+                            } else {
+                                if wrappedCapacity < frames {
+                                    wrapped.deallocate()
+                                    wrapped = .allocate(capacity: frames)
+                                    wrappedCapacity = frames
+                                }
+                                ring.peek(into: UnsafeMutableRawPointer(wrapped), byteCount: bytes, at: at)
+                                blockRuns[channel] = UnsafePointer(wrapped)
                             }
                         }
                         reference = (span.position, FrameTime.advance(headerBytes.frameTime, by: Int(span.offset)))
                         beforeEachBlock?(span.position)
                         try writeSilence(until: span.position)
-                        try planar.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                            try put(frames, from: buffer.baseAddress!, stride: frames, offset: 0)
-                        }
+                        try put(frames, from: blockRuns, offset: 0)
                     }
                     ring.commitRead(byteCount: blockBytes)
                     drained = true
@@ -502,37 +561,12 @@ package final class DiskWriter: @unchecked Sendable {
     }
 
     /// Gathers `channels` (indices into `planar`'s runs of `stride` frames) for `frames` frames
-    /// from frame `from` into interleaved frames at `destination`.
-    ///
-    /// A transpose, done in tiles of 32 channels by 32 frames: with many channels, writing one
-    /// channel down the whole block would store every `channels × 4` bytes, a new cache line (and
-    /// at 1024 channels a new page) per sample, which made the writer barely faster than real time.
-    /// A mono file is one copy.
+    /// from frame `from` into interleaved frames at `destination` (`FrameGather`).
     static func gather(planar: UnsafePointer<Float>, stride: Int, from first: Int, frames: Int, channels: [Int],
                        into destination: UnsafeMutablePointer<Float>) {
-        let width = channels.count
-        if width == 1 {
-            destination.update(from: planar + channels[0] * stride + first, count: frames)
-            return
-        }
-        let tile = 32
-        channels.withUnsafeBufferPointer { channels in
-            var firstChannel = 0
-            while firstChannel < width {
-                let lastChannel = min(firstChannel + tile, width)
-                var firstFrame = 0
-                while firstFrame < frames {
-                    let lastFrame = min(firstFrame + tile, frames)
-                    for frame in firstFrame..<lastFrame {
-                        let row = destination + frame * width
-                        for channel in firstChannel..<lastChannel {
-                            row[channel] = planar[channels[channel] * stride + first + frame]
-                        }
-                    }
-                    firstFrame = lastFrame
-                }
-                firstChannel = lastChannel
-            }
+        let runs = channels.map { planar + $0 * stride }
+        runs.withUnsafeBufferPointer { runs in
+            FrameGather.interleave(runs.baseAddress!, width: channels.count, from: first, frames: frames, into: destination)
         }
     }
 

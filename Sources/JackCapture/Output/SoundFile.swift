@@ -1,3 +1,4 @@
+import CLinux
 import CSndfile
 
 /// An open sound file: a thin wrapper over libsndfile, one method per call.
@@ -12,12 +13,17 @@ public final class SoundFile: @unchecked Sendable {
     /// libsndfile's format code.
     public let format: Int32
     private var closed = false
+    /// The descriptor libsndfile writes through (created files only; it closes it).
+    private let descriptor: Int32?
+    /// Set, the file's written pages are written back and dropped as it grows (`PageCacheWindow`).
+    package var pageCacheWindow: PageCacheWindow?
     /// Whether any audio has been written: libsndfile 1.2.0 accepts a chunk added after that and
     /// rewrites the header around it over the first samples, so `setChunk` refuses then.
     private(set) var hasWrittenAudio = false
 
-    private init(handle: OpaquePointer, path: String, info: SF_INFO) {
+    private init(handle: OpaquePointer, path: String, info: SF_INFO, descriptor: Int32? = nil) {
         self.handle = handle
+        self.descriptor = descriptor
         self.path = path
         channels = Int(info.channels)
         sampleRate = Int(info.samplerate)
@@ -57,7 +63,7 @@ public final class SoundFile: @unchecked Sendable {
             unlink(path)
             throw .format(.libsndfileRefused(format: "\(format.displayName) with \(channels) channels", reason: reason))
         }
-        let file = SoundFile(handle: handle, path: path, info: info)
+        let file = SoundFile(handle: handle, path: path, info: info, descriptor: descriptor)
         do {
             try file.applyEncoderSettings(of: format)
         } catch {
@@ -116,6 +122,34 @@ public final class SoundFile: @unchecked Sendable {
             let reason = code != 0 ? "\(String(cString: strerror(code))) (\(library))" : library
             throw .writeFailed(path: path, reason: reason)
         }
+        if pageCacheWindow != nil { followPageCacheWindow() }
+    }
+
+    /// After a write: starts writeback of what the window says and drops what it says. A file
+    /// these calls do not apply to (a pipe, a file system without writeback) stops trying: the
+    /// audio is written either way.
+    private func followPageCacheWindow() {
+        guard let descriptor, let length = Optional(lseek(descriptor, 0, SEEK_CUR)), length >= 0,
+              let step = pageCacheWindow?.advance(to: Int64(length))
+        else { pageCacheWindow = nil; return }
+        if let range = step.startWriteback, !startWriteback(of: range, descriptor: descriptor) {
+            pageCacheWindow = nil
+            return
+        }
+        if let range = step.release, getenv("JCAP_NO_RELEASE") == nil { releaseFromPageCache(range, descriptor: descriptor) }
+    }
+
+    /// sync_file_range(SYNC_FILE_RANGE_WRITE): starts writing the range back, without waiting.
+    private func startWriteback(of range: Range<Int64>, descriptor: Int32) -> Bool {
+        jcap_sync_file_range(descriptor, range.lowerBound, Int64(range.count), jcap_sync_file_range_write) == 0
+    }
+
+    /// sync_file_range with SYNC_FILE_RANGE_WAIT_BEFORE | WRITE | WAIT_AFTER, then
+    /// posix_fadvise(POSIX_FADV_DONTNEED): once the range is on the disk, its pages are freed.
+    private func releaseFromPageCache(_ range: Range<Int64>, descriptor: Int32) {
+        _ = jcap_sync_file_range(descriptor, range.lowerBound, Int64(range.count),
+                                 jcap_sync_file_range_wait_before | jcap_sync_file_range_write | jcap_sync_file_range_wait_after)
+        _ = posix_fadvise(descriptor, off_t(range.lowerBound), off_t(range.count), POSIX_FADV_DONTNEED)
     }
 
     /// Reads up to `frames` interleaved frames (sf_readf_float); returns how many it read.

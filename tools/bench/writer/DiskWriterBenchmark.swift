@@ -72,7 +72,7 @@ enum DiskWriterBenchmark {
             while position < frames {
                 let count = Int(min(Int64(period), frames - position))
                 let bytes = CaptureBlockHeader.blockByteCount(frames: count, channels: channels)
-                while ring.writableByteCount() < max(bytes, blockBytes) { sched_yield() }
+                while ring.writableByteCount() < max(bytes, blockBytes) { usleep(500) }
                 header = CaptureBlockHeader(position: position, frameCount: Int32(count), frameTime: 0)
                 withUnsafeBytes(of: &header) { ring.stage(from: $0.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0) }
                 for channel in 0..<channels {

@@ -29,6 +29,12 @@ while let argument = arguments.popFirst() {
             fail("--src-quality takes \(SampleRateConverterQuality.allCases.map(\.name).joined(separator: ", "))")
         }
         quality = named
+    case "--kernels":
+        for channels in [2, 64, 512, 1_024] {
+            let result = KernelBenchmark.run(channels: channels)
+            print("\(channels) channels: transpose \(String(format: "%.2f", result.gather)) GB/s, transpose measuring \(String(format: "%.2f", result.gatherMeasuring)) GB/s, measure \(String(format: "%.2f", result.measure)) GB/s")
+        }
+        exit(0)
     case "--megabytes":
         guard let value = arguments.popFirst(), let count = Int(value), count > 0 else { fail("--megabytes needs a positive number") }
         megabytes = count
