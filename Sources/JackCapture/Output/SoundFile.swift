@@ -136,7 +136,7 @@ public final class SoundFile: @unchecked Sendable {
             pageCacheWindow = nil
             return
         }
-        if let range = step.release, getenv("JCAP_NO_RELEASE") == nil { releaseFromPageCache(range, descriptor: descriptor) }
+        if let range = step.release { releaseFromPageCache(range, descriptor: descriptor) }
     }
 
     /// sync_file_range(SYNC_FILE_RANGE_WRITE): starts writing the range back, without waiting.
