@@ -93,4 +93,126 @@ struct RingBufferTests {
         #expect(mismatches == 0)
         #expect(ring.readableByteCount() == 0)
     }
+
+    @Test("readPointer: the staged bytes in place when they lie in one piece, nil exactly when they wrap")
+    func readPointer() {
+        let ring = RingBuffer(capacity: 16)
+        defer { ring.deallocate() }
+        #expect(write(ring, Array(0..<10)))
+        let whole = ring.readPointer(at: 0, byteCount: 10)
+        #expect(whole == UnsafeRawPointer(ring.storage))
+        #expect(whole.map { Array(UnsafeRawBufferPointer(start: $0, count: 10)) } == Array(0..<10))
+        #expect(ring.readPointer(at: 2, byteCount: 8) == UnsafeRawPointer(ring.storage + 2))
+        #expect(read(ring, 10) == Array(0..<10))
+
+        // Read index at 10: bytes 10...15 lie at the end of the storage, 16...19 at its start.
+        #expect(write(ring, Array(10..<20)))
+        #expect(ring.readPointer(at: 0, byteCount: 6) == UnsafeRawPointer(ring.storage + 10))
+        #expect(ring.readPointer(at: 0, byteCount: 7) == nil)
+        #expect(ring.readPointer(at: 0, byteCount: 10) == nil)
+        #expect(ring.readPointer(at: 5, byteCount: 1) == UnsafeRawPointer(ring.storage + 15))
+        #expect(ring.readPointer(at: 5, byteCount: 2) == nil)
+        let wrapped = ring.readPointer(at: 6, byteCount: 4)
+        #expect(wrapped == UnsafeRawPointer(ring.storage))
+        #expect(wrapped.map { Array(UnsafeRawBufferPointer(start: $0, count: 4)) } == Array(16..<20))
+        #expect(ring.readPointer(at: 6, byteCount: 0) != nil)
+        #expect(read(ring, 10) == Array(10..<20))
+    }
+
+    @Test("readPointer over many wraps: nil iff the range crosses the end, otherwise exactly what was staged")
+    func readPointerRounds() {
+        let capacity = 10
+        let ring = RingBuffer(capacity: capacity)
+        defer { ring.deallocate() }
+        var consumed = 0
+        var problems: [String] = []
+        for round in 0..<40 {
+            let block = (0..<7).map { UInt8((round * 7 + $0) % 256) }
+            #expect(write(ring, block))
+            for offset in 0...7 {
+                for count in 0...(7 - offset) {
+                    let start = (consumed + offset) % capacity
+                    let wraps = start + count > capacity
+                    let pointer = ring.readPointer(at: offset, byteCount: count)
+                    if wraps != (pointer == nil) {
+                        problems.append("round \(round), \(count) bytes at \(offset): \(pointer == nil ? "nil" : "a pointer")")
+                    } else if let pointer {
+                        if pointer != UnsafeRawPointer(ring.storage + start) {
+                            problems.append("round \(round), \(count) bytes at \(offset): not at storage + \(start)")
+                        } else if Array(UnsafeRawBufferPointer(start: pointer, count: count)) != Array(block[offset..<offset + count]) {
+                            problems.append("round \(round), \(count) bytes at \(offset): other bytes")
+                        }
+                    }
+                }
+            }
+            #expect(read(ring, 7) == block)
+            consumed += 7
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(10))")
+    }
+
+    @Test("stagingPieces: the bytes up to the end, then the storage's start; what is written through them is what peek reads")
+    func stagingPieces() throws {
+        let ring = RingBuffer(capacity: 16)
+        defer { ring.deallocate() }
+        // Nothing written: one piece from the start.
+        let fresh = ring.stagingPieces(byteCount: 5, at: 0)
+        #expect(fresh.first == ring.storage)
+        #expect(fresh.firstByteCount == 5)
+        #expect(fresh.second == ring.storage)
+
+        // Write index at 12.
+        #expect(write(ring, Array(0..<12)))
+        #expect(read(ring, 12) == Array(0..<12))
+        let pieces = ring.stagingPieces(byteCount: 8, at: 0)
+        #expect(pieces.first == ring.storage + 12)
+        try #require(pieces.firstByteCount == 4)
+        #expect(pieces.second == ring.storage)
+        #expect(ring.stagingPieces(byteCount: 4, at: 0).firstByteCount == 4, "exactly to the end: one piece")
+        #expect(ring.stagingPieces(byteCount: 3, at: 0).firstByteCount == 3)
+        let offset = ring.stagingPieces(byteCount: 3, at: 2)
+        #expect(offset.first == ring.storage + 14)
+        #expect(offset.firstByteCount == 2)
+        let pastEnd = ring.stagingPieces(byteCount: 3, at: 5)
+        #expect(pastEnd.first == ring.storage + 1, "an offset past the end starts in the storage")
+        #expect(pastEnd.firstByteCount == 3)
+
+        // Stage 8 bytes through the pieces.
+        let block: [UInt8] = [100, 101, 102, 103, 104, 105, 106, 107]
+        block.withUnsafeBytes { bytes in
+            pieces.first.copyMemory(from: bytes.baseAddress!, byteCount: pieces.firstByteCount)
+            pieces.second.copyMemory(from: bytes.baseAddress! + pieces.firstByteCount, byteCount: 8 - pieces.firstByteCount)
+        }
+        #expect(ring.readableByteCount() == 0, "staged bytes are not visible before the commit")
+        ring.commitWrite(byteCount: 8)
+        #expect(ring.readPointer(at: 0, byteCount: 8) == nil)
+        #expect(read(ring, 8) == block)
+    }
+
+    @Test("stagingPieces over many wraps, at offsets: peek reads back every byte staged through them")
+    func stagingPiecesRounds() throws {
+        let capacity = 11
+        let ring = RingBuffer(capacity: capacity)
+        defer { ring.deallocate() }
+        var written = 0
+        for round in 0..<40 {
+            let block = (0..<9).map { UInt8((round * 9 + $0) % 256) }
+            // Staged in two parts, the second first, as the callback stages channels.
+            for (offset, count) in [(4, 5), (0, 4)] {
+                let pieces = ring.stagingPieces(byteCount: count, at: offset)
+                let start = (written + offset) % capacity
+                #expect(pieces.first == ring.storage + start, "round \(round)")
+                try #require(pieces.firstByteCount == min(count, capacity - start), "round \(round)")
+                #expect(pieces.second == ring.storage)
+                block.withUnsafeBytes { bytes in
+                    pieces.first.copyMemory(from: bytes.baseAddress! + offset, byteCount: pieces.firstByteCount)
+                    pieces.second.copyMemory(from: bytes.baseAddress! + offset + pieces.firstByteCount,
+                                             byteCount: count - pieces.firstByteCount)
+                }
+            }
+            ring.commitWrite(byteCount: 9)
+            written += 9
+            #expect(read(ring, 9) == block, "round \(round)")
+        }
+    }
 }
