@@ -28,7 +28,9 @@ public struct TestSignalContinuity: Equatable, Sendable, CustomStringConvertible
             + "missing=\(missingFrames) duplicated=\(duplicatedFrames) corrupt=\(corruptFrames) lost=\(lostFrames)"
     }
 
-    public static func analyze(file: SoundFile) -> TestSignalContinuity {
+    /// Continuity of a recording whose channel `k` recorded the signal's channel
+    /// `firstChannel + k` (0-based; a session's track file of out_7: 6).
+    public static func analyze(file: SoundFile, firstChannel: Int = 0) -> TestSignalContinuity {
         var result = TestSignalContinuity()
         result.channels = file.channels
         let channels = file.channels
@@ -53,13 +55,13 @@ public struct TestSignalContinuity: Equatable, Sendable, CustomStringConvertible
                     }
                     continue
                 }
-                guard let time = TestSignal.frameTime(decoding: buffer[base], channel: 0) else {
+                guard let time = TestSignal.frameTime(decoding: buffer[base], channel: firstChannel) else {
                     result.corruptFrames += 1
                     expected = expected.map { ($0 + 1) % modulus }
                     continue
                 }
                 for channel in 1..<max(1, channels)
-                where buffer[base + channel] != TestSignal.sample(frameTime: UInt32(time), channel: channel) {
+                where buffer[base + channel] != TestSignal.sample(frameTime: UInt32(time), channel: firstChannel + channel) {
                     result.corruptFrames += 1
                     break
                 }
@@ -73,6 +75,23 @@ public struct TestSignalContinuity: Equatable, Sendable, CustomStringConvertible
                 }
                 expected = (time + 1) % modulus
             }
+        }
+        return result
+    }
+
+    /// A take recorded as several files (one per track): each count is the largest any file
+    /// has, since a frame lost from the take is lost from every file at the same place; the
+    /// channels add up.
+    public static func combining(_ files: [TestSignalContinuity]) -> TestSignalContinuity {
+        var result = TestSignalContinuity()
+        for file in files {
+            result.frames = max(result.frames, file.frames)
+            result.channels += file.channels
+            result.leadingSilentFrames = max(result.leadingSilentFrames, file.leadingSilentFrames)
+            result.silentFrames = max(result.silentFrames, file.silentFrames)
+            result.missingFrames = max(result.missingFrames, file.missingFrames)
+            result.duplicatedFrames = max(result.duplicatedFrames, file.duplicatedFrames)
+            result.corruptFrames = max(result.corruptFrames, file.corruptFrames)
         }
         return result
     }

@@ -72,8 +72,8 @@ struct TestSignalCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check every sample of a recording of the test signal.")
 
-        @Argument(help: "The recorded file.")
-        var file: String
+        @Argument(help: "The recorded file; with --continuity, one or more (a take's files, in channel order).")
+        var files: [String]
 
         @Flag(help: "Report continuity (silent, missing, duplicated, corrupt frames) as key=value, for benchmarks.")
         var continuity = false
@@ -83,15 +83,25 @@ struct TestSignalCommand: ParsableCommand {
 
         func validate() throws {
             guard firstChannel >= 1 else { throw ValidationError("--first-channel counts from 1") }
+            guard !files.isEmpty else { throw ValidationError("name the recorded file") }
+            guard continuity || files.count == 1 else { throw ValidationError("several files only with --continuity") }
         }
 
         func run() throws {
             do {
-                let sound = try SoundFile.open(readingFrom: file)
                 if continuity {
-                    print(TestSignalContinuity.analyze(file: sound))
+                    var channel = firstChannel - 1
+                    var results: [TestSignalContinuity] = []
+                    for file in files {
+                        let sound = try SoundFile.open(readingFrom: file)
+                        results.append(TestSignalContinuity.analyze(file: sound, firstChannel: channel))
+                        channel += sound.channels
+                    }
+                    print(TestSignalContinuity.combining(results))
                     return
                 }
+                let file = files[0]
+                let sound = try SoundFile.open(readingFrom: file)
                 let report = TestSignalReport.check(file: sound,
                                                     signalChannels: Array((firstChannel - 1)..<(firstChannel - 1 + sound.channels)))
                 print("\(file): \(report)")

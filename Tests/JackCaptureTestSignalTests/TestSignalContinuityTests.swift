@@ -6,13 +6,15 @@ import Testing
 @Suite("Test signal continuity (benchmarks)")
 struct TestSignalContinuityTests {
     /// Writes frames of the signal at the given frame times (nil: a silent frame) to a float WAV.
-    func file(_ times: [UInt32?], channels: Int = 3) throws -> SoundFile {
+    func file(_ times: [UInt32?], channels: Int = 3, firstChannel: Int = 0) throws -> SoundFile {
         let path = NSTemporaryDirectory() + "/continuity-\(UUID().uuidString).wav"
         let writer = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
                                           channels: channels, sampleRate: 48_000, overwrite: false)
         var samples: [Float] = []
         for time in times {
-            for channel in 0..<channels { samples.append(time.map { TestSignal.sample(frameTime: $0, channel: channel) } ?? 0) }
+            for channel in 0..<channels {
+                samples.append(time.map { TestSignal.sample(frameTime: $0, channel: firstChannel + channel) } ?? 0)
+            }
         }
         try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
             try writer.write(interleaved: buffer.baseAddress!, frames: times.count)
@@ -42,5 +44,21 @@ struct TestSignalContinuityTests {
         #expect(result.duplicatedFrames == 2)
         #expect(result.lostFrames == 8)
         #expect(result.corruptFrames == 0)
+    }
+
+    @Test("a take in one file per track: each file against its own signal channel, the take's loss the largest file's")
+    func perTrackFiles() throws {
+        let intact: [UInt32?] = (100..<140).map { Optional($0) }
+        var padded = intact
+        padded.replaceSubrange(10..<14, with: [nil, nil, nil, nil])
+        let files = [try file(intact, channels: 1, firstChannel: 0), try file(padded, channels: 1, firstChannel: 1),
+                     try file(intact, channels: 2, firstChannel: 2)]
+        let each = zip(files, [0, 1, 2]).map { TestSignalContinuity.analyze(file: $0, firstChannel: $1) }
+        #expect(each.map(\.corruptFrames) == [0, 0, 0])
+        #expect(each.map(\.silentFrames) == [0, 4, 0])
+        let take = TestSignalContinuity.combining(each)
+        #expect(take.channels == 4 && take.frames == 40 && take.lostFrames == 4 && take.corruptFrames == 0)
+        // Read against the wrong signal channel, every frame is corrupt: the channel matters.
+        #expect(TestSignalContinuity.analyze(file: try file(intact, channels: 1, firstChannel: 5), firstChannel: 0).corruptFrames == 40)
     }
 }

@@ -64,6 +64,13 @@ public final class CaptureClient: @unchecked Sendable {
 
     /// Finishes a take still open, stops the pump, deactivates and closes the JACK client. Safe to
     /// call more than once.
+    /// Removes the metadata of this client's ports (jack_remove_properties), once: what a
+    /// client that set port metadata does before closing (`StudioSession.close` says why).
+    package func removePortMetadata() {
+        guard !pump.state.closed else { return }
+        for port in engine.ports { jack.removeProperties(of: jack.uuid(of: port)) }
+    }
+
     public func close() {
         guard pump.close() else { return }
         jack.deactivate()

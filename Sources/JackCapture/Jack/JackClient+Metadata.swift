@@ -70,6 +70,12 @@ extension JackClient {
         }
     }
 
+    /// Removes every property of `subject` (jack_remove_properties); returns how many there were.
+    @discardableResult
+    public func removeProperties(of subject: UInt64) -> Int {
+        Int(jack_remove_properties(handle, subject))
+    }
+
     /// Sets the name patchbays show for the port (JACK_METADATA_PRETTY_NAME, text/plain), such as
     /// "Kick In" for `system:capture_1`.
     public func setPrettyName(_ name: String, ofPort port: OpaquePointer) throws(JackError) {

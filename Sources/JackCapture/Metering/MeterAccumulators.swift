@@ -143,7 +143,7 @@ package struct MeterAccumulators: @unchecked Sendable {
         while index < count {
             let sample = samples[index]
             destination.storeBytes(of: sample, toByteOffset: index * 4, as: Float.self)
-            lanes.add(sample)
+            lanes.addLevels(sample)
             index += 1
         }
         return lanes.measurement
@@ -169,11 +169,16 @@ package struct MeterAccumulators: @unchecked Sendable {
         }
 
         @_noAllocation @_noLocks @inline(__always)
-        mutating func add(_ sample: Float) {
+        mutating func addLevels(_ sample: Float) {
             let magnitude = sample.magnitude
             if magnitude > peaks[0] { peaks[0] = magnitude }
             sums[0] += sample * sample
-            if magnitude >= 1 { clips[0] &+= 1 }
+        }
+
+        @_noAllocation @_noLocks @inline(__always)
+        mutating func add(_ sample: Float) {
+            addLevels(sample)
+            if sample.magnitude >= 1 { clips[0] &+= 1 }
         }
 
         var measurement: Measurement {

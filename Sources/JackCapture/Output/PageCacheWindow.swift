@@ -51,7 +51,8 @@ package struct PageCacheWindow: Equatable, Sendable {
         precondition(chunk > 0 && lag >= 0 && head >= 0, "a page-cache window has a positive chunk")
         self.chunk = chunk
         self.lag = lag
-        self.head = Self.pageAligned(head)
+        // Rounded up: a partial page of the head stays cached with the rest of it.
+        self.head = Self.pageAligned(head + Self.pageSize - 1)
         writebackStarted = 0
         released = self.head
     }

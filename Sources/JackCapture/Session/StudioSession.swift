@@ -110,6 +110,11 @@ public final class StudioSession: @unchecked Sendable {
     /// Finishes a take still recording, then closes the client and lets go of the folder.
     public func close() {
         if let take = lock.withLock({ current }) { _ = take.finish() }
+        // The ports' metadata goes first, while this client still reads its notifications:
+        // jack2 1.9.21 closing a client removes each port's properties and notifies every client,
+        // this one included, whose notification thread no longer reads then; with more than a few
+        // dozen tracks the socket fills and jack_client_close never returns (measured: 64 tracks).
+        client.removePortMetadata()
         client.close()
         folderLock.release()
     }
