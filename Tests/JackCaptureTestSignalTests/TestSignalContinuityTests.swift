@@ -58,7 +58,11 @@ struct TestSignalContinuityTests {
         #expect(each.map(\.silentFrames) == [0, 4, 0])
         let take = TestSignalContinuity.combining(each)
         #expect(take.channels == 4 && take.frames == 40 && take.lostFrames == 4 && take.corruptFrames == 0)
-        // Read against the wrong signal channel, every frame is corrupt: the channel matters.
-        #expect(TestSignalContinuity.analyze(file: try file(intact, channels: 1, firstChannel: 5), firstChannel: 0).corruptFrames == 40)
+        // A mono file's zero is the signal's own (one frame in 2^22 of each channel), not a loss.
+        let zeroTime = UInt32(TestSignal.timeModulus / 2)
+        let throughZero: [UInt32?] = (zeroTime - 5..<zeroTime + 5).map { Optional($0) }
+        #expect(TestSignal.sample(frameTime: zeroTime, channel: 0) == 0)
+        let mono = TestSignalContinuity.analyze(file: try file(throughZero, channels: 1), firstChannel: 0)
+        #expect(mono.silentFrames == 0 && mono.lostFrames == 0 && mono.corruptFrames == 0)
     }
 }

@@ -147,6 +147,9 @@ public final class CaptureClient: @unchecked Sendable {
         if isClosed { throw .clientClosed }
         if let previous, !previous.isFinished { throw .alreadyStarted }
         guard let first = layout.files.first else { throw .badChannelList("", reason: "a take writes at least one file") }
+        // One file per track of 1024 channels needs more descriptors than the usual soft limit
+        // of 1024; the hard limit is this process's to use.
+        raiseOpenFileLimit(toAtLeast: layout.files.count + 256)
         for spec in layout.files {
             guard !spec.channels.isEmpty, spec.channels.allSatisfy({ (0..<channelCount).contains($0) }) else {
                 throw .badChannelList(spec.channels.map { String($0 + 1) }.joined(separator: ","),
@@ -267,4 +270,13 @@ final class EventPump: @unchecked Sendable {
         lock.withLock { thread = nil }
         exited.signal()
     }
+}
+
+/// Raises the soft limit on open files (RLIMIT_NOFILE, setrlimit(2)) to at least `count`, as far
+/// as the hard limit allows. Past it, creating a file fails with its own clear error (EMFILE).
+func raiseOpenFileLimit(toAtLeast count: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
+    limit.rlim_cur = min(limit.rlim_max, rlim_t(count))
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }

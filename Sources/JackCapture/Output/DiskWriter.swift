@@ -272,8 +272,12 @@ package final class DiskWriter: @unchecked Sendable {
             let budget = min(DiskWriter.batchLimit, DiskWriter.batchBudget / max(1, files))
             batchFrames = max(1, min(8_192, budget / (width * MemoryLayout<Float>.stride)))
             batch = [Float](repeating: 0, count: batchFrames * width)
-            // Counted in frames of the file, so twice a second at whatever rate it is written.
-            headerInterval = Int64(max(1, output.file.sampleRate / 2))
+            // Counted in frames of the file, so twice a second at whatever rate it is written;
+            // with more than 256 files, so that all of them together rewrite at most 512 headers
+            // a second (1024 tracks: each every 2 s). Each rewrite is three system calls and
+            // libsndfile building the header; a killed session's files are repaired from the
+            // take log whatever their headers said (`TakeFileRepair`).
+            headerInterval = Int64(max(1, output.file.sampleRate / 2)) * Int64(max(1, (files + 255) / 256))
             runs = .allocate(capacity: width)
             levels = FrameGather.Levels(width: width)
             isEveryChannel = output.channels == Array(0..<takeChannels)
