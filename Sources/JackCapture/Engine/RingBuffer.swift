@@ -17,7 +17,6 @@ package struct RingBuffer: @unchecked Sendable {
     @usableFromInline let storage: UnsafeMutableRawPointer
     @usableFromInline let writeIndex: UnsafeAtomic<Int>
     @usableFromInline let readIndex: UnsafeAtomic<Int>
-    private let region: HugePageRegion?
 
     /// Allocates `capacity` bytes and touches every page, so that the real-time thread never takes
     /// a page fault on first use; where the process may, the pages are also locked in memory.
@@ -26,9 +25,11 @@ package struct RingBuffer: @unchecked Sendable {
     package init(capacity: Int) {
         precondition(capacity > 0, "a ring buffer needs room for at least one byte")
         self.capacity = capacity
-        // Its own mapping, marked for huge pages before the first touch (`HugePageRegion`).
-        region = HugePageRegion(byteCount: capacity)
-        storage = region?.start ?? UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+        // Ordinary pages. Transparent huge pages (MADV_HUGEPAGE) were measured and cost more here:
+        // 2 MiB pages come from the free blocks a virtual machine's host has taken back, so the
+        // first touch of a 393 MB ring took 0.9 to 1.1 s of system time instead of 0.3 to 0.4 s
+        // (BENCHMARKS.md).
+        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
         storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
         _ = lockInMemory(storage, byteCount: capacity)
         writeIndex = .create(0)
@@ -37,7 +38,7 @@ package struct RingBuffer: @unchecked Sendable {
 
     package func deallocate() {
         unlockFromMemory(storage, byteCount: capacity)
-        if let region { region.unmap() } else { storage.deallocate() }
+        storage.deallocate()
         writeIndex.destroy()
         readIndex.destroy()
     }
