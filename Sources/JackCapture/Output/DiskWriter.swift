@@ -266,7 +266,7 @@ package final class DiskWriter: @unchecked Sendable {
         /// Its channels' levels, measured while gathering them.
         let levels: FrameGather.Levels
 
-        init(_ output: TakeOutput, periodFrames: Int, files: Int, takeChannels: Int) {
+        init(_ output: TakeOutput, files: Int, takeChannels: Int) {
             self.output = output
             let width = output.channels.count
             let budget = min(DiskWriter.batchLimit, DiskWriter.batchBudget / max(1, files))
@@ -342,12 +342,11 @@ package final class DiskWriter: @unchecked Sendable {
         var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
         let ring = source.ring
         let channels = self.channels
-        let periodFrames = source.periodFrames
         var endedByNextTake = false
 
         // The segment being written.
         var segmentIndex = 0
-        var outputs = firstOutputs.map { OpenOutput($0, periodFrames: periodFrames, files: firstOutputs.count, takeChannels: channels) }
+        var outputs = firstOutputs.map { OpenOutput($0, files: firstOutputs.count, takeChannels: channels) }
         // Each channel in exactly one file (every layout a Take makes): its levels are measured
         // in the same pass that gathers it into its file. Otherwise in a pass of their own.
         func isPartition(_ outputs: [OpenOutput]) -> Bool {
@@ -406,10 +405,17 @@ package final class DiskWriter: @unchecked Sendable {
                 segmentClips[channel] = 0
             }
             let next = try openSegment(segmentIndex)
-            outputs = next.map { OpenOutput($0, periodFrames: periodFrames, files: next.count, takeChannels: channels) }
+            outputs = next.map { OpenOutput($0, files: next.count, takeChannels: channels) }
             measuresWhileGathering = isPartition(outputs)
             segmentOpen = true
             framesInFileCounter.store(0, ordering: .relaxed)
+        }
+
+        /// What was measured of a channel's frames as they went into the take.
+        func record(channel: Int, peak: Float, clips: Int) {
+            segmentPeaks[channel] = max(segmentPeaks[channel], peak)
+            segmentClips[channel] += Int64(clips)
+            source.measureTake?(channel, peak, clips)
         }
 
         /// Puts `count` frames of the take into the files: from `runs` (one per channel, from
@@ -428,9 +434,7 @@ package final class DiskWriter: @unchecked Sendable {
                     for channel in 0..<channels {
                         let measured = MeterAccumulators.measure(runs[channel], from: offset + done,
                                                                  to: offset + done + frames)
-                        segmentPeaks[channel] = max(segmentPeaks[channel], measured.peak)
-                        segmentClips[channel] += Int64(measured.clips)
-                        source.measureTake?(channel, measured.peak, measured.clips)
+                        record(channel: channel, peak: measured.peak, clips: measured.clips)
                     }
                 }
                 for output in outputs {
@@ -459,10 +463,7 @@ package final class DiskWriter: @unchecked Sendable {
                     }
                     if let levels {
                         for (index, channel) in output.output.channels.enumerated() {
-                            let peak = levels.peak(index), clips = levels.clips(index)
-                            segmentPeaks[channel] = max(segmentPeaks[channel], peak)
-                            segmentClips[channel] += Int64(clips)
-                            source.measureTake?(channel, peak, clips)
+                            record(channel: channel, peak: levels.peak(index), clips: levels.clips(index))
                         }
                     }
                 }
