@@ -27,6 +27,13 @@ const char *__tsan_default_suppressions(void) {
     // these locks only because the options above turn ignore_noninstrumented_modules off.
     "deadlock:swift::VariadicMetadataCacheEntryBase\n"
 
+    // Berkeley DB (libdb-5.3, not built with TSan), not jcap: jack2 keeps port metadata in it, and
+    // jack_set_property / jack_remove_properties, called on one thread, take the database's region
+    // and page locks (pthread rwlocks) in both orders as the database grows. Seen when a session
+    // of 64 tracks names its ports (StudioSessionTests); every stack is inside libdb.
+    "deadlock:__db_pthread_mutex_readlock\n"
+    "deadlock:libdb-5.3.so\n"
+
     // TSan's own libdispatch support, not jcap: the block it wraps around work submitted to a queue is
     // allocated by the submitting thread (here the main thread's CFRunLoop) and destroyed by
     // libdispatch on a worker after running it; the hand-over is inside libdispatch (not built with
