@@ -129,9 +129,11 @@ public final class SoundFile: @unchecked Sendable {
     /// these calls do not apply to (a pipe, a file system without writeback) stops trying: the
     /// audio is written either way.
     private func followPageCacheWindow() {
-        guard let descriptor, let length = Optional(lseek(descriptor, 0, SEEK_CUR)), length >= 0,
-              let step = pageCacheWindow?.advance(to: Int64(length))
-        else { pageCacheWindow = nil; return }
+        let length = descriptor.map { lseek($0, 0, SEEK_CUR) } ?? -1
+        guard let descriptor, length >= 0, let step = pageCacheWindow?.advance(to: Int64(length)) else {
+            pageCacheWindow = nil
+            return
+        }
         if let range = step.startWriteback, !startWriteback(of: range, descriptor: descriptor) {
             pageCacheWindow = nil
             return
