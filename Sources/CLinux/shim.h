@@ -2,7 +2,6 @@
 #ifndef JCAP_CLINUX_SHIM_H
 #define JCAP_CLINUX_SHIM_H
 
-#include <sched.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,14 +15,6 @@ static const unsigned int jcap_sync_file_range_wait_after = 4;
 /// waits for it). Returns 0, or -1 with errno set.
 static inline int jcap_sync_file_range(int descriptor, int64_t offset, int64_t count, unsigned int flags) {
     return (int)syscall(SYS_sync_file_range, descriptor, offset, count, flags);
-}
-
-/// SCHED_IDLE (sched.h under _GNU_SOURCE): runs only when no other thread wants the CPU.
-static const int jcap_sched_idle = 5;
-
-/// The calling thread's kernel thread id (gettid(2)), for setpriority(2) on one thread.
-static inline int jcap_gettid(void) {
-    return (int)syscall(SYS_gettid);
 }
 
 #endif
