@@ -17,18 +17,4 @@ static inline int jcap_sync_file_range(int descriptor, int64_t offset, int64_t c
     return (int)syscall(SYS_sync_file_range, descriptor, offset, count, flags);
 }
 
-/// SCHED_IDLE (linux/sched.h): runs a thread only when no other thread wants its CPU.
-static const int jcap_sched_idle = 5;
-
-/// Sets the calling thread's policy to SCHED_IDLE (experiment). Returns 0 or -1 with errno.
-static inline int jcap_set_current_thread_idle(void) {
-    struct jcap_sched_param { int sched_priority; } param = { 0 };
-    return (int)syscall(SYS_sched_setscheduler, 0, jcap_sched_idle, &param);
-}
-
-/// Sets the calling thread's nice value. Returns 0 or -1 with errno.
-static inline int jcap_set_current_thread_nice(int value) {
-    return (int)syscall(SYS_setpriority, 0 /* PRIO_PROCESS */, (int)syscall(SYS_gettid), value);
-}
-
 #endif

@@ -1,6 +1,5 @@
 import Atomics
 import Foundation
-import CLinux
 
 /// Frames of a take that hold silence because they never reached the file: dropped whole on
 /// overrun, or skipped by JACK's clock in an xrun.
@@ -216,11 +215,6 @@ package final class DiskWriter: @unchecked Sendable {
         precondition(!started, "a disk writer runs once")
         started = true
         let thread = Thread { [self] in
-            switch ProcessInfo.processInfo.environment["JCAP_WRITER_POLICY"] {
-            case "idle": _ = jcap_set_current_thread_idle()
-            case "nice": _ = jcap_set_current_thread_nice(10)
-            default: break
-            }
             run()
             done.signal()
         }
