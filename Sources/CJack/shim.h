@@ -39,5 +39,11 @@ jack_nframes_t jack_last_frame_time(const jack_client_t *client)
 // that stalls a cycle.
 jack_time_t jack_get_time(void)
     __attribute__((swift_attr("@_noLocks")));
+// The cycle's frame and its time estimates, read from the frame timer in shared memory (jack2
+// reads it through its lock-free double-buffered state): asked only while a wall-clock start
+// waits for its cycle.
+int jack_get_cycle_times(const jack_client_t *client, jack_nframes_t *current_frames,
+                         jack_time_t *current_usecs, jack_time_t *next_usecs, float *period_usecs)
+    __attribute__((swift_attr("@_noLocks")));
 
 #endif

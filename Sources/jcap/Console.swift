@@ -66,6 +66,9 @@ final class Console {
     func announceStart(_ take: Take) {
         var text = "jcap: recording \(take.format.displayName) to \(take.path)"
         if let start = take.scheduledStart { text += ", starting at frame \(start)" }
+        if let start = take.scheduledWallClockStart {
+            text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
+        }
         if let frames = take.durationFrames { text += ", \(frames) frames" }
         line(text)
     }

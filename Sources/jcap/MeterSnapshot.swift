@@ -51,9 +51,12 @@ extension MeterSnapshot {
         case _ where take == nil && title != nil: state = .ready
         case .idle: state = waitingForPorts ? .waitingForPorts : .countdown(frames: 0)
         case .waiting:
-            let frames = take?.scheduledStart.map {
+            var frames = take?.scheduledStart.map {
                 Int64(max(0, FrameTime.distance(from: client.jack.estimatedFrameTime, to: $0)))
             } ?? 0
+            if let start = take?.scheduledWallClockStart {
+                frames = max(0, start - WallClockTime.nowMicrosecondsSinceEpoch()) * Int64(rate) / 1_000_000
+            }
             state = .countdown(frames: frames)
         case .recording: state = .recording
         case .paused: state = .paused

@@ -229,6 +229,9 @@ extension Console {
             : "jcap: recording takes \(studioTake.numbers.lowerBound) to \(studioTake.numbers.upperBound) back to back"
         text += " (\(take.files.count) file\(take.files.count == 1 ? "" : "s"))"
         if let start = take.scheduledStart { text += ", starting at frame \(start)" }
+        if let start = take.scheduledWallClockStart {
+            text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
+        }
         if let frames = take.durationFrames { text += ", \(frames / Int64(studioTake.numbers.count)) frames each" }
         line(text)
     }

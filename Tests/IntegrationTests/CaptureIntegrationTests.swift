@@ -97,33 +97,6 @@ final class CaptureIntegrationTests: JackTestCase {
         XCTAssertLessThan(delay, 24_000 + 10 * server.sampleRate)
     }
 
-    func testWallClockStartConvertsThroughTheServerClock() throws {
-        var text = "", expected: UInt32 = 0
-        let run = try withoutXruns {
-            let now = WallClockTime.nowMicrosecondsSinceEpoch()
-            let target = (now / 10_000 + 250) * 10_000  // 2.5 s ahead, on a 10 ms boundary
-            var seconds = time_t(target / 1_000_000)
-            var parts = tm()
-            localtime_r(&seconds, &parts)
-            text = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec,
-                          Int(target % 1_000_000) / 1_000)
-            expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
-                + UInt64(target - WallClockTime.nowMicrosecondsSinceEpoch()))
-            return try runJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
-        let report = try check("wall.wav")
-        XCTAssertEqual(report.frames, 4_800)
-        XCTAssertTrue(report.isIntact, report.description)
-        let scheduled = try XCTUnwrap(number(after: "starting at frame ", in: run.errors), run.errors)
-        XCTAssertEqual(report.firstFrameTime, signalTime(UInt32(scheduled)))
-        // Two clients' conversions of one instant agree to within JACK's clock estimate, which
-        // the server corrects once a period.
-        let difference = min(signalDistance(from: signalTime(expected), to: report.firstFrameTime!),
-                             signalDistance(from: report.firstFrameTime!, to: signalTime(expected)))
-        XCTAssertLessThan(difference, server.period, "\(text) should be JACK frame \(expected)")
-    }
-
     func testInterruptKeepsEveryFrameUpToTheStopFrame() throws {
         let jcap = try withoutXruns { try signalledTake(signalPorts(8) + ["-o", "int.wav"], after: 1.2, SIGINT) }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)

@@ -41,6 +41,32 @@ final class StudioSessionTests: JackTestCase {
         }
     }
 
+    func testASessionAndARecorderToldOneTimeOfDayStartOnTheSameFrame() throws {
+        let session = try writeSession()
+        var at = ""
+        let (sessionRun, recorder) = try withoutXruns { () -> ((status: Int32, errors: String), Subprocess) in
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder())) ?? [] {
+                try FileManager.default.removeItem(atPath: folder() + "/" + name)
+            }
+            try? FileManager.default.removeItem(atPath: path("alone.wav"))
+            let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000) / 1_000 * 1_000
+            var seconds = time_t(target / 1_000_000)
+            var parts = tm()
+            localtime_r(&seconds, &parts)
+            at = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, Int(target % 1_000_000) / 1_000)
+            let recorder = try launchJcap(signalPorts(1) + ["--at", at, "--for", "2400f", "-o", "alone.wav"])
+            usleep(400_000)
+            let run = try runJcap(["session", session, "--at", at, "--for", "2400f", "--meter", "none"])
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            return (run, recorder)
+        }
+        XCTAssertEqual(sessionRun.status, 0, sessionRun.errors)
+        let entry = try XCTUnwrap(try logEntries().first)
+        let alone = try XCTUnwrap(number(after: "JACK frames ", in: recorder.errorOutput), recorder.errorOutput)
+        XCTAssertEqual(Int64(try XCTUnwrap(entry.startFrame)), alone, "--at \(at)")
+        try checkTake(1, startingAt: try XCTUnwrap(entry.startFrame), frames: 2_400)
+    }
+
     func testOneTakeAtAFrameWritesSevenFilesEverySampleInPlace() throws {
         let session = try writeSession()
         var start: UInt32 = 0

@@ -53,6 +53,11 @@ public final class Take: @unchecked Sendable {
     private var finishHandler: (@Sendable (TakeReport) -> Void)?
     /// The JACK frame the take was armed to start at (nil: the first cycle after `start`).
     public private(set) var scheduledStart: UInt32?
+    /// The wall-clock moment (microseconds since the Unix epoch) the take was armed to start at,
+    /// for a time of day or a date (`--at 14:30:00`); its frame is decided in the cycle it falls in.
+    public private(set) var scheduledWallClockStart: Int64?
+    /// Set by `resolve` for the `arm` that follows it (under no lock: one caller starts a take).
+    private var scheduledWallClock: Int64?
     /// The take's length in frames, when it has one.
     public private(set) var durationFrames: Int64?
 
@@ -152,37 +157,42 @@ public final class Take: @unchecked Sendable {
         var length: Int64?
         if let duration = configuredDuration { length = try duration.takeLength(atSampleRate: jack.sampleRate) }
         try configuredStart?.validate(sampleRate: jack.sampleRate)
-        try start(atFrame: resolve(configuredStart), lengthFrames: length)
+        try arm(resolve(configuredStart), lengthFrames: length)
     }
 
     /// Starts at `start` (nil: the next cycle) and, with a length, stops after exactly that many
     /// recorded frames: `start()` with a start and length of the caller's own.
     public func start(at start: StartTime?, lengthFrames: Int64?) throws(CaptureError) {
         try start?.validate(sampleRate: jack.sampleRate)
-        try self.start(atFrame: resolve(start), lengthFrames: lengthFrames)
+        try arm(resolve(start), lengthFrames: lengthFrames)
     }
 
     /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
     /// length, to stop after exactly that many recorded frames (pauses excluded). Once
     /// (`.alreadyStarted` after); a length must be above zero (`.badDuration`).
     public func start(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(CaptureError) {
+        try arm(startFrame.map(CaptureStart.atFrame) ?? .immediately, lengthFrames: lengthFrames)
+    }
+
+    private func arm(_ start: CaptureStart, lengthFrames: Int64?) throws(CaptureError) {
         if let lengthFrames, lengthFrames <= 0 {
             throw .badDuration("\(lengthFrames)f", reason: "a take must be longer than zero")
         }
-        if let startFrame, FrameTime.distance(from: jack.estimatedFrameTime, to: startFrame) < 0 {
+        if case .atFrame(let startFrame) = start, FrameTime.distance(from: jack.estimatedFrameTime, to: startFrame) < 0 {
             throw .startInPast("frame \(startFrame)")
         }
         lock.lock()
         defer { lock.unlock() }
         do {
             guard currentState == .prepared, !completing else { throw CaptureError.alreadyStarted }
-            scheduledStart = startFrame
+            if case .atFrame(let frame) = start { scheduledStart = frame }
+            scheduledWallClockStart = scheduledWallClock
             durationFrames = lengthFrames
             xrunsBefore = engine.status.xruns
             currentState = .recording
             startedFlag = true
         }
-        engine.arm(number, start: startFrame.map(CaptureStart.atFrame) ?? .immediately, length: lengthFrames)
+        engine.arm(number, start: start, length: lengthFrames)
         pump.wake()
     }
 
@@ -302,6 +312,12 @@ public final class Take: @unchecked Sendable {
             new.append(.serverShutDown(position: engine.status.position))
         }
         lock.withLock { log += new }
+        if state == .recording, let target = lock.withLock({ scheduledWallClockStart }),
+           engine.phase == .waiting || engine.phase == .idle {
+            // Converted again each wake (every 10 ms) until the cycle it falls in decides its
+            // frame, so NTP's slewing of the wall clock since `start` does not count.
+            engine.updateClockStart(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
+        }
         deliverEvents()
         if state != .prepared && state != .finished && lock.withLock({ !completing }) && hasEnded {
             complete()
@@ -381,26 +397,31 @@ public final class Take: @unchecked Sendable {
         return report
     }
 
-    /// The start frame a configured start time names, resolved against JACK's clock now (nil: the
-    /// first cycle after arming).
-    private func resolve(_ start: StartTime?) throws(CaptureError) -> UInt32? {
+    /// Where a configured start time starts, resolved against JACK's clock now (`.immediately`:
+    /// the first cycle after arming). A time of day or a date becomes a moment of JACK's clock,
+    /// whose frame the process callback decides in the cycle it falls in (`ClockStart`).
+    private func resolve(_ start: StartTime?) throws(CaptureError) -> CaptureStart {
         let sampleRate = jack.sampleRate
+        scheduledWallClock = nil
         switch start {
         case nil:
-            return nil
+            return .immediately
         case .afterReady(let delay)?:
-            return FrameTime.advance(jack.estimatedFrameTime, by: Int(try delay.frames(atSampleRate: sampleRate)))
+            return .atFrame(FrameTime.advance(jack.estimatedFrameTime, by: Int(try delay.frames(atSampleRate: sampleRate))))
         case .frame(let frame)?:
             guard FrameTime.distance(from: jack.estimatedFrameTime, to: frame) > 0 else {
                 throw .startInPast("@\(frame) (JACK's clock is at \(jack.estimatedFrameTime))")
             }
-            return frame
-        case .wallClock(let time)?:
+            return .atFrame(frame)
+        case let clockStart?:
             let now = WallClockTime.nowMicrosecondsSinceEpoch()
-            let target = time.microsecondsSinceEpoch(today: now)
-            guard target > now else { throw .startInPast("\(time) (today)") }
-            let jackTime = Int64(JackClient.currentTimeMicroseconds) + (target - now)
-            return jack.frameTime(atMicroseconds: UInt64(jackTime))
+            guard let target = clockStart.wallClockMicroseconds(now: now) else { return .immediately }
+            guard target > now else {
+                if case .wallClock = clockStart { throw .startInPast("\(clockStart) (today)") }
+                throw .startInPast("\(clockStart)")
+            }
+            scheduledWallClock = target
+            return .atJackNanoseconds(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
         }
     }
 }

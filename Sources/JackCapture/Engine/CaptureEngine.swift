@@ -7,6 +7,9 @@ public enum CaptureStart: Equatable, Sendable {
     case immediately
     /// At this JACK frame time, exactly.
     case atFrame(UInt32)
+    /// At this moment of JACK's clock (`jack_get_time`, in nanoseconds): the frame is decided in
+    /// the cycle the moment falls in (`ClockStart`), the same frame in every client of the server.
+    case atJackNanoseconds(Int64)
 }
 
 /// A snapshot of an engine's counters, read without disturbing the process callback.
@@ -126,14 +129,30 @@ public final class CaptureEngine: @unchecked Sendable {
     package func arm(_ take: UInt32, start: CaptureStart, length: Int64?) {
         let pointer = state.pointee
         switch start {
-        case .immediately: pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
-        case .atFrame(let frame): pointer.requestedStart.store(Int64(frame), ordering: .relaxed)
+        case .immediately:
+            pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
+            pointer.requestedClockStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
+        case .atFrame(let frame):
+            pointer.requestedStart.store(Int64(frame), ordering: .relaxed)
+            pointer.requestedClockStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
+        case .atJackNanoseconds(let moment):
+            pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
+            pointer.requestedClockStart.store(max(0, moment), ordering: .relaxed)
         }
         pointer.requestedLength.store(length ?? CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.requestedStop.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.requestedPause.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.requestedResume.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.armedTake.store(take, ordering: .releasing)
+    }
+
+    /// Moves the moment of a clock start not yet decided (`CaptureStart.atJackNanoseconds`) to a
+    /// fresher conversion of the same wall-clock time. Once the callback has decided the frame,
+    /// this changes nothing.
+    package func updateClockStart(_ nanoseconds: Int64) {
+        let pointer = state.pointee
+        guard pointer.requestedClockStart.load(ordering: .relaxed) != CaptureProcessState.noRequest else { return }
+        pointer.requestedClockStart.store(max(0, nanoseconds), ordering: .relaxed)
     }
 
     /// The take armed last, 0 before the first.

@@ -45,6 +45,7 @@ extension CaptureProcessState {
         let reading = jack_last_frame_time(client)
         let n = Int(nframes)
         loadRequests()
+        if own.pointee.requests.start == Self.noRequest { decideClockStart(reading: reading, frames: n) }
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
@@ -85,6 +86,8 @@ extension CaptureProcessState {
         own.pointee.take = take
         own.pointee.timeline.removeAll()
         own.pointee.planner = CyclePlanner()
+        own.pointee.clockStartFrame = -1
+        own.pointee.clockStartAsked = false
         position.store(0, ordering: .relaxed)
         startFrame.store(-1, ordering: .relaxed)
         overrunFrames.store(0, ordering: .relaxed)
@@ -103,6 +106,38 @@ extension CaptureProcessState {
         own.pointee.requests.stop = requestedStop.load(ordering: .acquiring)
         own.pointee.requests.pause = requestedPause.load(ordering: .acquiring)
         own.pointee.requests.resume = requestedResume.load(ordering: .acquiring)
+    }
+
+    /// For a take told to start at a moment of JACK's clock: decides its frame in the cycle the
+    /// moment falls in, from that cycle's times, as every client of the server sees them
+    /// (`ClockStart`). Until then the start reads as 2^30 frames ahead, so nothing is staged and
+    /// the planner waits.
+    @_noAllocation @_noLocks
+    private func decideClockStart(reading: UInt32, frames n: Int) {
+        if own.pointee.clockStartFrame >= 0 {
+            own.pointee.requests.start = own.pointee.clockStartFrame
+            return
+        }
+        let moment = requestedClockStart.load(ordering: .relaxed)
+        guard moment != Self.noRequest else { return }
+        var frame: jack_nframes_t = 0
+        var microseconds: jack_time_t = 0
+        var nextMicroseconds: jack_time_t = 0
+        var periodMicroseconds: Float = 0
+        var decision = ClockStart.Decision.later
+        if jack_get_cycle_times(client, &frame, &microseconds, &nextMicroseconds, &periodMicroseconds) == 0 {
+            let cycle = CycleTimes(frame: frame, microseconds: microseconds, nextMicroseconds: nextMicroseconds)
+            decision = ClockStart.decide(nanoseconds: moment, in: cycle, frames: n,
+                                         firstCycle: !own.pointee.clockStartAsked)
+        }
+        own.pointee.clockStartAsked = true
+        switch decision {
+        case .later:
+            own.pointee.requests.start = Int64(FrameTime.advance(reading, by: 1 << 30))
+        case .frame(let start):
+            own.pointee.clockStartFrame = Int64(start)
+            own.pointee.requests.start = Int64(start)
+        }
     }
 
     /// Whether any frame of the cycle read at `reading` may go into the take. A cycle starts no

@@ -45,6 +45,9 @@ struct CaptureProcessState {
     /// The take armed last (numbered from 1); a new number makes the callback start a new take.
     let armedTake: UInt32Atomic
     let requestedStart: UnsafeAtomic<Int64>
+    /// A start named as a moment on JACK's clock, in nanoseconds (a wall-clock `--at`), or
+    /// `noRequest`: the callback decides its frame in the cycle it falls in (`ClockStart`).
+    let requestedClockStart: UnsafeAtomic<Int64>
     let requestedLength: UnsafeAtomic<Int64>
     let requestedStop: UnsafeAtomic<Int64>
     /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
@@ -103,6 +106,7 @@ struct CaptureProcessState {
         callbackOwnership = .create(Self.callbackIdle)
         armedTake = .create(0)
         requestedStart = .create(Self.noRequest)
+        requestedClockStart = .create(Self.noRequest)
         requestedLength = .create(Self.noRequest)
         requestedStop = .create(Self.noRequest)
         requestedPause = .create(Self.noRequest)
@@ -144,7 +148,7 @@ struct CaptureProcessState {
         }
         meteringEnabled.destroy()
         serverGone.destroy()
-        for atomic in [requestedStart, requestedLength, requestedStop, requestedPause, requestedResume, position,
+        for atomic in [requestedStart, requestedClockStart, requestedLength, requestedStop, requestedPause, requestedResume, position,
                        startFrame, overrunFrames, overrunCycles, skippedFrames, cycles, lateCycles, xruns] {
             atomic.destroy()
         }
@@ -162,6 +166,10 @@ struct ProcessCallbackState {
     var planner = CyclePlanner()
     /// The take's requests as the callback last loaded them.
     var requests = TakeRequests()
+    /// A clock start's frame, once a cycle has decided it (-1 before).
+    var clockStartFrame: Int64 = -1
+    /// Whether a cycle of this take has asked about its clock start yet.
+    var clockStartAsked = false
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>

@@ -1,0 +1,122 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+import jcap
+
+/// Two recorders told the same time of day (or date) start on the same frame: each decides the
+/// frame in the cycle the moment falls in, from that cycle's times, which every client of the
+/// server shares (`ClockStart`).
+final class WallClockStartTests: JackTestCase {
+    /// `HH:MM:SS.fff` (local) and `YYYY-MM-DDTHH:MM:SS.fffZ` for a moment `ahead` seconds from now,
+    /// on a millisecond.
+    func moment(secondsAhead ahead: Double) -> (timeOfDay: String, utc: String) {
+        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + Int64(ahead * 1_000_000)) / 1_000 * 1_000
+        var seconds = time_t(target / 1_000_000)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        var utc = tm()
+        gmtime_r(&seconds, &utc)
+        let milliseconds = Int(target % 1_000_000) / 1_000
+        return (String(format: "%02d:%02d:%02d.%03d", local.tm_hour, local.tm_min, local.tm_sec, milliseconds),
+                String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                       utc.tm_hour, utc.tm_min, utc.tm_sec, milliseconds))
+    }
+
+    /// Starts two jcap processes `apart` seconds apart, both told to start at `at`, and returns the
+    /// JACK frame each started on (from its report) and its file's first test-signal frame.
+    func twoRecorders(at first: String, _ second: String, apart: Double) throws -> [(reported: Int64, inFile: Int)] {
+        try withoutXruns {
+            for file in ["a.wav", "b.wav"] { try? FileManager.default.removeItem(atPath: path(file)) }
+            let a = try launchJcap(signalPorts(2) + ["--at", first, "--for", "2400f", "-o", "a.wav"])
+            usleep(useconds_t(apart * 1_000_000))
+            let b = try launchJcap(signalPorts(2) + ["--at", second, "--for", "2400f", "-o", "b.wav"])
+            XCTAssertEqual(try a.wait(timeout: 30), 0, a.errorOutput)
+            XCTAssertEqual(try b.wait(timeout: 30), 0, b.errorOutput)
+            return try [(a, "a.wav"), (b, "b.wav")].map { process, file in
+                let reported = try XCTUnwrap(number(after: "JACK frames ", in: process.errorOutput), process.errorOutput)
+                let report = try check(file)
+                XCTAssertTrue(report.isIntact, report.description)
+                XCTAssertEqual(report.frames, 2_400)
+                return (reported, try XCTUnwrap(report.firstFrameTime))
+            }
+        }
+    }
+
+    func testTwoProcessesToldOneTimeOfDayStartOnTheSameFrame() throws {
+        for trial in 1...3 {
+            let at = moment(secondsAhead: 1.8).timeOfDay
+            let starts = try twoRecorders(at: at, at, apart: 0.5)
+            XCTAssertEqual(starts[0].reported, starts[1].reported, "trial \(trial), --at \(at)")
+            XCTAssertEqual(starts[0].inFile, starts[1].inFile, "trial \(trial): the files begin on the same frame")
+            XCTAssertEqual(starts[0].inFile, signalTime(UInt32(truncatingIfNeeded: starts[0].reported)))
+        }
+    }
+
+    func testOneStartedAMomentBeforeTheTimeStillAgrees() throws {
+        // The second is launched about 0.35 s before the moment: it has just time to get ready.
+        let at = moment(secondsAhead: 1.6).timeOfDay
+        let starts = try twoRecorders(at: at, at, apart: 1.25)
+        XCTAssertEqual(starts[0].reported, starts[1].reported, "--at \(at)")
+        XCTAssertEqual(starts[0].inFile, starts[1].inFile)
+    }
+
+    func testADateInUTCAndTheSameMomentAsATimeOfDayAgree() throws {
+        let at = moment(secondsAhead: 1.8)
+        let starts = try twoRecorders(at: at.utc, at.timeOfDay, apart: 0.4)
+        XCTAssertEqual(starts[0].reported, starts[1].reported, "\(at.utc) and \(at.timeOfDay)")
+    }
+
+    func testAStartTimeOfDayNamesTheFrameOfThatMomentOnJacksClock() throws {
+        // The frame is the first at or after the moment, by the server's own clock estimate: the
+        // observer's conversion of the same moment (jack_time_to_frames, a moment later) is
+        // within a period of it.
+        var expected: UInt32 = 0
+        var text = ""
+        let run = try withoutXruns {
+            let now = WallClockTime.nowMicrosecondsSinceEpoch()
+            let target = (now / 1_000 + 1_500) * 1_000
+            text = moment(secondsAhead: Double(target - now) / 1_000_000).timeOfDay
+            let exact = try StartTime(parsing: text).wallClockMicroseconds()!
+            expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
+                + UInt64(exact - WallClockTime.nowMicrosecondsSinceEpoch()))
+            return try runJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("starting at "), run.errors)
+        let report = try check("wall.wav")
+        XCTAssertEqual(report.frames, 4_800)
+        XCTAssertTrue(report.isIntact, report.description)
+        let started = try XCTUnwrap(number(after: "JACK frames ", in: run.errors), run.errors)
+        XCTAssertEqual(report.firstFrameTime, signalTime(UInt32(started)))
+        let difference = abs(FrameTime.distance(from: expected, to: UInt32(started)))
+        XCTAssertLessThan(difference, server.period, "\(text) should be near JACK frame \(expected)")
+    }
+
+    func testADateTomorrowIsScheduledAndATimeThatPassedIsRefused() throws {
+        // Tomorrow is beyond what JACK's 32-bit frame clock could count at 48 kHz from some
+        // times of day; it is scheduled all the same, and cancelled here with SIGINT.
+        let tomorrow = WallClockTime.nowMicrosecondsSinceEpoch() / 1_000_000 + 86_400 + 3_600
+        var seconds = time_t(tomorrow)
+        var utc = tm()
+        gmtime_r(&seconds, &utc)
+        let text = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                          utc.tm_hour, utc.tm_min, utc.tm_sec)
+        let jcap = try launchJcap(signalPorts(1) + ["--at", text, "-o", "tomorrow.wav"])
+        try Self.waitFor("jcap to schedule the take") { jcap.errorOutput.contains("starting at ") }
+        jcap.signal(SIGINT)
+        XCTAssertEqual(try jcap.wait(timeout: 20), ExitStatus.cancelled.rawValue, jcap.errorOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("tomorrow.wav")), "a take cancelled before it starts leaves no file")
+
+        let passed = WallClockTime.nowMicrosecondsSinceEpoch() / 1_000_000 - 60
+        seconds = time_t(passed)
+        gmtime_r(&seconds, &utc)
+        let past = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                          utc.tm_hour, utc.tm_min, utc.tm_sec)
+        // A minute ago, in UTC.
+        let run = try runJcap(signalPorts(1) + ["--at", past + "Z", "-o", "past.wav"])
+        XCTAssertEqual(run.status, ExitStatus.startInPast.rawValue, run.errors)
+        XCTAssertTrue(run.errors.contains(past), run.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("past.wav")))
+    }
+}
