@@ -16,9 +16,15 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let channelCount: Int
         let table: TestSignal.Table
         let serverGone: UnsafeAtomic<Bool>
+        /// Each port's declared capture latency in frames (0: none declared).
+        let captureLatencies: UnsafeMutablePointer<Int>
     }
 
-    public init(client: JackClient, channels: Int, signal: (Int) -> TestSignal.Table = { _ in .code() }) throws(JackError) {
+    /// - Parameter captureLatencies: a capture latency in frames to declare for each port, as a
+    ///   source behind a converter would (cycled over the ports; empty: none). The signal itself is
+    ///   not delayed: a recorder aligned to the latency finds the port's samples shifted by it.
+    public init(client: JackClient, channels: Int, captureLatencies: [Int] = [],
+                signal: (Int) -> TestSignal.Table = { _ in .code() }) throws(JackError) {
         self.client = client
         // Built before any port exists: a port appears to others only once it can be connected.
         let table = signal(client.sampleRate)
@@ -29,14 +35,25 @@ public final class TestSignalGenerator: @unchecked Sendable {
         portNames = ports.map { client.fullName(of: $0) }
         let list = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: ports.count)
         list.initialize(from: ports.map { Optional($0) }, count: ports.count)
+        let latencies = UnsafeMutablePointer<Int>.allocate(capacity: ports.count)
+        latencies.initialize(from: ports.indices.map { captureLatencies.isEmpty ? 0 : captureLatencies[$0 % captureLatencies.count] },
+                             count: ports.count)
         state = .allocate(capacity: 1)
         state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count,
-                                            table: table, serverGone: .create(false)))
+                                            table: table, serverGone: .create(false), captureLatencies: latencies))
+        if !captureLatencies.isEmpty {
+            client.setLatencyCallback({ mode, argument in
+                guard mode == JackCaptureLatency, let argument else { return }
+                argument.assumingMemoryBound(to: GeneratorState.self).pointee.declareCaptureLatencies()
+            }, argument: UnsafeMutableRawPointer(state))
+            state.pointee.declareCaptureLatencies()
+        }
         client.setProcessCallback(testSignalProcessCallback, argument: UnsafeMutableRawPointer(state))
         client.setShutdownCallback({ _, _, argument in
             argument?.assumingMemoryBound(to: GeneratorState.self).pointee.serverGone.store(true, ordering: .releasing)
         }, argument: UnsafeMutableRawPointer(state))
         try client.activate()
+        if !captureLatencies.isEmpty { client.recomputeTotalLatencies() }
     }
 
     /// True once the server has shut the client down: nothing will play any more.
@@ -47,7 +64,18 @@ public final class TestSignalGenerator: @unchecked Sendable {
         state.pointee.ports.deallocate()
         state.pointee.table.deallocate()
         state.pointee.serverGone.destroy()
+        state.pointee.captureLatencies.deallocate()
         state.deallocate()
+    }
+}
+
+extension TestSignalGenerator.GeneratorState {
+    func declareCaptureLatencies() {
+        for channel in 0..<channelCount {
+            guard let port = ports[channel] else { continue }
+            JackClient.setCaptureLatency(JackLatencyRange(minimum: captureLatencies[channel], maximum: captureLatencies[channel]),
+                                         of: port)
+        }
     }
 }
 

@@ -32,6 +32,9 @@ struct TestSignalCommand: ParsableCommand {
         @Option(name: .long, help: "Sine level in dBFS: 0 peaks at full scale, +3 is beyond it.")
         var level = 0.0
 
+        @Option(name: .long, help: "Capture latency in frames to declare on the ports, as a source behind a converter would: one for all, or a comma-separated list cycled over the ports. The signal is not delayed.")
+        var captureLatency: String?
+
         enum Signal: String, ExpressibleByArgument { case code, sine, silence }
 
         func run() throws {
@@ -42,10 +45,16 @@ struct TestSignalCommand: ParsableCommand {
             sigaddset(&blocked, SIGINT)
             sigaddset(&blocked, SIGTERM)
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            let latencies = try (captureLatency ?? "").split(separator: ",").map { text -> Int in
+                guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+                    throw ValidationError("--capture-latency takes whole frames, 0 or more, like 1024 or 256,1024")
+                }
+                return value
+            }
             let generator: TestSignalGenerator
             do {
                 let client = try JackClient(name: name, server: server)
-                generator = try TestSignalGenerator(client: client, channels: channels) { [signal, frequency, level] rate in
+                generator = try TestSignalGenerator(client: client, channels: channels, captureLatencies: latencies) { [signal, frequency, level] rate in
                     switch signal {
                     case .code: .code()
                     case .sine: .sine(frequency: frequency, level: level, sampleRate: rate)

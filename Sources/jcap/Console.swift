@@ -71,6 +71,16 @@ final class Console {
         }
         if let frames = take.durationFrames { text += ", \(frames) frames" }
         line(text)
+        if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
+    }
+
+    /// `jcap: aligned to capture latency: 1024 frames on every channel`, or channel by channel.
+    static func alignmentText(_ alignment: LatencyAlignment, ports: [String]) -> String {
+        let latencies = alignment.latencies
+        if let first = latencies.first, latencies.allSatisfy({ $0 == first }) {
+            return "jcap: aligned to capture latency: \(first) frames on every channel"
+        }
+        return "jcap: aligned to capture latency: " + zip(ports, latencies).map { "\($0) \($1) frames" }.joined(separator: ", ")
     }
 
     /// Tells of a take's event on its own line: pauses and resumes with their exact frames, and

@@ -41,8 +41,11 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
     var server: String?
 
-    @Option(name: .long, help: ArgumentHelp("Start time: +3s / +250ms / +48000f after ready, @FRAME (JACK frame time), or 14:30:00[.250] today.", valueName: "time"))
+    @Option(name: .long, help: ArgumentHelp("Start time: +3s / +250ms / +48000f after ready, @FRAME (JACK frame time), 14:30:00[.250] today, or a date: 2026-11-22T14:30:00Z, 2026-11-22 14:30:00 (local).", valueName: "time"))
     var at: String?
+
+    @Flag(name: .long, help: "Align to the sources' capture latency: the file starts with the sound that reached the converter at the start frame, each channel by its own latency.")
+    var alignLatency = false
 
     @Option(name: .customLong("for"), help: ArgumentHelp("Length: 60s, 1.01s, 250ms, 48000f, 1:30, 1:02:03.5. Default: until Ctrl-C.", valueName: "duration"))
     var duration: String?
@@ -181,6 +184,7 @@ struct RecordCommand: ParsableCommand {
             configuration.sources = .ports(port)
         }
         configuration.connectsPorts = !noConnect
+        configuration.alignsToCaptureLatency = alignLatency
         configuration.outputPath = output
         configuration.settings = try makeSettings()
         if let at { configuration.start = try StartTime(parsing: at) }

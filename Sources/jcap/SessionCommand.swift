@@ -25,8 +25,11 @@ struct SessionCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
     var server: String?
 
-    @Option(name: .long, help: ArgumentHelp("Record unattended, starting at: +3s, @FRAME or 14:30:00[.250] today.", valueName: "time"))
+    @Option(name: .long, help: ArgumentHelp("Record unattended, starting at: +3s, @FRAME, 14:30:00[.250] today, or a date: 2026-11-22T14:30:00Z.", valueName: "time"))
     var at: String?
+
+    @Flag(name: .long, help: "Align each take to its sources' capture latency (as [session] align_latency = true).")
+    var alignLatency = false
 
     @Option(name: .customLong("for"), help: ArgumentHelp("Record unattended, this long: 60s, 48000f, 1:30.", valueName: "duration"))
     var duration: String?
@@ -58,9 +61,10 @@ struct SessionCommand: ParsableCommand {
             throw console.fail(error)
         }
         if takes ?? 1 > 1 && length == nil { throw console.fail(StudioSessionError.takesNeedLength) }
-        let definition: SessionDefinition
+        var definition: SessionDefinition
         do {
             definition = try SessionDefinition.load(path: file)
+            if alignLatency { definition.alignsToCaptureLatency = true }
         } catch {
             throw console.fail(StudioSessionError.sessionFile(error))
         }
@@ -234,6 +238,7 @@ extension Console {
         }
         if let frames = take.durationFrames { text += ", \(frames / Int64(studioTake.numbers.count)) frames each" }
         line(text)
+        if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
     }
 
     /// One line per take recorded, and its problems; returns the worst exit status among them.

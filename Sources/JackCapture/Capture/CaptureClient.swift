@@ -89,6 +89,22 @@ public final class CaptureClient: @unchecked Sendable {
         return jack.captureLatency(of: engine.ports[channel]).maximum
     }
 
+    /// Each channel's capture latency, as a take aligned to it uses it: the most of the ranges
+    /// JACK reports for the ports connected to the channel's port (jack_port_get_latency_range
+    /// with JackCaptureLatency), or of the channel's own port when nothing is connected. Read from
+    /// the sources, it does not wait for the server to recompute jcap's ports after a connection.
+    public func sourceCaptureLatencies() -> [Int] {
+        CaptureClient.sourceCaptureLatencies(of: engine.ports, on: jack)
+    }
+
+    static func sourceCaptureLatencies(of ports: [OpaquePointer], on jack: JackClient) -> [Int] {
+        ports.map { port in
+            let sources = jack.connections(of: port).compactMap { try? jack.port(named: $0) }
+            guard !sources.isEmpty else { return jack.captureLatency(of: port).maximum }
+            return sources.map { jack.captureLatency(of: $0).maximum }.max() ?? 0
+        }
+    }
+
     /// True when recording can start: every input port has a connection (with `--no-connect`,
     /// once they have been patched by hand).
     public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }

@@ -19,6 +19,8 @@ public struct CaptureConfiguration: Sendable {
     public var start: StartTime?
     /// nil: until stopped.
     public var duration: CaptureDuration?
+    /// Align each take to its sources' capture latency (`--align-latency`, `LatencyAlignment`).
+    public var alignsToCaptureLatency = false
     /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.
     public var bufferSeconds: Double = 4
 

@@ -39,6 +39,7 @@ public final class Take: @unchecked Sendable {
     /// When `start()` starts and for how long: the client's configured start time and duration.
     private let configuredStart: StartTime?
     private let configuredDuration: CaptureDuration?
+    private let alignsToCaptureLatency: Bool
 
     private let lock = NSCondition()
     private var currentState: State = .prepared
@@ -56,6 +57,8 @@ public final class Take: @unchecked Sendable {
     /// The wall-clock moment (microseconds since the Unix epoch) the take was armed to start at,
     /// for a time of day or a date (`--at 14:30:00`); its frame is decided in the cycle it falls in.
     public private(set) var scheduledWallClockStart: Int64?
+    /// With `--align-latency`: each channel's capture latency, read when the take was armed.
+    public private(set) var latencyAlignment: LatencyAlignment?
     /// Set by `resolve` for the `arm` that follows it (under no lock: one caller starts a take).
     private var scheduledWallClock: Int64?
     /// The take's length in frames, when it has one.
@@ -66,6 +69,7 @@ public final class Take: @unchecked Sendable {
         pump = client.pump
         configuredStart = client.configuration.start
         configuredDuration = client.configuration.duration
+        alignsToCaptureLatency = client.configuration.alignsToCaptureLatency
         engine = client.engine
         jack = client.jack
         sources = client.sources
@@ -181,10 +185,13 @@ public final class Take: @unchecked Sendable {
         if case .atFrame(let startFrame) = start, FrameTime.distance(from: jack.estimatedFrameTime, to: startFrame) < 0 {
             throw .startInPast("frame \(startFrame)")
         }
+        let alignment = alignsToCaptureLatency
+            ? LatencyAlignment(latencies: CaptureClient.sourceCaptureLatencies(of: engine.ports, on: jack)) : nil
         lock.lock()
         defer { lock.unlock() }
         do {
             guard currentState == .prepared, !completing else { throw CaptureError.alreadyStarted }
+            latencyAlignment = alignment
             if case .atFrame(let frame) = start { scheduledStart = frame }
             scheduledWallClockStart = scheduledWallClock
             durationFrames = lengthFrames
@@ -192,7 +199,7 @@ public final class Take: @unchecked Sendable {
             currentState = .recording
             startedFlag = true
         }
-        engine.arm(number, start: start, length: lengthFrames)
+        engine.arm(number, start: start, length: lengthFrames, alignment: alignment)
         pump.wake()
     }
 
@@ -386,7 +393,8 @@ public final class Take: @unchecked Sendable {
             lostSpans: writer.lostSpans, overrunFrames: started ? status.overrunFrames : 0,
             skippedFrames: started ? status.skippedFrames : 0, xruns: started ? status.xruns : 0,
             channelLevels: channelLevels, events: events,
-            segments: outcome == .cancelled || outcome == .missedStart ? [] : writer.segments)
+            segments: outcome == .cancelled || outcome == .missedStart ? [] : writer.segments,
+            latencyAlignment: lock.withLock { latencyAlignment })
         let handler = lock.withLock { () -> (@Sendable (TakeReport) -> Void)? in
             finalReport = report
             currentState = .finished

@@ -126,8 +126,19 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Arms take `take`: it starts at `start` and, with a `length`, stops after exactly that many
     /// frames. The take before it must have finished (a new take replaces it in the callback).
-    package func arm(_ take: UInt32, start: CaptureStart, length: Int64?) {
+    package func arm(_ take: UInt32, start: CaptureStart, length: Int64?, alignment: LatencyAlignment? = nil) {
         let pointer = state.pointee
+        // Delay lines the callback never took (a take re-armed before its first cycle) or gave
+        // back: the callback holds neither any more.
+        for slot in [pointer.pendingDelayLines, pointer.retiredDelayLines] {
+            if let set = UnsafeMutablePointer<DelayLineSet>(bitPattern: slot.exchange(0, ordering: .acquiring)) {
+                DelayLineSet.free(set)
+            }
+        }
+        let lines = alignment.flatMap { DelayLineSet.make(delays: $0.delays) }
+        pointer.pendingDelayLines.store(lines.map { Int(bitPattern: $0) } ?? 0, ordering: .releasing)
+        pointer.requestedAlignment.store(alignment?.shift ?? 0, ordering: .relaxed)
+        pointer.requestedLongestDelay.store(alignment?.longestDelay ?? 0, ordering: .relaxed)
         switch start {
         case .immediately:
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)

@@ -43,13 +43,23 @@ extension CaptureProcessState {
         var measured = false
         _ = cycles.loadThenWrappingIncrement(ordering: .relaxed)
         let reading = jack_last_frame_time(client)
+        // The take's frames name converter time: JACK's less the alignment (0 without it).
+        let alignedReading = FrameTime.advance(reading, by: -own.pointee.alignment)
         let n = Int(nframes)
         loadRequests()
         if own.pointee.requests.start == Self.noRequest { decideClockStart(reading: reading, frames: n) }
+        if own.pointee.requests.start == Self.noRequest && own.pointee.longestDelay > 0 {
+            // Started "now" with channels delayed: after the longest delay, so every channel's
+            // line holds real sound from the take's first frame.
+            if own.pointee.alignedImmediateStart < 0 {
+                own.pointee.alignedImmediateStart = Int64(FrameTime.advance(alignedReading, by: own.pointee.longestDelay))
+            }
+            own.pointee.requests.start = own.pointee.alignedImmediateStart
+        }
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
-        if !rateChanged && mayBelongToTake(reading: reading, frames: n) {
+        if !rateChanged && mayBelongToTake(reading: alignedReading, frames: n) {
             let staged = own.pointee.timeline.stagedBytes
             let blockBytes = CaptureBlockHeader.blockByteCount(frames: n, channels: channelCount)
             if ring.writableByteCount() >= staged + blockBytes {
@@ -60,6 +70,7 @@ extension CaptureProcessState {
                 cycle.dropped = true
             }
         }
+        if cycle.stagedBytes == 0 { feedDelayLines(frameCount: nframes) }
         let stall = stallMicroseconds.load(ordering: .relaxed)
         if stall > 0 {
             // Test hook: this callback runs late. It holds the cycle's frames already; spinning
@@ -88,6 +99,15 @@ extension CaptureProcessState {
         own.pointee.planner = CyclePlanner()
         own.pointee.clockStartFrame = -1
         own.pointee.clockStartAsked = false
+        own.pointee.alignment = requestedAlignment.load(ordering: .relaxed)
+        own.pointee.longestDelay = requestedLongestDelay.load(ordering: .relaxed)
+        own.pointee.alignedImmediateStart = -1
+        // The new take's delay lines, if any; the last take's go back to the arming thread.
+        let incoming = pendingDelayLines.exchange(0, ordering: .acquiring)
+        if let previous = own.pointee.delayLines {
+            _ = retiredDelayLines.exchange(Int(bitPattern: previous), ordering: .releasing)
+        }
+        own.pointee.delayLines = UnsafeMutablePointer<DelayLineSet>(bitPattern: incoming)
         position.store(0, ordering: .relaxed)
         startFrame.store(-1, ordering: .relaxed)
         overrunFrames.store(0, ordering: .relaxed)
@@ -193,6 +213,43 @@ extension CaptureProcessState {
             }
             at += channelBytes
         }
+        delayStagedChannels(frameCount: nframes, at: offset)
+    }
+
+    /// Delays the staged frames of each channel that has a delay line (`LatencyAlignment`), in
+    /// place in the ring.
+    @_noAllocation @_noLocks
+    private func delayStagedChannels(frameCount nframes: UInt32, at offset: Int) {
+        guard let set = own.pointee.delayLines else { return }
+        let channelBytes = Int(nframes) * MemoryLayout<Float>.stride
+        var slot = 0
+        while slot < set.pointee.count {
+            let line = set.pointee.lines + slot
+            let at = offset + CaptureBlockHeader.byteCount + line.pointee.channel * channelBytes
+            let pieces = ring.stagingPieces(byteCount: channelBytes, at: at)
+            let firstCount = pieces.firstByteCount / MemoryLayout<Float>.stride
+            DelayLineSet.delayInPlace(line, pieces.first.assumingMemoryBound(to: Float.self), count: firstCount)
+            if firstCount < Int(nframes) {
+                DelayLineSet.delayInPlace(line, pieces.second.assumingMemoryBound(to: Float.self),
+                                          count: Int(nframes) - firstCount)
+            }
+            slot += 1
+        }
+    }
+
+    /// Feeds a cycle that is not copied through the delay lines, which must hold the frames just
+    /// before the take's first.
+    @_noAllocation @_noLocks
+    private func feedDelayLines(frameCount nframes: UInt32) {
+        guard let set = own.pointee.delayLines else { return }
+        var slot = 0
+        while slot < set.pointee.count {
+            let line = set.pointee.lines + slot
+            if let port = ports[line.pointee.channel], let buffer = jack_port_get_buffer(port, nframes) {
+                DelayLineSet.feed(line, UnsafePointer(buffer.assumingMemoryBound(to: Float.self)), count: Int(nframes))
+            }
+            slot += 1
+        }
     }
 
     /// Plans every cycle read and not yet planned, with what is known now: when the sample rate
@@ -210,12 +267,15 @@ extension CaptureProcessState {
     @_noAllocation @_noLocks
     private func planOldestCycle() {
         let planner = own.pointee.planner
-        let previousEnd: UInt32? = planner.hasPlannedACycle ? planner.nextFrame : nil
-        let cycleStart = own.pointee.timeline.startOfOldest(after: previousEnd)
+        let shift = own.pointee.alignment
+        // The timeline counts JACK's frames; the planner, converter time (`shift` behind).
+        let previousEnd: UInt32? = planner.hasPlannedACycle ? FrameTime.advance(planner.nextFrame, by: shift) : nil
+        let arrival = own.pointee.timeline.startOfOldest(after: previousEnd)
         let cycle = own.pointee.timeline.removeOldest()
-        if FrameTime.distance(from: cycleStart, to: cycle.reading) > 0 {
+        if FrameTime.distance(from: arrival, to: cycle.reading) > 0 {
             _ = lateCycles.loadThenWrappingIncrement(ordering: .relaxed)
         }
+        let cycleStart = FrameTime.advance(arrival, by: -shift)
         var requests = own.pointee.requests
         requests.sampleRateChanged = cycle.afterRateChange
         let plan = own.pointee.planner.plan(cycleStart: cycleStart, frames: cycle.frames, requests: requests)
@@ -242,7 +302,7 @@ extension CaptureProcessState {
 
         let copied = plan.copiedFrames
         if cycle.stagedBytes > 0 && copied > 0
-            && FrameTime.distance(from: cycleStart, to: cycle.readingAfterCopy) >= cycle.frames {
+            && FrameTime.distance(from: arrival, to: cycle.readingAfterCopy) >= cycle.frames {
             // Copied once JACK had begun a later cycle: placed right, but its source may have
             // written the next period into the shared buffer first. Said, so it is never hidden.
             let first = plan.spans[0]

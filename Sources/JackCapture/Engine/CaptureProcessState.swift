@@ -49,6 +49,16 @@ struct CaptureProcessState {
     /// `noRequest`: the callback decides its frame in the cycle it falls in (`ClockStart`).
     let requestedClockStart: UnsafeAtomic<Int64>
     let requestedLength: UnsafeAtomic<Int64>
+    /// Frames the armed take runs behind JACK's clock, aligned to its sources' capture latency
+    /// (`LatencyAlignment.shift`; 0 without `--align-latency`), and its longest channel delay.
+    let requestedAlignment: UnsafeAtomic<Int>
+    let requestedLongestDelay: UnsafeAtomic<Int>
+    /// The armed take's delay lines (a `DelayLineSet` pointer's bits, 0 for none), until the
+    /// callback takes them at the take's first cycle; and those a later take replaced, for the
+    /// arming thread to free. Each is exchanged, never read and written apart, so memory is freed
+    /// only once the callback has let go of it.
+    let pendingDelayLines: UnsafeAtomic<Int>
+    let retiredDelayLines: UnsafeAtomic<Int>
     let requestedStop: UnsafeAtomic<Int64>
     /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
     /// The callback clears each once it has acted on it.
@@ -108,6 +118,10 @@ struct CaptureProcessState {
         requestedStart = .create(Self.noRequest)
         requestedClockStart = .create(Self.noRequest)
         requestedLength = .create(Self.noRequest)
+        requestedAlignment = .create(0)
+        requestedLongestDelay = .create(0)
+        pendingDelayLines = .create(0)
+        retiredDelayLines = .create(0)
         requestedStop = .create(Self.noRequest)
         requestedPause = .create(Self.noRequest)
         requestedResume = .create(Self.noRequest)
@@ -133,6 +147,10 @@ struct CaptureProcessState {
     }
 
     func deallocate() {
+        for bits in [pendingDelayLines.load(ordering: .acquiring), retiredDelayLines.load(ordering: .acquiring)] {
+            if let set = UnsafeMutablePointer<DelayLineSet>(bitPattern: bits) { DelayLineSet.free(set) }
+        }
+        if let set = own.pointee.delayLines { DelayLineSet.free(set) }
         ports.deallocate()
         own.pointee.deallocate()
         own.deinitialize(count: 1)
@@ -143,7 +161,8 @@ struct CaptureProcessState {
         notifications.deallocate()
         armedTake.destroy()
         activeTake.destroy()
-        for atomic in [callbackOwnership, phase, stallMicroseconds, changedSampleRate, periodFrames, droppedEvents] {
+        for atomic in [callbackOwnership, phase, stallMicroseconds, changedSampleRate, periodFrames, droppedEvents,
+                       requestedAlignment, requestedLongestDelay, pendingDelayLines, retiredDelayLines] {
             atomic.destroy()
         }
         meteringEnabled.destroy()
@@ -170,6 +189,12 @@ struct ProcessCallbackState {
     var clockStartFrame: Int64 = -1
     /// Whether a cycle of this take has asked about its clock start yet.
     var clockStartAsked = false
+    /// The take's latency alignment (`LatencyAlignment`): frames behind JACK's clock, the longest
+    /// channel delay, the delay lines, and an immediate start's frame once the first cycle set it.
+    var alignment = 0
+    var longestDelay = 0
+    var delayLines: UnsafeMutablePointer<DelayLineSet>?
+    var alignedImmediateStart: Int64 = -1
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>

@@ -69,6 +69,14 @@ extension JackClient {
         return JackLatencyRange(minimum: Int(range.min), maximum: Int(range.max))
     }
 
+    /// Declares a port's capture latency (jack_port_set_latency_range with JackCaptureLatency):
+    /// how long ago, in frames, the sound in its buffer reached the system's inputs. Meant for the
+    /// latency callback, or before others read it.
+    public static func setCaptureLatency(_ range: JackLatencyRange, of port: OpaquePointer) {
+        var latency = jack_latency_range_t(min: jack_nframes_t(clamping: range.minimum), max: jack_nframes_t(clamping: range.maximum))
+        jack_port_set_latency_range(port, JackCaptureLatency, &latency)
+    }
+
     /// Full names of every port connected to this one, whichever client owns it
     /// (jack_port_get_all_connections; the list is freed with jack_free).
     public func connections(of port: OpaquePointer) -> [String] {

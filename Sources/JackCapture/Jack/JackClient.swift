@@ -155,6 +155,17 @@ public final class JackClient: @unchecked Sendable {
         jack_set_xrun_callback(handle, callback, argument)
     }
 
+    /// Installs the callback the server runs when it recomputes latencies (jack_set_latency_callback):
+    /// where a client declares its ports' latencies.
+    public func setLatencyCallback(_ callback: JackLatencyCallback, argument: UnsafeMutableRawPointer) {
+        jack_set_latency_callback(handle, callback, argument)
+    }
+
+    /// Asks the server to recompute every port's latency now (jack_recompute_total_latencies).
+    public func recomputeTotalLatencies() {
+        jack_recompute_total_latencies(handle)
+    }
+
     /// Installs the callback run when the server shuts the client down (jack_on_info_shutdown).
     public func setShutdownCallback(_ callback: JackInfoShutdownCallback, argument: UnsafeMutableRawPointer) {
         jack_on_info_shutdown(handle, callback, argument)

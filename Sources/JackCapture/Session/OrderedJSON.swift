@@ -105,6 +105,7 @@ extension TakeLogTrack {
         object.add("name", .string(name))
         object.add("source", .string(source))
         object.add("capture_latency", captureLatency.map { .integer(Int64($0)) })
+        object.add("aligned_latency", alignedLatency.map { .integer(Int64($0)) })
         // Silence (-inf) becomes the floor; a value that is no level at all (NaN, +inf from a
         // broken sample) is left out rather than failing the append.
         if let peak = highestPeakDBFS, !peak.isNaN, peak != .infinity {

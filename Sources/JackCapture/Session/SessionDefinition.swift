@@ -28,6 +28,9 @@ public struct SessionDefinition: Sendable, Equatable {
     public var layout: SessionLayout
     /// `[session] buffer`: how long the disk may stall without a loss, in seconds (default 4).
     public var bufferSeconds: Double
+    /// `[session] align_latency`, or `jcap session --align-latency`: each take is aligned to its
+    /// sources' capture latency (`LatencyAlignment`).
+    public var alignsToCaptureLatency: Bool
     /// Every track, in file order.
     public var tracks: [SessionTrack]
     /// The tracks with `arm` not false, in file order: they get JACK ports and are recorded.
@@ -48,7 +51,9 @@ public struct SessionDefinition: Sendable, Equatable {
 
     init(name: String, sessionFilePath: String, folder: String, sampleRate: Int?, settings: RecordingSettings,
          fileExtension: String, format: FileFormat, layout: SessionLayout, bufferSeconds: Double,
-         tracks: [SessionTrack], takeFiles: [SessionTakeFile], locator: SessionFileLocator) {
+         tracks: [SessionTrack], takeFiles: [SessionTakeFile], locator: SessionFileLocator,
+         alignsToCaptureLatency: Bool = false) {
+        self.alignsToCaptureLatency = alignsToCaptureLatency
         self.name = name
         self.sessionFilePath = sessionFilePath
         self.folder = folder

@@ -16,7 +16,7 @@ struct SessionFileReader {
     let path: String
 
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
-                              "quality", "compression_level", "buffer", "layout"]
+                              "quality", "compression_level", "buffer", "layout", "align_latency"]
     static let trackKeys = ["name", "source", "group", "arm"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
@@ -31,6 +31,8 @@ struct SessionFileReader {
         let layout = try sessionLayout(session, errors)
         let (settings, fileExtension, format, sampleRate) = try sessionFormat(session, errors)
         let bufferSeconds = try sessionBuffer(session, sampleRate: sampleRate, errors)
+        let alignsToCaptureLatency = try KeyReader(table: session) { key, message in errors.session(key, message) }
+            .bool("align_latency", expected: "true or false") ?? false
 
         let tracks = try readTracks(document, clientName: name, errors)
         try checkUniqueNames(tracks, fileExtension: fileExtension, errors)
@@ -43,7 +45,8 @@ struct SessionFileReader {
 
         return SessionDefinition(name: name, sessionFilePath: path, folder: folder, sampleRate: sampleRate,
                                  settings: settings, fileExtension: fileExtension, format: format, layout: layout,
-                                 bufferSeconds: bufferSeconds, tracks: tracks, takeFiles: takeFiles, locator: locator)
+                                 bufferSeconds: bufferSeconds, tracks: tracks, takeFiles: takeFiles, locator: locator,
+                                 alignsToCaptureLatency: alignsToCaptureLatency)
     }
 
     /// The files a take writes: in `.mono`, one per ungrouped track and one per group, at the

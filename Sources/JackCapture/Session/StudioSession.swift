@@ -87,6 +87,7 @@ public final class StudioSession: @unchecked Sendable {
         configuration.portNames = definition.armedTracks.map(\.portName)
         configuration.settings = definition.settings
         configuration.bufferSeconds = definition.bufferSeconds
+        configuration.alignsToCaptureLatency = definition.alignsToCaptureLatency
         let client: CaptureClient
         do { client = try CaptureClient(configuration: configuration, client: jack) } catch {
             folderLock.release()
@@ -357,7 +358,7 @@ public final class StudioTake: @unchecked Sendable {
         entry.files = zip(files, fileSpecs).map { file, spec in
             TakeLogFile(path: relativePath(file.path), tracks: spec.trackIndices.map { definition.armedTracks[$0].name })
         }
-        entry.tracks = trackEntries(levels: nil)
+        entry.tracks = trackEntries(levels: nil, alignment: lock.withLock({ engineTake })?.latencyAlignment)
         lock.withLock { begun[number] = entry }
         do throws(TakeLogError) { try session.log.append(entry) } catch {
             throw .writeFailed(path: session.log.path, reason: error.description)
@@ -402,7 +403,7 @@ public final class StudioTake: @unchecked Sendable {
             logged.frames = file.frames
             return logged
         }
-        entry.tracks = trackEntries(levels: segment.channelLevels)
+        entry.tracks = trackEntries(levels: segment.channelLevels, alignment: lock.withLock({ engineTake })?.latencyAlignment)
         entry.lost = segment.lostSpans.map { TakeLogSpan(position: $0.position, frames: $0.frames) }
         entry.xruns = StudioTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
@@ -417,11 +418,12 @@ public final class StudioTake: @unchecked Sendable {
     /// The take log could not be written (the disk): said by jcap after the take.
     public var logError: TakeLogError? { lock.withLock { logFailure } }
 
-    private func trackEntries(levels: [ChannelLevels]?) -> [TakeLogTrack] {
+    private func trackEntries(levels: [ChannelLevels]?, alignment: LatencyAlignment?) -> [TakeLogTrack] {
         let client = session.client
         return session.definition.armedTracks.enumerated().map { index, track in
             TakeLogTrack(name: track.name, source: client.sources[index],
                          captureLatency: client.captureLatency(ofChannel: index),
+                         alignedLatency: alignment?.latencies[index],
                          highestPeakDBFS: levels.map { Double($0[index].highestPeak) },
                          clippedSamples: levels.map { $0[index].clipCount } ?? 0)
         }

@@ -155,7 +155,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         for pause in pauses where pause.position < 0 {
             return "pause at \(pause.position) is negative"
         }
-        if let latency = tracks.lazy.compactMap(\.captureLatency).first(where: { $0 < 0 }) {
+        if let latency = tracks.lazy.flatMap({ [$0.captureLatency, $0.alignedLatency].compactMap { $0 } }).first(where: { $0 < 0 }) {
             return "capture latency \(latency) is negative"
         }
         return nil
@@ -206,16 +206,20 @@ public struct TakeLogTrack: Codable, Sendable, Equatable {
     public var source: String
     /// The source's capture latency in frames (jack_port_get_latency_range), when known.
     public var captureLatency: Int?
+    /// With `--align-latency`: the capture latency, in frames, the track was aligned by (its
+    /// file starts with the sound that reached the converter at the take's start frame).
+    public var alignedLatency: Int?
     /// Highest peak over the take in dBFS, at least `peakFloor`; nil with metering off.
     public var highestPeakDBFS: Double?
     /// Samples at or beyond full scale; nil with metering off (0 would claim none clipped).
     public var clippedSamples: Int64?
 
-    public init(name: String, source: String, captureLatency: Int? = nil, highestPeakDBFS: Double? = nil,
-                clippedSamples: Int64? = nil) {
+    public init(name: String, source: String, captureLatency: Int? = nil, alignedLatency: Int? = nil,
+                highestPeakDBFS: Double? = nil, clippedSamples: Int64? = nil) {
         self.name = name
         self.source = source
         self.captureLatency = captureLatency
+        self.alignedLatency = alignedLatency
         self.highestPeakDBFS = highestPeakDBFS
         self.clippedSamples = clippedSamples
     }
@@ -223,6 +227,7 @@ public struct TakeLogTrack: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case name, source
         case captureLatency = "capture_latency"
+        case alignedLatency = "aligned_latency"
         case highestPeakDBFS = "highest_peak_dbfs"
         case clippedSamples = "clipped_samples"
     }
@@ -232,6 +237,7 @@ public struct TakeLogTrack: Codable, Sendable, Equatable {
         name = try container.decodeIfPresent(String.self, forKey: .name) ?? ""
         source = try container.decodeIfPresent(String.self, forKey: .source) ?? ""
         captureLatency = try container.decodeIfPresent(Int.self, forKey: .captureLatency)
+        alignedLatency = try container.decodeIfPresent(Int.self, forKey: .alignedLatency)
         highestPeakDBFS = try container.decodeIfPresent(Double.self, forKey: .highestPeakDBFS).map(Self.floored)
         clippedSamples = try container.decodeIfPresent(Int64.self, forKey: .clippedSamples)
     }
@@ -241,6 +247,7 @@ public struct TakeLogTrack: Codable, Sendable, Equatable {
         try container.encode(name, forKey: .name)
         try container.encode(source, forKey: .source)
         try container.encodeIfPresent(captureLatency, forKey: .captureLatency)
+        try container.encodeIfPresent(alignedLatency, forKey: .alignedLatency)
         // JSON has no infinities or NaN: silence (-inf) becomes the floor, and a value that is no
         // level at all (NaN, +inf from a broken sample) is left out rather than failing the append.
         if let peak = highestPeakDBFS, !peak.isNaN, peak != .infinity {

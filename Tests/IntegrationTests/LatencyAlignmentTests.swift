@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// `--align-latency` against sources that declare a capture latency (`jcap-testsignal play
+/// --capture-latency`, which declares it without delaying its signal): each channel's file data
+/// starts with the port's sample from its own latency after the start frame, sample for sample.
+final class LatencyAlignmentTests: JackTestCase {
+    nonisolated(unsafe) static var latent: Subprocess?
+    /// `lat:out_1` declares 300 frames, `lat:out_2` 1000, `lat:out_3` 300.
+    static let latencies = [300, 1_000, 300]
+
+    override class func setUp() {
+        super.setUp()
+        guard setUpFailure == nil else { return }
+        do {
+            latent = try Subprocess(try Executables.built("jcap-testsignal"),
+                                    ["play", "--channels", "3", "--name", "lat", "--capture-latency", "300,1000,300"],
+                                    server: server.name, directory: NSTemporaryDirectory())
+            try waitFor("latent ports") { observer.audioOutputPorts().contains("lat:out_3") }
+            try waitFor("declared latencies") {
+                (try? observer.port(named: "lat:out_2")).map { observer.captureLatency(of: $0).maximum } == 1_000
+            }
+        } catch {
+            setUpFailure = error
+        }
+    }
+
+    override class func tearDown() {
+        latent?.signal(SIGTERM)
+        _ = try? latent?.wait(timeout: 10)
+        latent = nil
+        super.tearDown()
+    }
+
+    /// Every sample of `file`: channel `c` (recording `lat:out_<sources[c]>`) at file frame `p`
+    /// must be the test signal of that port at JACK frame `start + shifts[c] + p`. Returns the
+    /// number of frames.
+    func assertShifted(_ file: String, start: UInt32, sources: [Int], shifts: [Int],
+                       line: UInt = #line) throws -> Int {
+        let sound = try SoundFile.open(readingFrom: path(file))
+        let channels = sources.count
+        XCTAssertEqual(sound.channels, channels, line: line)
+        var samples = [Float](repeating: 0, count: 4_096 * channels)
+        var frame = 0
+        var mismatches = 0
+        while true {
+            let read = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: 4_096) }
+            if read == 0 { break }
+            for index in 0..<read {
+                for channel in 0..<channels {
+                    let expected = TestSignal.sample(frameTime: FrameTime.advance(start, by: shifts[channel] + frame + index),
+                                                     channel: sources[channel] - 1)
+                    if samples[index * channels + channel] != expected {
+                        if mismatches < 3 {
+                            XCTFail("\(file) channel \(channel + 1) frame \(frame + index): \(samples[index * channels + channel]) "
+                                    + "is not the signal at JACK frame \(FrameTime.advance(start, by: shifts[channel] + frame + index))",
+                                    line: line)
+                        }
+                        mismatches += 1
+                    }
+                }
+            }
+            frame += read
+        }
+        XCTAssertEqual(mismatches, 0, "\(file): samples out of place", line: line)
+        return frame
+    }
+
+    func ports(_ numbers: [Int]) -> [String] { numbers.flatMap { ["--port", "lat:out_\($0)"] } }
+
+    func testEachChannelStartsWithTheSoundAtTheConverterAtTheStartFrame() throws {
+        var start: UInt32 = 0
+        let run = try withoutXruns {
+            try? FileManager.default.removeItem(atPath: path("aligned.wav"))
+            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            return try runJcap(ports([1, 2]) + ["--align-latency", "--at", "@\(start)", "--for", "4800f", "-o", "aligned.wav"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("aligned to capture latency: jcap:in_1 300 frames, jcap:in_2 1000 frames"), run.errors)
+        XCTAssertEqual(number(after: "JACK frames ", in: run.errors), Int64(start), "the report names converter time")
+        XCTAssertEqual(try assertShifted("aligned.wav", start: start, sources: [1, 2], shifts: [300, 1_000]), 4_800)
+    }
+
+    func testWithoutTheFlagNothingMoves() throws {
+        var start: UInt32 = 0
+        let run = try withoutXruns {
+            try? FileManager.default.removeItem(atPath: path("plain.wav"))
+            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            return try runJcap(ports([1, 2]) + ["--at", "@\(start)", "--for", "4800f", "-o", "plain.wav"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertFalse(run.errors.contains("aligned"), run.errors)
+        XCTAssertEqual(try assertShifted("plain.wav", start: start, sources: [1, 2], shifts: [0, 0]), 4_800)
+    }
+
+    func testAnImmediateStartHasRealSoundOnEveryChannelFromItsFirstFrame() throws {
+        // Started "now", the channel with less latency is delayed by 700 frames: its delay line
+        // must hold real sound, not silence, when the take begins.
+        let run = try withoutXruns {
+            try? FileManager.default.removeItem(atPath: path("now.wav"))
+            return try runJcap(ports([1, 2, 3]) + ["--align-latency", "--for", "9600f", "-o", "now.wav"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        let start = try XCTUnwrap(number(after: "JACK frames ", in: run.errors), run.errors)
+        XCTAssertEqual(try assertShifted("now.wav", start: UInt32(start), sources: [1, 2, 3], shifts: [300, 1_000, 300]), 9_600)
+    }
+
+    func testOneLatencyOnEveryChannelShiftsTheWholeTake() throws {
+        var start: UInt32 = 0
+        let run = try withoutXruns {
+            try? FileManager.default.removeItem(atPath: path("uniform.wav"))
+            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            return try runJcap(ports([1, 3]) + ["--align-latency", "--at", "@\(start)", "--for", "2000f", "-o", "uniform.wav"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("aligned to capture latency: 300 frames on every channel"), run.errors)
+        XCTAssertEqual(try assertShifted("uniform.wav", start: start, sources: [1, 3], shifts: [300, 300]), 2_000)
+    }
+
+    func testASessionAlignsEachTrackAndLogsTheLatencyUsed() throws {
+        let text = """
+            [session]
+            name = "latent"
+            format = "wav"
+            bit_depth = "float"
+            align_latency = true
+
+            [[track]]
+            name = "Near"
+            source = "lat:out_1"
+
+            [[track]]
+            name = "Far"
+            source = "lat:out_2"
+            """
+        try text.write(toFile: path("latent.toml"), atomically: true, encoding: .utf8)
+        var start: UInt32 = 0
+        let run = try withoutXruns {
+            try? FileManager.default.removeItem(atPath: path("latent"))
+            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            return try runJcap(["session", path("latent.toml"), "--at", "@\(start)", "--for", "4800f", "--meter", "none"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        let entry = try XCTUnwrap(try TakeLog(folder: path("latent")).entries().first)
+        XCTAssertEqual(entry.startFrame, start)
+        XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 1_000])
+        XCTAssertEqual(entry.tracks.map(\.captureLatency), [300, 1_000])
+        XCTAssertEqual(try assertShifted("latent/take-001-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)
+        XCTAssertEqual(try assertShifted("latent/take-001-Far.wav", start: start, sources: [2], shifts: [1_000]), 4_800)
+    }
+}
