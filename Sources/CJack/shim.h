@@ -46,4 +46,14 @@ int jack_get_cycle_times(const jack_client_t *client, jack_nframes_t *current_fr
                          jack_time_t *current_usecs, jack_time_t *next_usecs, float *period_usecs)
     __attribute__((swift_attr("@_noLocks")));
 
+// The transport's state and position, read from the server's double-buffered transport state
+// in shared memory (JACK documents it as real-time safe): read each cycle while jcap follows
+// the transport.
+jack_transport_state_t jack_transport_query(const jack_client_t *client, jack_position_t *pos)
+    __attribute__((swift_attr("@_noLocks")));
+// Requests to roll or stop the transport from the next cycle on (real-time safe, as documented):
+// the test-signal client rolls the transport on chosen frames.
+void jack_transport_start(jack_client_t *client) __attribute__((swift_attr("@_noLocks")));
+void jack_transport_stop(jack_client_t *client) __attribute__((swift_attr("@_noLocks")));
+
 #endif

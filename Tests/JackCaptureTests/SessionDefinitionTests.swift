@@ -23,6 +23,16 @@ struct SessionFileDefinitionTests {
 
     // MARK: - Defaults and values
 
+    @Test("align_latency aligns every take to its sources' capture latency; off unless asked")
+    func alignLatency() throws {
+        let tracks = "\n[[track]]\nname = \"Kick\"\nsource = 1\n"
+        #expect(try Self.parse("[session]\nname = \"band\"\n" + tracks).alignsToCaptureLatency == false)
+        #expect(try Self.parse("[session]\nname = \"band\"\nalign_latency = true\n" + tracks).alignsToCaptureLatency)
+        #expect(try Self.parse("[session]\nname = \"band\"\nalign_latency = false\n" + tracks).alignsToCaptureLatency == false)
+        let refused = Self.refusal("[session]\nname = \"band\"\nalign_latency = \"yes\"\n" + tracks)
+        #expect(refused?.hasPrefix("sessions/band.toml:3: align_latency: ") == true, "\(refused ?? "loaded")")
+    }
+
     @Test("a minimal session takes every default")
     func defaults() throws {
         let session = try Self.parse("""
@@ -327,9 +337,9 @@ struct SessionFileDefinitionTests {
         (withTrack("[session]\nname = \"band\"\nsmaple_rate = 48000\n"), "sessions/band.toml:3: smaple_rate: unknown key in [session] (did you mean sample_rate?)"),
         (withTrack("[session]\nname = \"band\"\nbit-depth = 24\n"), "sessions/band.toml:3: bit-depth: unknown key in [session] (did you mean bit_depth?)"),
         (withTrack("[session]\nname = \"band\"\nzzz = 1\ncolour = \"red\"\n"),
-         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer or layout)"),
+         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)"),
         (withTrack("[session]\nname = \"band\"\n[session.mixer]\ngain = 1\n"),
-         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer or layout)"),
+         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)"),
         (withTrack("[session]\nformat = \"wav\"\n"),
          "sessions/band.toml:1: name: missing: the session's name, also its JACK client name (name = \"band\")"),
         (withTrack("[session]\nname = 5\n"), "sessions/band.toml:2: name: expected the session's name in quotes (name = \"band\"), not an integer (5)"),
@@ -530,7 +540,7 @@ struct SessionFileDefinitionTests {
 
     @Test("the first problem in the file is the one reported")
     func firstProblemFirst() {
-        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer or layout)")
+        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)")
     }
 
     @Test("a name with a newline cannot break the line")

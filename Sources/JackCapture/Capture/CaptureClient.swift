@@ -105,6 +105,10 @@ public final class CaptureClient: @unchecked Sendable {
         }
     }
 
+    /// Watches the JACK transport from now on, so that a take following it (`--transport`) knows
+    /// the exact frame of every roll that begins after this call.
+    public func watchTransport() { engine.watchTransport() }
+
     /// True when recording can start: every input port has a connection (with `--no-connect`,
     /// once they have been patched by hand).
     public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }

@@ -19,6 +19,9 @@ public struct CaptureConfiguration: Sendable {
     public var start: StartTime?
     /// nil: until stopped.
     public var duration: CaptureDuration?
+    /// Each take starts on the frame the JACK transport starts rolling and ends on the frame it
+    /// stops (`--transport`); `start` must then be nil.
+    public var followsTransport = false
     /// Align each take to its sources' capture latency (`--align-latency`, `LatencyAlignment`).
     public var alignsToCaptureLatency = false
     /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.

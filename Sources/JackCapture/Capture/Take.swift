@@ -40,6 +40,7 @@ public final class Take: @unchecked Sendable {
     private let configuredStart: StartTime?
     private let configuredDuration: CaptureDuration?
     private let alignsToCaptureLatency: Bool
+    private let followsTransport: Bool
 
     private let lock = NSCondition()
     private var currentState: State = .prepared
@@ -59,6 +60,7 @@ public final class Take: @unchecked Sendable {
     public private(set) var scheduledWallClockStart: Int64?
     /// With `--align-latency`: each channel's capture latency, read when the take was armed.
     public private(set) var latencyAlignment: LatencyAlignment?
+    private var waitsForTransport = false
     /// Set by `resolve` for the `arm` that follows it (under no lock: one caller starts a take).
     private var scheduledWallClock: Int64?
     /// The take's length in frames, when it has one.
@@ -70,6 +72,7 @@ public final class Take: @unchecked Sendable {
         configuredStart = client.configuration.start
         configuredDuration = client.configuration.duration
         alignsToCaptureLatency = client.configuration.alignsToCaptureLatency
+        followsTransport = client.configuration.followsTransport
         engine = client.engine
         jack = client.jack
         sources = client.sources
@@ -160,8 +163,25 @@ public final class Take: @unchecked Sendable {
     public func start() throws(CaptureError) {
         var length: Int64?
         if let duration = configuredDuration { length = try duration.takeLength(atSampleRate: jack.sampleRate) }
+        if followsTransport {
+            try arm(.onTransportRoll, lengthFrames: length)
+            return
+        }
         try configuredStart?.validate(sampleRate: jack.sampleRate)
         try arm(resolve(configuredStart), lengthFrames: length)
+    }
+
+    /// Starts on the frame the JACK transport next starts rolling and ends on the frame it stops
+    /// (or after `lengthFrames`, or at `stop()`, whichever comes first). A roll that began before
+    /// this call, or before the client watched the transport (`CaptureClient.watchTransport`),
+    /// is not this take's: it waits for the next one.
+    public func startOnTransportRoll(lengthFrames: Int64? = nil) throws(CaptureError) {
+        try arm(.onTransportRoll, lengthFrames: lengthFrames)
+    }
+
+    /// True while the take waits for the transport to roll.
+    public var isWaitingForTransport: Bool {
+        lock.withLock { waitsForTransport } && engine.status.startFrame == nil
     }
 
     /// Starts at `start` (nil: the next cycle) and, with a length, stops after exactly that many
@@ -192,6 +212,7 @@ public final class Take: @unchecked Sendable {
         do {
             guard currentState == .prepared, !completing else { throw CaptureError.alreadyStarted }
             latencyAlignment = alignment
+            waitsForTransport = start == .onTransportRoll
             if case .atFrame(let frame) = start { scheduledStart = frame }
             scheduledWallClockStart = scheduledWallClock
             durationFrames = lengthFrames

@@ -60,6 +60,13 @@ public struct TakeReport: Sendable {
         return startFrame.map { FrameTime.advance($0, by: Int(frames)) }
     }
 
+    /// For a take that followed the transport: the transport's frame when it rolled, and its
+    /// bar, beat and tick when a timebase master gave them.
+    public var transportRoll: (transportFrame: UInt32, bbt: TransportBBT?)? {
+        for event in events { if case .transportRolled(_, let frame, let bbt) = event { return (frame, bbt) } }
+        return nil
+    }
+
     /// The paused spans: where in the take each pause fell, and the JACK frames it skipped.
     public var pauses: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] { CaptureEvent.pauses(in: events) }
 

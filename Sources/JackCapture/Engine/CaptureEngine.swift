@@ -10,6 +10,9 @@ public enum CaptureStart: Equatable, Sendable {
     /// At this moment of JACK's clock (`jack_get_time`, in nanoseconds): the frame is decided in
     /// the cycle the moment falls in (`ClockStart`), the same frame in every client of the server.
     case atJackNanoseconds(Int64)
+    /// On the frame the JACK transport starts rolling, ending on the frame it stops
+    /// (`watchTransport` must be on before that roll begins).
+    case onTransportRoll
 }
 
 /// A snapshot of an engine's counters, read without disturbing the process callback.
@@ -149,12 +152,24 @@ public final class CaptureEngine: @unchecked Sendable {
         case .atJackNanoseconds(let moment):
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
             pointer.requestedClockStart.store(max(0, moment), ordering: .relaxed)
+        case .onTransportRoll:
+            pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
+            pointer.requestedClockStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
         }
+        if start == .onTransportRoll { watchTransport() }
+        pointer.requestedTransportFollow.store(start == .onTransportRoll, ordering: .relaxed)
         pointer.requestedLength.store(length ?? CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.requestedStop.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.requestedPause.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.requestedResume.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.armedTake.store(take, ordering: .releasing)
+    }
+
+    /// Has the process callback watch the JACK transport from now on, armed or not, so that a
+    /// take following it knows the exact frame of each roll (turned on once; it costs one
+    /// jack_transport_query a cycle).
+    package func watchTransport() {
+        state.pointee.watchesTransport.store(true, ordering: .relaxed)
     }
 
     /// Moves the moment of a clock start not yet decided (`CaptureStart.atJackNanoseconds`) to a

@@ -39,6 +39,40 @@ public enum CaptureEvent: Equatable, Sendable {
     case sampleRateChanged(from: Int, to: Int, position: Int64)
     /// The server shut down (jack_on_info_shutdown): no frame follows `position`.
     case serverShutDown(position: Int64)
+    /// The JACK transport started rolling on the frame at `frameTime` (`--transport`), which
+    /// starts the take: the transport's own position then, and its bar, beat and tick when a
+    /// timebase master gives them.
+    case transportRolled(frameTime: UInt32, transportFrame: UInt32, bbt: TransportBBT?)
+}
+
+/// Bar, beat and tick (from 1, 1 and 0) of the JACK transport, as a timebase master gives them.
+public struct TransportBBT: Equatable, Sendable, CustomStringConvertible {
+    public var bar: Int
+    public var beat: Int
+    public var tick: Int
+
+    public init(bar: Int, beat: Int, tick: Int) {
+        self.bar = bar
+        self.beat = beat
+        self.tick = tick
+    }
+
+    /// `12|3|0480`, as Ardour writes BBT.
+    public var description: String {
+        let ticks = String(tick)
+        return "\(bar)|\(beat)|" + String(repeating: "0", count: max(0, 4 - ticks.count)) + ticks
+    }
+
+    /// Packed in one integer for an event record: bar, beat and tick in 32, 16 and 16 bits.
+    @_noAllocation @_noLocks
+    static func packed(bar: Int32, beat: Int32, tick: Int32) -> Int64 {
+        (Int64(max(0, bar)) << 32) | (Int64(max(0, beat) & 0xFFFF) << 16) | Int64(max(0, tick) & 0xFFFF)
+    }
+
+    init?(packed: Int64) {
+        guard packed >= 0 else { return nil }
+        self.init(bar: Int(packed >> 32), beat: Int((packed >> 16) & 0xFFFF), tick: Int(packed & 0xFFFF))
+    }
 }
 
 extension CaptureEvent {
@@ -78,6 +112,8 @@ extension CaptureEvent: CustomStringConvertible {
         case .sampleRateChanged(let from, let to, let position):
             "JACK sample rate changed from \(from) to \(to) Hz at take frame \(position); the take stops there"
         case .serverShutDown(let position): "the JACK server shut down at take frame \(position)"
+        case .transportRolled(let frame, let transportFrame, let bbt):
+            "the transport rolled at JACK frame \(frame) (transport frame \(transportFrame)\(bbt.map { ", bar \($0)" } ?? ""))"
         }
     }
 }
@@ -89,6 +125,7 @@ struct CaptureEventRecord: Equatable {
         case started, paused, resumed, stopped, overrun, framesSkipped
         case xrun, portConnected, portDisconnected, bufferSizeChanged, sampleRateChanged
         case lateCopy
+        case transportRolled
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -100,6 +137,7 @@ struct CaptureEventRecord: Equatable {
     static var overrunKind: Int32 { @_noAllocation @_noLocks get { 4 } }
     static var framesSkippedKind: Int32 { @_noAllocation @_noLocks get { 5 } }
     static var lateCopyKind: Int32 { @_noAllocation @_noLocks get { 11 } }
+    static var transportRolledKind: Int32 { @_noAllocation @_noLocks get { 12 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -190,6 +228,9 @@ extension CaptureEvent {
             self = .portDisconnected(channel: Int(record.value), source: text, frameTime: frame, position: position)
         case .bufferSizeChanged: self = .bufferSizeChanged(frames: Int(record.value), frameTime: frame, position: position)
         case .sampleRateChanged: self = .sampleRateChanged(from: Int(record.extra), to: Int(record.value), position: position)
+        case .transportRolled:
+            self = .transportRolled(frameTime: frame, transportFrame: UInt32(truncatingIfNeeded: record.value),
+                                    bbt: TransportBBT(packed: record.extra))
         }
     }
 }

@@ -37,6 +37,7 @@ extension CaptureProcessState {
     /// Returns whether it measured the cycle for the meters as it copied it (`metering`).
     @_noAllocation @_noLocks
     private func advanceTake(frameCount nframes: UInt32, metering: Bool) -> Bool {
+        if watchesTransport.load(ordering: .relaxed) { watchTransport() }
         let armed = armedTake.load(ordering: .acquiring)
         if armed != own.pointee.take { beginTake(armed) }
         guard armed != 0, !own.pointee.planner.isFinished else { return false }
@@ -47,6 +48,7 @@ extension CaptureProcessState {
         let alignedReading = FrameTime.advance(reading, by: -own.pointee.alignment)
         let n = Int(nframes)
         loadRequests()
+        if own.pointee.followsTransport { followTransport(reading: reading) }
         if own.pointee.requests.start == Self.noRequest { decideClockStart(reading: reading, frames: n) }
         if own.pointee.requests.start == Self.noRequest && own.pointee.longestDelay > 0 {
             // Started "now" with channels delayed: after the longest delay, so every channel's
@@ -102,6 +104,9 @@ extension CaptureProcessState {
         own.pointee.alignment = requestedAlignment.load(ordering: .relaxed)
         own.pointee.longestDelay = requestedLongestDelay.load(ordering: .relaxed)
         own.pointee.alignedImmediateStart = -1
+        own.pointee.followsTransport = requestedTransportFollow.load(ordering: .relaxed)
+        own.pointee.transportStart = -1
+        own.pointee.transportStop = -1
         // The new take's delay lines, if any; the last take's go back to the arming thread.
         let incoming = pendingDelayLines.exchange(0, ordering: .acquiring)
         if let previous = own.pointee.delayLines {
@@ -126,6 +131,59 @@ extension CaptureProcessState {
         own.pointee.requests.stop = requestedStop.load(ordering: .acquiring)
         own.pointee.requests.pause = requestedPause.load(ordering: .acquiring)
         own.pointee.requests.resume = requestedResume.load(ordering: .acquiring)
+    }
+
+    /// Reads the transport's state for this cycle and notes when it starts rolling (the cycle's
+    /// first frame, the transport's position and bar-beat-tick then) and when it stops. The
+    /// first cycle watched only learns the state: a roll already going began on a frame the
+    /// callback never saw.
+    @_noAllocation @_noLocks
+    private func watchTransport() {
+        let rolling = jack_transport_query(client, own.pointee.transportPosition).rawValue == JackTransportRolling.rawValue
+        let frame = jack_last_frame_time(client)
+        if !own.pointee.transportWatched {
+            own.pointee.transportWatched = true
+        } else if rolling && !own.pointee.transportRolling {
+            let position = own.pointee.transportPosition
+            own.pointee.rollStartSeen = true
+            own.pointee.rollFrame = frame
+            own.pointee.rollTransportFrame = position.pointee.frame
+            let hasBBT = (position.pointee.valid.rawValue & JackPositionBBT.rawValue) != 0
+            own.pointee.rollBBT = hasBBT
+                ? TransportBBT.packed(bar: position.pointee.bar, beat: position.pointee.beat, tick: position.pointee.tick) : -1
+        } else if !rolling && own.pointee.transportRolling {
+            own.pointee.stopFrame = frame
+        }
+        own.pointee.transportRolling = rolling
+    }
+
+    /// For a take that follows the transport: it starts on the frame the transport started
+    /// rolling on (a roll that began before the take was armed is a missed start: its first
+    /// frames are not in the ring), and ends on the frame it stops on, or earlier if asked. Until
+    /// a roll, the start reads as 2^30 frames ahead.
+    @_noAllocation @_noLocks
+    private func followTransport(reading: UInt32) {
+        if own.pointee.transportStart < 0 {
+            guard own.pointee.transportRolling && own.pointee.rollStartSeen else {
+                own.pointee.requests.start = Int64(FrameTime.advance(reading, by: 1 << 30))
+                return
+            }
+            own.pointee.transportStart = Int64(own.pointee.rollFrame)
+            emit(CaptureEventRecord.transportRolledKind, frameTime: own.pointee.rollFrame, position: 0,
+                 value: Int64(own.pointee.rollTransportFrame), extra: own.pointee.rollBBT)
+        }
+        own.pointee.requests.start = own.pointee.transportStart
+        if own.pointee.transportStop < 0 && !own.pointee.transportRolling {
+            own.pointee.transportStop = Int64(own.pointee.stopFrame)
+        }
+        let stop = own.pointee.transportStop
+        if stop >= 0 {
+            let asked = own.pointee.requests.stop
+            if asked == Self.noRequest
+                || FrameTime.distance(from: UInt32(truncatingIfNeeded: stop), to: UInt32(truncatingIfNeeded: asked)) > 0 {
+                own.pointee.requests.stop = stop
+            }
+        }
     }
 
     /// For a take told to start at a moment of JACK's clock: decides its frame in the cycle the
@@ -360,13 +418,13 @@ extension CaptureProcessState {
 
     /// Publishes an event from the process callback.
     @_noAllocation @_noLocks
-    func emit(_ kind: Int32, frameTime: UInt32, position: Int64, value: Int64 = 0) {
+    func emit(_ kind: Int32, frameTime: UInt32, position: Int64, value: Int64 = 0, extra: Int64 = 0) {
         let record = own.pointee.eventRecord
         record.pointee.kind = kind
         record.pointee.frameTime = frameTime
         record.pointee.position = position
         record.pointee.value = value
-        record.pointee.extra = 0
+        record.pointee.extra = extra
         events.publish(UnsafePointer(record), dropped: droppedEvents)
     }
 

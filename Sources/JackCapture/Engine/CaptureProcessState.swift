@@ -1,4 +1,5 @@
 import Atomics
+import CJack
 
 /// Where the engine is in a take, as the process callback last published it.
 public enum CapturePhase: Int, Sendable {
@@ -59,6 +60,12 @@ struct CaptureProcessState {
     /// only once the callback has let go of it.
     let pendingDelayLines: UnsafeAtomic<Int>
     let retiredDelayLines: UnsafeAtomic<Int>
+    /// The callback watches the JACK transport every cycle, armed or not (`--transport`), so it
+    /// knows the frame each roll began on even when a take is armed after it.
+    let watchesTransport: UnsafeAtomic<Bool>
+    /// The armed take starts on the frame the transport starts rolling and ends on the frame it
+    /// stops (`CaptureStart.onTransportRoll`).
+    let requestedTransportFollow: UnsafeAtomic<Bool>
     let requestedStop: UnsafeAtomic<Int64>
     /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
     /// The callback clears each once it has acted on it.
@@ -122,6 +129,8 @@ struct CaptureProcessState {
         requestedLongestDelay = .create(0)
         pendingDelayLines = .create(0)
         retiredDelayLines = .create(0)
+        watchesTransport = .create(false)
+        requestedTransportFollow = .create(false)
         requestedStop = .create(Self.noRequest)
         requestedPause = .create(Self.noRequest)
         requestedResume = .create(Self.noRequest)
@@ -167,6 +176,8 @@ struct CaptureProcessState {
         }
         meteringEnabled.destroy()
         serverGone.destroy()
+        watchesTransport.destroy()
+        requestedTransportFollow.destroy()
         for atomic in [requestedStart, requestedClockStart, requestedLength, requestedStop, requestedPause, requestedResume, position,
                        startFrame, overrunFrames, overrunCycles, skippedFrames, cycles, lateCycles, xruns] {
             atomic.destroy()
@@ -195,6 +206,22 @@ struct ProcessCallbackState {
     var longestDelay = 0
     var delayLines: UnsafeMutablePointer<DelayLineSet>?
     var alignedImmediateStart: Int64 = -1
+    /// The transport as the callback last saw it (`watchesTransport`): rolling or not, the frame
+    /// the current roll began on (known only when the callback saw it begin), the transport's
+    /// frame and packed bar-beat-tick then (`TransportBBT.packed`, -1 for none), and the frame it
+    /// last stopped on. `transportPosition` is where `jack_transport_query` writes.
+    var transportWatched = false
+    var transportRolling = false
+    var rollStartSeen = false
+    var rollFrame: UInt32 = 0
+    var rollTransportFrame: UInt32 = 0
+    var rollBBT: Int64 = -1
+    var stopFrame: UInt32 = 0
+    let transportPosition: UnsafeMutablePointer<jack_position_t>
+    /// This take follows the transport: the frames it started and stopped on (-1 before).
+    var followsTransport = false
+    var transportStart: Int64 = -1
+    var transportStop: Int64 = -1
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>
@@ -205,10 +232,13 @@ struct ProcessCallbackState {
         header.initialize(to: CaptureBlockHeader(take: 0, frameCount: 0, frameTime: 0))
         eventRecord = .allocate(capacity: 1)
         eventRecord.initialize(to: CaptureEventRecord(kind: 0, frameTime: 0, position: 0, value: 0, extra: 0))
+        transportPosition = .allocate(capacity: 1)
+        transportPosition.initialize(to: jack_position_t())
     }
 
     func deallocate() {
         header.deallocate()
         eventRecord.deallocate()
+        transportPosition.deallocate()
     }
 }
