@@ -18,12 +18,38 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let serverGone: UnsafeAtomic<Bool>
         /// Each port's declared capture latency in frames (0: none declared).
         let captureLatencies: UnsafeMutablePointer<Int>
+        /// Transport requests on chosen frames: in the cycle that holds `frames[i]`, the callback
+        /// asks the transport to roll (`rolls[i]`) or stop; `nextRequest` is the next to make.
+        let requestFrames: UnsafeMutablePointer<UInt32>
+        let requestRolls: UnsafeMutablePointer<Bool>
+        let requestCount: Int
+        let nextRequest: UnsafeAtomic<Int>
+        /// What the transport did, as seen each cycle: the frame each roll and stop took effect
+        /// on (`changeFrames`, `changeRolls`), `changeCount` of them so far (64 at most).
+        let changeFrames: UnsafeMutablePointer<UInt32>
+        let changeRolls: UnsafeMutablePointer<Bool>
+        let changeCount: UnsafeAtomic<Int>
+        let transportPosition: UnsafeMutablePointer<jack_position_t>
+        let wasRolling: UnsafeAtomic<Bool>
+        static var changeCapacity: Int { @_noAllocation @_noLocks get { 64 } }
+    }
+
+    /// A request the callback makes of the JACK transport on a chosen frame.
+    public struct TransportRequest: Equatable, Sendable {
+        public var frame: UInt32
+        public var rolls: Bool
+        public init(frame: UInt32, rolls: Bool) {
+            self.frame = frame
+            self.rolls = rolls
+        }
     }
 
     /// - Parameter captureLatencies: a capture latency in frames to declare for each port, as a
     ///   source behind a converter would (cycled over the ports; empty: none). The signal itself is
     ///   not delayed: a recorder aligned to the latency finds the port's samples shifted by it.
-    public init(client: JackClient, channels: Int, captureLatencies: [Int] = [],
+    /// - Parameter transportRequests: transport rolls and stops to ask for, each in the cycle that
+    ///   holds its frame (JACK makes it take effect from the next cycle on); in frame order.
+    public init(client: JackClient, channels: Int, captureLatencies: [Int] = [], transportRequests: [TransportRequest] = [],
                 signal: (Int) -> TestSignal.Table = { _ in .code() }) throws(JackError) {
         self.client = client
         // Built before any port exists: a port appears to others only once it can be connected.
@@ -39,8 +65,22 @@ public final class TestSignalGenerator: @unchecked Sendable {
         latencies.initialize(from: ports.indices.map { captureLatencies.isEmpty ? 0 : captureLatencies[$0 % captureLatencies.count] },
                              count: ports.count)
         state = .allocate(capacity: 1)
+        let requestFrames = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, transportRequests.count))
+        requestFrames.initialize(from: transportRequests.map(\.frame), count: transportRequests.count)
+        let requestRolls = UnsafeMutablePointer<Bool>.allocate(capacity: max(1, transportRequests.count))
+        requestRolls.initialize(from: transportRequests.map(\.rolls), count: transportRequests.count)
+        let changeFrames = UnsafeMutablePointer<UInt32>.allocate(capacity: GeneratorState.changeCapacity)
+        changeFrames.initialize(repeating: 0, count: GeneratorState.changeCapacity)
+        let changeRolls = UnsafeMutablePointer<Bool>.allocate(capacity: GeneratorState.changeCapacity)
+        changeRolls.initialize(repeating: false, count: GeneratorState.changeCapacity)
+        let position = UnsafeMutablePointer<jack_position_t>.allocate(capacity: 1)
+        position.initialize(to: jack_position_t())
         state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count,
-                                            table: table, serverGone: .create(false), captureLatencies: latencies))
+                                            table: table, serverGone: .create(false), captureLatencies: latencies,
+                                            requestFrames: requestFrames, requestRolls: requestRolls,
+                                            requestCount: transportRequests.count, nextRequest: .create(0),
+                                            changeFrames: changeFrames, changeRolls: changeRolls, changeCount: .create(0),
+                                            transportPosition: position, wasRolling: .create(false)))
         if !captureLatencies.isEmpty {
             client.setLatencyCallback({ mode, argument in
                 guard mode == JackCaptureLatency, let argument else { return }
@@ -56,6 +96,40 @@ public final class TestSignalGenerator: @unchecked Sendable {
         if !captureLatencies.isEmpty { client.recomputeTotalLatencies() }
     }
 
+    /// The transport's rolls (`true`) and stops, with the frame each took effect on, as the
+    /// process callback saw them (only when it was given transport requests).
+    public var transportChanges: [(frame: UInt32, rolls: Bool)] {
+        let count = min(state.pointee.changeCount.load(ordering: .acquiring), GeneratorState.changeCapacity)
+        return (0..<count).map { (state.pointee.changeFrames[$0], state.pointee.changeRolls[$0]) }
+    }
+
+    /// Becomes the transport's timebase master (jack_set_timebase_callback): bar, beat and tick
+    /// at 120 beats a minute in 4/4, 1920 ticks a beat, counted from transport frame 0.
+    public func becomeTimebaseMaster() -> Bool {
+        jack_set_timebase_callback(client.handle, 0, { _, _, position, _, _ in
+            guard let position else { return }
+            TestSignalGenerator.fillBBT(position)
+        }, nil) == 0
+    }
+
+    /// Bar, beat and tick for the position's frame, at 120 beats a minute in 4/4.
+    static func fillBBT(_ position: UnsafeMutablePointer<jack_position_t>) {
+        let rate = Int64(max(1, position.pointee.frame_rate))
+        let ticksPerBeat: Int64 = 1_920
+        // Ticks since frame 0: 2 beats a second.
+        let ticks = Int64(position.pointee.frame) * 2 * ticksPerBeat / rate
+        let beats = ticks / ticksPerBeat
+        position.pointee.valid = jack_position_bits_t(rawValue: position.pointee.valid.rawValue | JackPositionBBT.rawValue)
+        position.pointee.bar = Int32(beats / 4 + 1)
+        position.pointee.beat = Int32(beats % 4 + 1)
+        position.pointee.tick = Int32(ticks % ticksPerBeat)
+        position.pointee.bar_start_tick = Double((beats / 4) * 4 * ticksPerBeat)
+        position.pointee.beats_per_bar = 4
+        position.pointee.beat_type = 4
+        position.pointee.ticks_per_beat = Double(ticksPerBeat)
+        position.pointee.beats_per_minute = 120
+    }
+
     /// True once the server has shut the client down: nothing will play any more.
     public var serverGone: Bool { state.pointee.serverGone.load(ordering: .acquiring) }
 
@@ -65,6 +139,14 @@ public final class TestSignalGenerator: @unchecked Sendable {
         state.pointee.table.deallocate()
         state.pointee.serverGone.destroy()
         state.pointee.captureLatencies.deallocate()
+        state.pointee.requestFrames.deallocate()
+        state.pointee.requestRolls.deallocate()
+        state.pointee.changeFrames.deallocate()
+        state.pointee.changeRolls.deallocate()
+        state.pointee.transportPosition.deallocate()
+        state.pointee.nextRequest.destroy()
+        state.pointee.changeCount.destroy()
+        state.pointee.wasRolling.destroy()
         state.deallocate()
     }
 }
@@ -84,6 +166,7 @@ func testSignalProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeM
     guard let argument else { return 0 }
     let state = argument.assumingMemoryBound(to: TestSignalGenerator.GeneratorState.self)
     let start = jack_last_frame_time(state.pointee.client)
+    if state.pointee.requestCount > 0 { driveTransport(state, cycleStart: start, frames: Int(frameCount)) }
     for channel in 0..<state.pointee.channelCount {
         if let port = state.pointee.ports[channel], let buffer = jack_port_get_buffer(port, frameCount) {
             state.pointee.table.render(into: buffer.assumingMemoryBound(to: Float.self), frames: Int(frameCount),
@@ -91,4 +174,32 @@ func testSignalProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeM
         }
     }
     return 0
+}
+
+/// Notes what the transport did this cycle, then makes the transport requests whose frame lies in
+/// this cycle (JACK rolls or stops it from the next cycle on).
+@_noAllocation @_noLocks
+func driveTransport(_ state: UnsafeMutablePointer<TestSignalGenerator.GeneratorState>, cycleStart: UInt32, frames: Int) {
+    let rolling = jack_transport_query(state.pointee.client, state.pointee.transportPosition).rawValue
+        == JackTransportRolling.rawValue
+    if rolling != state.pointee.wasRolling.load(ordering: .relaxed) {
+        state.pointee.wasRolling.store(rolling, ordering: .relaxed)
+        let count = state.pointee.changeCount.load(ordering: .relaxed)
+        if count < TestSignalGenerator.GeneratorState.changeCapacity {
+            state.pointee.changeFrames[count] = cycleStart
+            state.pointee.changeRolls[count] = rolling
+            state.pointee.changeCount.store(count + 1, ordering: .releasing)
+        }
+    }
+    var next = state.pointee.nextRequest.load(ordering: .relaxed)
+    while next < state.pointee.requestCount
+            && FrameTime.distance(from: cycleStart, to: state.pointee.requestFrames[next]) < frames {
+        if state.pointee.requestRolls[next] {
+            jack_transport_start(state.pointee.client)
+        } else {
+            jack_transport_stop(state.pointee.client)
+        }
+        next += 1
+    }
+    state.pointee.nextRequest.store(next, ordering: .relaxed)
 }

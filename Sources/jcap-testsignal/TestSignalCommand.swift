@@ -35,6 +35,12 @@ struct TestSignalCommand: ParsableCommand {
         @Option(name: .long, help: "Capture latency in frames to declare on the ports, as a source behind a converter would: one for all, or a comma-separated list cycled over the ports. The signal is not delayed.")
         var captureLatency: String?
 
+        @Option(name: .long, help: "Roll and stop the JACK transport on chosen JACK frames: ROLL:STOP[,ROLL:STOP...] (each asked for in the cycle holding the frame; JACK acts from the next cycle). Each roll and stop is printed with the frame it took effect on.")
+        var transport: String?
+
+        @Flag(name: .long, help: "Be the transport's timebase master: bar, beat and tick at 120 bpm in 4/4, 1920 ticks a beat.")
+        var timebase = false
+
         enum Signal: String, ExpressibleByArgument { case code, sine, silence }
 
         func run() throws {
@@ -51,10 +57,19 @@ struct TestSignalCommand: ParsableCommand {
                 }
                 return value
             }
+            var requests: [TestSignalGenerator.TransportRequest] = []
+            for pair in (transport ?? "").split(separator: ",") {
+                let frames = pair.split(separator: ":").map { UInt32($0) }
+                guard frames.count == 2, let roll = frames[0], let stop = frames[1] else {
+                    throw ValidationError("--transport takes ROLL:STOP frame pairs, like 96000:144000,192000:240000")
+                }
+                requests += [.init(frame: roll, rolls: true), .init(frame: stop, rolls: false)]
+            }
             let generator: TestSignalGenerator
             do {
                 let client = try JackClient(name: name, server: server)
-                generator = try TestSignalGenerator(client: client, channels: channels, captureLatencies: latencies) { [signal, frequency, level] rate in
+                generator = try TestSignalGenerator(client: client, channels: channels, captureLatencies: latencies,
+                                                    transportRequests: requests) { [signal, frequency, level] rate in
                     switch signal {
                     case .code: .code()
                     case .sine: .sine(frequency: frequency, level: level, sampleRate: rate)
@@ -66,10 +81,21 @@ struct TestSignalCommand: ParsableCommand {
                 if case .noServer = error { throw ExitCode(ExitStatuses.noServer) }
                 throw ExitCode(ExitStatuses.jackRefused)
             }
+            if timebase && !generator.becomeTimebaseMaster() {
+                StandardStreams.writeError("jcap-testsignal: error: the server refused a timebase master\n")
+                throw ExitCode(ExitStatuses.jackRefused)
+            }
             StandardStreams.writeOutput("playing the test signal on \(generator.portNames.joined(separator: " "))\n")
             // Until SIGINT or SIGTERM, or until the server goes away (then there is nothing to play).
             var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-            while sigtimedwait(&blocked, nil, &timeout) < 0 && !generator.serverGone {}
+            var reported = 0
+            while sigtimedwait(&blocked, nil, &timeout) < 0 && !generator.serverGone {
+                let changes = generator.transportChanges
+                for change in changes.dropFirst(reported) {
+                    StandardStreams.writeOutput("transport \(change.rolls ? "rolled" : "stopped") at JACK frame \(change.frame)\n")
+                }
+                reported = changes.count
+            }
             if generator.serverGone {
                 StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
                 throw ExitCode(ExitStatuses.serverShutDown)

@@ -44,6 +44,9 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start time: +3s / +250ms / +48000f after ready, @FRAME (JACK frame time), 14:30:00[.250] today, or a date: 2026-11-22T14:30:00Z, 2026-11-22 14:30:00 (local).", valueName: "time"))
     var at: String?
 
+    @Flag(name: .long, help: "Follow the JACK transport: each roll is a take, from the frame it starts rolling to the frame it stops (files numbered, never overwritten); Ctrl-C ends.")
+    var transport = false
+
     @Flag(name: .long, help: "Align to the sources' capture latency: the file starts with the sound that reached the converter at the start frame, each channel by its own latency.")
     var alignLatency = false
 
@@ -110,7 +113,7 @@ struct RecordCommand: ParsableCommand {
         console.describe(capture)
         capture.isMeteringEnabled = console.wantsMeters
         let names = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
-        func update(_ take: Take?, waitingForPorts: Bool = false) {
+        let update: (Take?, Bool) -> Void = { take, waitingForPorts in
             if capture.isMeteringEnabled { capture.meters.update() }
             console.show(MeterSnapshot(client: capture, take: take, names: names, waitingForPorts: waitingForPorts))
         }
@@ -122,33 +125,65 @@ struct RecordCommand: ParsableCommand {
                     console.line("jcap: stopped before any port was connected; nothing recorded")
                     throw ExitCode(ExitStatus.cancelled.rawValue)
                 }
-                update(nil, waitingForPorts: true)
+                update(nil, true)
                 usleep(50_000)
             }
         }
 
+        let keys = TerminalKeys()
+        defer { keys.restore() }
+        guard configuration.followsTransport else {
+            let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
+                                    names: names, path: nil)
+            if status != .success { throw ExitCode(status.rawValue) }
+            return
+        }
+        // Each roll of the transport is a take, until Ctrl-C or SIGTERM.
+        capture.watchTransport()
+        console.line("jcap: waiting for the JACK transport to roll; each roll is a take (Ctrl-C ends)")
+        var worst = ExitStatus.success
+        var directory = configuration.takeDirectory
+        if let output = configuration.outputPath {
+            directory = output.lastIndex(of: "/").map { String(output[...$0]) } ?? "."
+        }
+        while signals.stopSignal == nil {
+            let path = configuration.outputPath.map {
+                TakeNaming.nextNumberedPath(after: $0, existing: TakeNaming.fileNames(inDirectory: directory))
+            }
+            let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
+                                    names: names, path: path)
+            if status.rawValue > worst.rawValue && status != .cancelled { worst = status }
+        }
+        if worst != .success { throw ExitCode(worst.rawValue) }
+    }
+
+    /// Records one take (with `--transport`, the next roll) and says how it went: its exit status.
+    private func record(_ capture: CaptureClient, console: Console, keys: TerminalKeys, signals: ControlSignals,
+                        update: (Take?, Bool) -> Void, names: [String], path: String?) throws -> ExitStatus {
         let take: Take
         do {
-            take = try capture.makeTake()
+            take = try capture.makeTake(path: path)
             try take.start()
         } catch {
             throw console.fail(error)
         }
+        let following = capture.configuration.followsTransport
         console.announceStart(take)
         // Connections made while setting up are already listed above; later ones are news.
         _ = take.takeEvents()
 
-        let keys = TerminalKeys()
-        defer { keys.restore() }
-        if keys.isActive { console.line("jcap: space pauses and resumes, q or Enter stops") }
+        if keys.isActive && !following { console.line("jcap: space pauses and resumes, q or Enter stops") }
         var stopping = false
         // The console redraws about 20 times a second, waiting on the take meanwhile.
         while take.waitUntilFinished(timeout: 0.05) == nil {
             var commands = keys.commands()
             commands += Array(repeating: .togglePause, count: signals.takePauseToggles())
             if !stopping, let signal = signals.stopSignal {
+                let waiting = following && take.isWaitingForTransport
                 let frame = take.stop()
-                console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
+                if !waiting {
+                    console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
+                }
                 stopping = true
             }
             for command in commands where !stopping {
@@ -162,13 +197,23 @@ struct RecordCommand: ParsableCommand {
                 }
             }
             for event in take.takeEvents() { console.report(event) }
-            update(take)
+            update(take, false)
         }
         let report = take.finish()
         for event in take.takeEvents() { console.report(event) }
+        if following {
+            switch report.outcome {
+            case .cancelled:
+                // Ended while waiting for a roll: nothing recorded, nothing wrong.
+                return .cancelled
+            case .missedStart:
+                console.line("jcap: the transport was already rolling when jcap got ready; waiting for the next roll")
+                return .success
+            default: break
+            }
+        }
         console.summarize(report, names: names)
-        let status = ExitStatus(for: report.outcome)
-        if status != .success { throw ExitCode(status.rawValue) }
+        return ExitStatus(for: report.outcome)
     }
 
     func makeConfiguration() throws(CaptureError) -> CaptureConfiguration {
@@ -188,6 +233,10 @@ struct RecordCommand: ParsableCommand {
         configuration.outputPath = output
         configuration.settings = try makeSettings()
         if let at { configuration.start = try StartTime(parsing: at) }
+        if transport {
+            if let at { throw .badOption(flag: "--at", value: at, expected: "no start time with --transport (the transport's roll starts each take)") }
+            configuration.followsTransport = true
+        }
         if let duration {
             let parsed = try CaptureDuration(parsing: duration)
             guard !parsed.isZero else { throw .badDuration(duration, reason: "a take must be longer than zero") }

@@ -31,6 +31,9 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "Align each take to its sources' capture latency (as [session] align_latency = true).")
     var alignLatency = false
 
+    @Flag(name: .long, help: "Follow the JACK transport: each roll is the session's next take, from the frame it starts rolling to the frame it stops; Ctrl-C ends.")
+    var transport = false
+
     @Option(name: .customLong("for"), help: ArgumentHelp("Record unattended, this long: 60s, 48000f, 1:30.", valueName: "duration"))
     var duration: String?
 
@@ -57,6 +60,12 @@ struct SessionCommand: ParsableCommand {
                 length = parsed
             }
             if let takes, takes < 1 { throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 or more") }
+            if transport, let at {
+                throw CaptureError.badOption(flag: "--at", value: at, expected: "no start time with --transport (the transport's roll starts each take)")
+            }
+            if transport, let takes {
+                throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --transport (each roll is a take)")
+            }
         } catch let error as CaptureError {
             throw console.fail(error)
         }
@@ -77,6 +86,11 @@ struct SessionCommand: ParsableCommand {
         defer { session.close() }
         console.describe(session)
 
+        if transport {
+            let status = try followTransport(session, length: length, console: console, signals: signals)
+            if status != .success { throw ExitCode(status.rawValue) }
+            return
+        }
         let unattended = at != nil || duration != nil || takes != nil
         let status = unattended
             ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, console: console, signals: signals)
@@ -107,6 +121,53 @@ struct SessionCommand: ParsableCommand {
             show(session, studioTake, console)
         }
         return console.summarize(studioTake, entries: studioTake.finish(), session: session)
+    }
+
+    /// Each roll of the JACK transport is the session's next take, until a stop signal; returns
+    /// the worst status of the takes.
+    private func followTransport(_ session: StudioSession, length: CaptureDuration?, console: Console,
+                                 signals: ControlSignals) throws -> ExitStatus {
+        session.client.watchTransport()
+        console.line("jcap: waiting for the JACK transport to roll; each roll is the session's next take (Ctrl-C ends)")
+        var worst = ExitStatus.success
+        while signals.stopSignal == nil {
+            let studioTake: StudioTake
+            do {
+                studioTake = try session.record(length: length, onTransportRoll: true)
+            } catch {
+                throw console.fail(error)
+            }
+            _ = studioTake.take.takeEvents()
+            var stopping = false
+            var announced = false
+            while studioTake.take.waitUntilFinished(timeout: 0.05) == nil {
+                if !announced && !studioTake.take.isWaitingForTransport {
+                    console.announce(studioTake, session: session)
+                    announced = true
+                }
+                if !stopping, let signal = signals.stopSignal {
+                    let waiting = studioTake.take.isWaitingForTransport
+                    let frame = studioTake.stop()
+                    if !waiting {
+                        console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
+                    }
+                    stopping = true
+                }
+                for event in studioTake.take.takeEvents() { console.report(event) }
+                show(session, studioTake, console)
+            }
+            let entries = studioTake.finish()
+            for event in studioTake.take.takeEvents() { console.report(event) }
+            let report = studioTake.take.finish()
+            if report.outcome == .cancelled { break }
+            if report.outcome == .missedStart {
+                console.line("jcap: the transport was already rolling when the take was ready; waiting for the next roll")
+                continue
+            }
+            let status = console.summarize(studioTake, entries: entries, session: session)
+            if status.rawValue > worst.rawValue { worst = status }
+        }
+        return worst
     }
 
     /// Keys drive the session until `q` or a stop signal; returns the worst status of its takes.

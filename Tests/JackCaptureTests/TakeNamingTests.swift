@@ -37,3 +37,17 @@ struct TakeNamingTests {
         #expect(TakeNaming.nextFileName(existing: ["take-007-Kick In.wav", "take-003.wav"], fileExtension: "wav") == "take-008.wav")
     }
 }
+
+@Suite("A series of files after -o (one per transport roll)")
+struct NumberedPathTests {
+    @Test("mix.wav gives mix-001.wav, then one past the highest number there")
+    func numbered() {
+        #expect(TakeNaming.nextNumberedPath(after: "mix.wav", existing: []) == "mix-001.wav")
+        #expect(TakeNaming.nextNumberedPath(after: "out/mix.wav", existing: ["mix-001.wav", "mix-007.wav", "mix.wav"])
+                == "out/mix-008.wav")
+        #expect(TakeNaming.nextNumberedPath(after: "mix.wav", existing: ["mix-01x.wav", "mix-002.flac", "mixer-009.wav"])
+                == "mix-001.wav", "only this series counts")
+        #expect(TakeNaming.nextNumberedPath(after: "a.b/take", existing: ["take-999"]) == "a.b/take-1000")
+        #expect(TakeNaming.nextNumberedPath(after: ".hidden", existing: []) == ".hidden-001")
+    }
+}

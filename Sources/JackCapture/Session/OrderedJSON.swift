@@ -140,6 +140,8 @@ extension TakeLogRecord {
         object.add("status", status.map { .string($0.rawValue) })
         object.add("start_frame", startFrame.map { .unsigned(UInt64($0)) })
         object.add("start_time", startTime.map(OrderedJSON.string))
+        object.add("transport_frame", transportFrame.map { .unsigned(UInt64($0)) })
+        object.add("bbt", bbt.map(OrderedJSON.string))
         object.add("sample_rate", sampleRate.map { .integer(Int64($0)) })
         object.add("frames", frames.map(OrderedJSON.integer))
         object.add("files", files.map { .array($0.map(\.orderedJSON)) })

@@ -158,8 +158,12 @@ public final class StudioSession: @unchecked Sendable {
     /// starting on the frame after the last ended): at `start` (nil: the next cycle), for
     /// `length` (nil: until stopped). Its number is one past every number the log or the folder
     /// has used, so nothing is ever overwritten.
+    ///
+    /// With `onTransportRoll`, the take starts on the frame the JACK transport next starts rolling
+    /// and ends on the frame it stops (`start` must be nil); the session's client watches the
+    /// transport from then on.
     public func record(at start: StartTime? = nil, length: CaptureDuration? = nil,
-                       takes count: Int = 1) throws(StudioSessionError) -> StudioTake {
+                       takes count: Int = 1, onTransportRoll: Bool = false) throws(StudioSessionError) -> StudioTake {
         guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
         let lengthFrames: Int64?
@@ -183,7 +187,12 @@ public final class StudioSession: @unchecked Sendable {
             if let total, total.overflow {
                 throw .badDuration("\(count) takes of \(length?.description ?? "")", reason: "too long for JACK's clock")
             }
-            try take.start(at: start, lengthFrames: total?.partialValue)
+            if onTransportRoll {
+                client.watchTransport()
+                try take.startOnTransportRoll(lengthFrames: total?.partialValue)
+            } else {
+                try take.start(at: start, lengthFrames: total?.partialValue)
+            }
         } catch {
             studioTake.abandon()
             throw .capture(error)
@@ -397,6 +406,11 @@ public final class StudioTake: @unchecked Sendable {
         guard var entry = lock.withLock({ begun[number] }) else { return }
         let end = segment.position + segment.frames
         entry.status = status
+        for event in events {
+            guard case .transportRolled(_, let transportFrame, let bbt) = event, segment.index == 0 else { continue }
+            entry.transportFrame = transportFrame
+            entry.bbt = bbt?.description
+        }
         entry.frames = segment.frames
         entry.files = zip(entry.files, segment.files).map { logged, file in
             var logged = logged

@@ -66,6 +66,10 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// Wall-clock time of the first frame, UTC, ISO 8601 with microseconds
     /// (`2026-11-22T14:03:07.123456Z`; `TakeLogTime` writes and reads it).
     public var startTime: String?
+    /// For a take that followed the JACK transport (`--transport`): the transport's frame when it
+    /// rolled, and its bar, beat and tick (`12|3|0480`) when a timebase master gave them.
+    public var transportFrame: UInt32?
+    public var bbt: String?
     /// The server's sample rate, which `frames` and every position count in.
     public var sampleRate: Int
     /// Frames in the take at `sampleRate`: 0 while recording; for a recovered take the shortest
@@ -107,6 +111,8 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case take, status
         case startFrame = "start_frame"
         case startTime = "start_time"
+        case transportFrame = "transport_frame"
+        case bbt
         case sampleRate = "sample_rate"
         case frames, files, tracks, xruns, lost, pauses, note
     }
@@ -128,6 +134,8 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(startFrame, forKey: .startFrame)
         try container.encodeIfPresent(startTime, forKey: .startTime)
+        try container.encodeIfPresent(transportFrame, forKey: .transportFrame)
+        try container.encodeIfPresent(bbt, forKey: .bbt)
         try container.encode(sampleRate, forKey: .sampleRate)
         try container.encode(frames, forKey: .frames)
         try container.encode(files, forKey: .files)

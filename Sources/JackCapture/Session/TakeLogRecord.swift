@@ -19,6 +19,8 @@ struct TakeLogRecord: Decodable, Equatable {
     var status: TakeStatus?
     var startFrame: UInt32?
     var startTime: String?
+    var transportFrame: UInt32?
+    var bbt: String?
     var sampleRate: Int?
     var frames: Int64?
     var files: [TakeLogFile]?
@@ -43,6 +45,8 @@ struct TakeLogRecord: Decodable, Equatable {
         status = entry.status
         startFrame = entry.startFrame
         startTime = entry.startTime
+        transportFrame = entry.transportFrame
+        bbt = entry.bbt
         sampleRate = entry.sampleRate
         frames = entry.frames
         files = entry.files
@@ -64,6 +68,8 @@ struct TakeLogRecord: Decodable, Equatable {
         status = try container.decodeIfPresent(TakeStatus.self, forKey: .status)
         startFrame = try container.decodeIfPresent(UInt32.self, forKey: .startFrame)
         startTime = try container.decodeIfPresent(String.self, forKey: .startTime)
+        transportFrame = try container.decodeIfPresent(UInt32.self, forKey: .transportFrame)
+        bbt = try container.decodeIfPresent(String.self, forKey: .bbt)
         sampleRate = try container.decodeIfPresent(Int.self, forKey: .sampleRate)
         frames = try container.decodeIfPresent(Int64.self, forKey: .frames)
         files = try container.decodeIfPresent([TakeLogFile].self, forKey: .files)
@@ -93,6 +99,8 @@ struct TakeLogRecord: Decodable, Equatable {
         if let status { entry.status = status }
         if let startFrame { entry.startFrame = startFrame }
         if let startTime { entry.startTime = startTime }
+        if let transportFrame { entry.transportFrame = transportFrame }
+        if let bbt { entry.bbt = bbt }
         if let sampleRate { entry.sampleRate = sampleRate }
         if let frames { entry.frames = frames }
         if let files { entry.files = files }
