@@ -31,6 +31,11 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let changeCount: UnsafeAtomic<Int>
         let transportPosition: UnsafeMutablePointer<jack_position_t>
         let wasRolling: UnsafeAtomic<Bool>
+        /// With `loudCount` above 0, the signal plays at full level only inside the windows
+        /// [loudFrom[i], loudTo[i]) and 2^-10 of it (exactly, about -72 dBFS at most) elsewhere.
+        let loudFrom: UnsafeMutablePointer<UInt32>
+        let loudTo: UnsafeMutablePointer<UInt32>
+        let loudCount: Int
         static var changeCapacity: Int { @_noAllocation @_noLocks get { 64 } }
     }
 
@@ -49,7 +54,10 @@ public final class TestSignalGenerator: @unchecked Sendable {
     ///   not delayed: a recorder aligned to the latency finds the port's samples shifted by it.
     /// - Parameter transportRequests: transport rolls and stops to ask for, each in the cycle that
     ///   holds its frame (JACK makes it take effect from the next cycle on); in frame order.
+    /// - Parameter loudWindows: JACK frame windows `[from, to)` outside which the signal plays at
+    ///   2^-10 of its level (exactly, for checking), for a sound trigger; empty: full level always.
     public init(client: JackClient, channels: Int, captureLatencies: [Int] = [], transportRequests: [TransportRequest] = [],
+                loudWindows: [(from: UInt32, to: UInt32)] = [],
                 signal: (Int) -> TestSignal.Table = { _ in .code() }) throws(JackError) {
         self.client = client
         // Built before any port exists: a port appears to others only once it can be connected.
@@ -73,6 +81,10 @@ public final class TestSignalGenerator: @unchecked Sendable {
         changeFrames.initialize(repeating: 0, count: GeneratorState.changeCapacity)
         let changeRolls = UnsafeMutablePointer<Bool>.allocate(capacity: GeneratorState.changeCapacity)
         changeRolls.initialize(repeating: false, count: GeneratorState.changeCapacity)
+        let loudFrom = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, loudWindows.count))
+        loudFrom.initialize(from: loudWindows.map(\.from), count: loudWindows.count)
+        let loudTo = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, loudWindows.count))
+        loudTo.initialize(from: loudWindows.map(\.to), count: loudWindows.count)
         let position = UnsafeMutablePointer<jack_position_t>.allocate(capacity: 1)
         position.initialize(to: jack_position_t())
         state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count,
@@ -80,7 +92,8 @@ public final class TestSignalGenerator: @unchecked Sendable {
                                             requestFrames: requestFrames, requestRolls: requestRolls,
                                             requestCount: transportRequests.count, nextRequest: .create(0),
                                             changeFrames: changeFrames, changeRolls: changeRolls, changeCount: .create(0),
-                                            transportPosition: position, wasRolling: .create(false)))
+                                            transportPosition: position, wasRolling: .create(false),
+                                            loudFrom: loudFrom, loudTo: loudTo, loudCount: loudWindows.count))
         if !captureLatencies.isEmpty {
             client.setLatencyCallback({ mode, argument in
                 guard mode == JackCaptureLatency, let argument else { return }
@@ -147,6 +160,8 @@ public final class TestSignalGenerator: @unchecked Sendable {
         state.pointee.nextRequest.destroy()
         state.pointee.changeCount.destroy()
         state.pointee.wasRolling.destroy()
+        state.pointee.loudFrom.deallocate()
+        state.pointee.loudTo.deallocate()
         state.deallocate()
     }
 }
@@ -169,8 +184,9 @@ func testSignalProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeM
     if state.pointee.requestCount > 0 { driveTransport(state, cycleStart: start, frames: Int(frameCount)) }
     for channel in 0..<state.pointee.channelCount {
         if let port = state.pointee.ports[channel], let buffer = jack_port_get_buffer(port, frameCount) {
-            state.pointee.table.render(into: buffer.assumingMemoryBound(to: Float.self), frames: Int(frameCount),
-                                       start: start, channel: channel)
+            let samples = buffer.assumingMemoryBound(to: Float.self)
+            state.pointee.table.render(into: samples, frames: Int(frameCount), start: start, channel: channel)
+            if state.pointee.loudCount > 0 { quietOutsideWindows(state, samples, frames: Int(frameCount), start: start) }
         }
     }
     return 0
@@ -202,4 +218,23 @@ func driveTransport(_ state: UnsafeMutablePointer<TestSignalGenerator.GeneratorS
         next += 1
     }
     state.pointee.nextRequest.store(next, ordering: .relaxed)
+}
+
+/// Scales the samples outside every loud window by 2^-10.
+@_noAllocation @_noLocks
+func quietOutsideWindows(_ state: UnsafeMutablePointer<TestSignalGenerator.GeneratorState>, _ samples: UnsafeMutablePointer<Float>,
+                         frames: Int, start: UInt32) {
+    var index = 0
+    while index < frames {
+        let frame = FrameTime.advance(start, by: index)
+        var loud = false
+        var window = 0
+        while window < state.pointee.loudCount {
+            if FrameTime.distance(from: state.pointee.loudFrom[window], to: frame) >= 0
+                && FrameTime.distance(from: frame, to: state.pointee.loudTo[window]) > 0 { loud = true }
+            window += 1
+        }
+        if !loud { samples[index] *= 1.0 / 1_024 }
+        index += 1
+    }
 }

@@ -38,6 +38,9 @@ struct TestSignalCommand: ParsableCommand {
         @Option(name: .long, help: "Roll and stop the JACK transport on chosen JACK frames: ROLL:STOP[,ROLL:STOP...] (each asked for in the cycle holding the frame; JACK acts from the next cycle). Each roll and stop is printed with the frame it took effect on.")
         var transport: String?
 
+        @Option(name: .long, help: "Play at full level only in these JACK frame windows, FROM:TO[,FROM:TO...], and at exactly 2^-10 of it (under -72 dBFS) elsewhere: a signal for a sound trigger.")
+        var loud: String?
+
         @Flag(name: .long, help: "Be the transport's timebase master: bar, beat and tick at 120 bpm in 4/4, 1920 ticks a beat.")
         var timebase = false
 
@@ -65,11 +68,19 @@ struct TestSignalCommand: ParsableCommand {
                 }
                 requests += [.init(frame: roll, rolls: true), .init(frame: stop, rolls: false)]
             }
+            var windows: [(from: UInt32, to: UInt32)] = []
+            for pair in (loud ?? "").split(separator: ",") {
+                let frames = pair.split(separator: ":").map { UInt32($0) }
+                guard frames.count == 2, let from = frames[0], let to = frames[1] else {
+                    throw ValidationError("--loud takes FROM:TO frame pairs, like 96000:144000")
+                }
+                windows.append((from, to))
+            }
             let generator: TestSignalGenerator
             do {
                 let client = try JackClient(name: name, server: server)
                 generator = try TestSignalGenerator(client: client, channels: channels, captureLatencies: latencies,
-                                                    transportRequests: requests) { [signal, frequency, level] rate in
+                                                    transportRequests: requests, loudWindows: windows) { [signal, frequency, level] rate in
                     switch signal {
                     case .code: .code()
                     case .sine: .sine(frequency: frequency, level: level, sampleRate: rate)

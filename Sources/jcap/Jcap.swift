@@ -47,6 +47,15 @@ struct RecordCommand: ParsableCommand {
     @Flag(name: .long, help: "Follow the JACK transport: each roll is a take, from the frame it starts rolling to the frame it stops (files numbered, never overwritten); Ctrl-C ends.")
     var transport = false
 
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start each take on the first sample of any channel at or above this level (dBFS): -40dB. Each trigger is a new take (files numbered); Ctrl-C ends.", valueName: "level"))
+    var trigger: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --trigger: end a take after this long below the level (2s).", valueName: "duration"))
+    var triggerStop: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --trigger or --transport: keep this much before the trigger in the take (5s).", valueName: "duration"))
+    var preRoll: String?
+
     @Flag(name: .long, help: "Align to the sources' capture latency: the file starts with the sound that reached the converter at the start frame, each channel by its own latency.")
     var alignLatency = false
 
@@ -132,15 +141,19 @@ struct RecordCommand: ParsableCommand {
 
         let keys = TerminalKeys()
         defer { keys.restore() }
-        guard configuration.followsTransport else {
+        guard configuration.followsTransport || configuration.triggerLevel != nil else {
             let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
                                     names: names, path: nil)
             if status != .success { throw ExitCode(status.rawValue) }
             return
         }
-        // Each roll of the transport is a take, until Ctrl-C or SIGTERM.
-        capture.watchTransport()
-        console.line("jcap: waiting for the JACK transport to roll; each roll is a take (Ctrl-C ends)")
+        // Each roll of the transport (or each trigger) is a take, until Ctrl-C or SIGTERM.
+        if configuration.followsTransport {
+            capture.watchTransport()
+            console.line("jcap: waiting for the JACK transport to roll; each roll is a take (Ctrl-C ends)")
+        } else {
+            console.line("jcap: waiting for sound at \(trigger ?? "")\(configuration.preRoll.map { ", keeping \($0) before it" } ?? ""); each trigger is a take (Ctrl-C ends)")
+        }
         var worst = ExitStatus.success
         var directory = configuration.takeDirectory
         if let output = configuration.outputPath {
@@ -167,7 +180,7 @@ struct RecordCommand: ParsableCommand {
         } catch {
             throw console.fail(error)
         }
-        let following = capture.configuration.followsTransport
+        let following = capture.configuration.followsTransport || capture.configuration.triggerLevel != nil
         console.announceStart(take)
         // Connections made while setting up are already listed above; later ones are news.
         _ = take.takeEvents()
@@ -179,7 +192,7 @@ struct RecordCommand: ParsableCommand {
             var commands = keys.commands()
             commands += Array(repeating: .togglePause, count: signals.takePauseToggles())
             if !stopping, let signal = signals.stopSignal {
-                let waiting = following && take.isWaitingForTransport
+                let waiting = following && take.isWaitingForTrigger
                 let frame = take.stop()
                 if !waiting {
                     console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
@@ -236,6 +249,26 @@ struct RecordCommand: ParsableCommand {
         if transport {
             if let at { throw .badOption(flag: "--at", value: at, expected: "no start time with --transport (the transport's roll starts each take)") }
             configuration.followsTransport = true
+        }
+        if let trigger {
+            if transport { throw .badOption(flag: "--trigger", value: trigger, expected: "--trigger or --transport, not both") }
+            if let at { throw .badOption(flag: "--at", value: at, expected: "no start time with --trigger (sound starts each take)") }
+            if alignLatency {
+                throw .badOption(flag: "--trigger", value: trigger, expected: "no --align-latency with --trigger (not supported together)")
+            }
+            configuration.triggerLevel = try TriggerLevel.parse(trigger)
+        }
+        if let triggerStop {
+            guard trigger != nil else { throw .badOption(flag: "--trigger-stop", value: triggerStop, expected: "--trigger too") }
+            let parsed = try CaptureDuration(parsing: triggerStop)
+            guard !parsed.isZero else { throw .badDuration(triggerStop, reason: "a stop after silence must be longer than zero") }
+            configuration.triggerStop = parsed
+        }
+        if let preRoll {
+            guard trigger != nil || transport else {
+                throw .badOption(flag: "--pre-roll", value: preRoll, expected: "--trigger or --transport too (a take that waits)")
+            }
+            configuration.preRoll = try CaptureDuration(parsing: preRoll)
         }
         if let duration {
             let parsed = try CaptureDuration(parsing: duration)

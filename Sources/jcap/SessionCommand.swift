@@ -31,6 +31,15 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "Align each take to its sources' capture latency (as [session] align_latency = true).")
     var alignLatency = false
 
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start each take on the first sample of any armed track at or above this level (dBFS): -40dB. Each trigger is the session's next take; Ctrl-C ends.", valueName: "level"))
+    var trigger: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --trigger: end a take after this long below the level (2s).", valueName: "duration"))
+    var triggerStop: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --trigger or --transport: keep this much before the trigger in each take (5s).", valueName: "duration"))
+    var preRoll: String?
+
     @Flag(name: .long, help: "Follow the JACK transport: each roll is the session's next take, from the frame it starts rolling to the frame it stops; Ctrl-C ends.")
     var transport = false
 
@@ -52,6 +61,9 @@ struct SessionCommand: ParsableCommand {
         // Everything on the command line and in the file is checked before the server is touched.
         var start: StartTime?
         var length: CaptureDuration?
+        var triggerLevel: Double?
+        var quietStop: CaptureDuration?
+        var preRollLength: CaptureDuration?
         do {
             if let at { start = try StartTime(parsing: at) }
             if let duration {
@@ -66,6 +78,27 @@ struct SessionCommand: ParsableCommand {
             if transport, let takes {
                 throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --transport (each roll is a take)")
             }
+            if let trigger {
+                if transport { throw CaptureError.badOption(flag: "--trigger", value: trigger, expected: "--trigger or --transport, not both") }
+                if let at { throw CaptureError.badOption(flag: "--at", value: at, expected: "no start time with --trigger (sound starts each take)") }
+                if let takes { throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --trigger (each trigger is a take)") }
+                if alignLatency {
+                    throw CaptureError.badOption(flag: "--trigger", value: trigger, expected: "no --align-latency with --trigger (not supported together)")
+                }
+                triggerLevel = try TriggerLevel.parse(trigger)
+            }
+            if let triggerStop {
+                guard trigger != nil else { throw CaptureError.badOption(flag: "--trigger-stop", value: triggerStop, expected: "--trigger too") }
+                let parsed = try CaptureDuration(parsing: triggerStop)
+                guard !parsed.isZero else { throw CaptureError.badDuration(triggerStop, reason: "a stop after silence must be longer than zero") }
+                quietStop = parsed
+            }
+            if let preRoll {
+                guard trigger != nil || transport else {
+                    throw CaptureError.badOption(flag: "--pre-roll", value: preRoll, expected: "--trigger or --transport too (a take that waits)")
+                }
+                preRollLength = try CaptureDuration(parsing: preRoll)
+            }
         } catch let error as CaptureError {
             throw console.fail(error)
         }
@@ -74,6 +107,8 @@ struct SessionCommand: ParsableCommand {
         do {
             definition = try SessionDefinition.load(path: file)
             if alignLatency { definition.alignsToCaptureLatency = true }
+            definition.preRoll = preRollLength
+            definition.triggerStop = quietStop
         } catch {
             throw console.fail(StudioSessionError.sessionFile(error))
         }
@@ -86,8 +121,8 @@ struct SessionCommand: ParsableCommand {
         defer { session.close() }
         console.describe(session)
 
-        if transport {
-            let status = try followTransport(session, length: length, console: console, signals: signals)
+        if transport || triggerLevel != nil {
+            let status = try followTriggers(session, level: triggerLevel, length: length, console: console, signals: signals)
             if status != .success { throw ExitCode(status.rawValue) }
             return
         }
@@ -125,15 +160,19 @@ struct SessionCommand: ParsableCommand {
 
     /// Each roll of the JACK transport is the session's next take, until a stop signal; returns
     /// the worst status of the takes.
-    private func followTransport(_ session: StudioSession, length: CaptureDuration?, console: Console,
-                                 signals: ControlSignals) throws -> ExitStatus {
-        session.client.watchTransport()
-        console.line("jcap: waiting for the JACK transport to roll; each roll is the session's next take (Ctrl-C ends)")
+    private func followTriggers(_ session: StudioSession, level: Double?, length: CaptureDuration?, console: Console,
+                                signals: ControlSignals) throws -> ExitStatus {
+        if level == nil {
+            session.client.watchTransport()
+            console.line("jcap: waiting for the JACK transport to roll; each roll is the session's next take (Ctrl-C ends)")
+        } else {
+            console.line("jcap: waiting for sound at \(trigger ?? "")\(preRoll.map { ", keeping \($0) before it" } ?? ""); each trigger is the session's next take (Ctrl-C ends)")
+        }
         var worst = ExitStatus.success
         while signals.stopSignal == nil {
             let studioTake: StudioTake
             do {
-                studioTake = try session.record(length: length, onTransportRoll: true)
+                studioTake = try session.record(length: length, onTransportRoll: level == nil, onLevel: level)
             } catch {
                 throw console.fail(error)
             }
@@ -141,12 +180,12 @@ struct SessionCommand: ParsableCommand {
             var stopping = false
             var announced = false
             while studioTake.take.waitUntilFinished(timeout: 0.05) == nil {
-                if !announced && !studioTake.take.isWaitingForTransport {
+                if !announced && !studioTake.take.isWaitingForTrigger {
                     console.announce(studioTake, session: session)
                     announced = true
                 }
                 if !stopping, let signal = signals.stopSignal {
-                    let waiting = studioTake.take.isWaitingForTransport
+                    let waiting = studioTake.take.isWaitingForTrigger
                     let frame = studioTake.stop()
                     if !waiting {
                         console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")

@@ -98,6 +98,25 @@ final class TransportFollowTests: JackTestCase {
         }
     }
 
+    func testAPreRollKeepsTheFramesBeforeTheRoll() throws {
+        var rolls: [(roll: UInt32, stop: UInt32)] = []
+        let jcap = try withoutXruns { () -> Subprocess in
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
+            let jcap = try launchJcap(signalPorts(2) + ["--transport", "--pre-roll", "4800f", "--meter", "none", "-o", "pre.wav"])
+            try Self.waitFor("jcap to wait for the transport") { jcap.errorOutput.contains("waiting for the JACK transport") }
+            rolls = try driveTransport([(48_000, 48_000 + 9_600)])
+            try Self.waitFor("the take to be written") { jcap.errorOutput.contains("jcap: wrote ") }
+            jcap.signal(SIGINT)
+            return jcap
+        }
+        XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
+        let roll = try XCTUnwrap(rolls.first)
+        let report = try check("pre-001.wav")
+        XCTAssertTrue(report.isIntact, report.description)
+        XCTAssertEqual(report.firstFrameTime, signalTime(FrameTime.advance(roll.roll, by: -4_800)), "4800 frames before the roll")
+        XCTAssertEqual(report.frames, Int64(FrameTime.distance(from: roll.roll, to: roll.stop)) + 4_800)
+    }
+
     func testTransportWithAStartTimeIsRefused() throws {
         let run = try runJcap(signalPorts(1) + ["--transport", "--at", "+1s", "-o", "no.wav"])
         XCTAssertEqual(run.status, ExitStatus.usage.rawValue, run.errors)

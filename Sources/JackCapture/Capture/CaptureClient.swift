@@ -44,14 +44,22 @@ public final class CaptureClient: @unchecked Sendable {
         // engine cannot represent, a ring this machine cannot hold.
         try configuration.start?.validate(sampleRate: jack.sampleRate)
         _ = try configuration.duration?.takeLength(atSampleRate: jack.sampleRate)
-        _ = try MemoryBudget.current().ringByteCount(seconds: configuration.bufferSeconds, sampleRate: jack.sampleRate,
+        // A pre-roll is held on the ring on top of the buffer.
+        let preRollFrames = try configuration.preRoll?.frames(atSampleRate: jack.sampleRate) ?? 0
+        guard preRollFrames <= Int64(jack.sampleRate) * 600 else {
+            throw .badDuration(configuration.preRoll?.description ?? "", reason: "a pre-roll is at most 10 minutes")
+        }
+        let preRollSeconds = Double(preRollFrames) / Double(jack.sampleRate)
+        _ = try MemoryBudget.current().ringByteCount(seconds: configuration.bufferSeconds + preRollSeconds,
+                                                     sampleRate: jack.sampleRate,
                                                      period: jack.bufferSize, channels: currentSources.count)
         let names = configuration.portNames ?? (1...currentSources.count).map { "in_\($0)" }
         guard names.count == currentSources.count else {
             throw .badChannelList(names.joined(separator: ","), reason: "\(names.count) port names for \(currentSources.count) sources")
         }
         do {
-            engine = try CaptureEngine(client: jack, portShortNames: names, bufferSeconds: configuration.bufferSeconds)
+            engine = try CaptureEngine(client: jack, portShortNames: names, bufferSeconds: configuration.bufferSeconds,
+                                       preRollSeconds: preRollSeconds)
             try engine.activate()
             if connectsPorts {
                 for (source, port) in zip(currentSources, engine.portNames) { try jack.connect(source, to: port) }

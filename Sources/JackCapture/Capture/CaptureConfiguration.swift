@@ -22,6 +22,14 @@ public struct CaptureConfiguration: Sendable {
     /// Each take starts on the frame the JACK transport starts rolling and ends on the frame it
     /// stops (`--transport`); `start` must then be nil.
     public var followsTransport = false
+    /// Each take starts on the first sample of any channel at or above this level, in dBFS
+    /// (`--trigger -40dB`); `start` must then be nil.
+    public var triggerLevel: Double?
+    /// A level-triggered take ends after this long below the level (`--trigger-stop`).
+    public var triggerStop: CaptureDuration?
+    /// A take started by a trigger or the transport begins this much earlier (`--pre-roll`): the
+    /// ring keeps the last `preRoll` of every channel while the take waits.
+    public var preRoll: CaptureDuration?
     /// Align each take to its sources' capture latency (`--align-latency`, `LatencyAlignment`).
     public var alignsToCaptureLatency = false
     /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.

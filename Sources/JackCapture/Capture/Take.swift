@@ -41,6 +41,9 @@ public final class Take: @unchecked Sendable {
     private let configuredDuration: CaptureDuration?
     private let alignsToCaptureLatency: Bool
     private let followsTransport: Bool
+    private let triggerLevel: Double?
+    private let triggerStop: CaptureDuration?
+    private let preRoll: CaptureDuration?
 
     private let lock = NSCondition()
     private var currentState: State = .prepared
@@ -61,6 +64,7 @@ public final class Take: @unchecked Sendable {
     /// With `--align-latency`: each channel's capture latency, read when the take was armed.
     public private(set) var latencyAlignment: LatencyAlignment?
     private var waitsForTransport = false
+    private var waitsForLevel = false
     /// Set by `resolve` for the `arm` that follows it (under no lock: one caller starts a take).
     private var scheduledWallClock: Int64?
     /// The take's length in frames, when it has one.
@@ -73,6 +77,9 @@ public final class Take: @unchecked Sendable {
         configuredDuration = client.configuration.duration
         alignsToCaptureLatency = client.configuration.alignsToCaptureLatency
         followsTransport = client.configuration.followsTransport
+        triggerLevel = client.configuration.triggerLevel
+        triggerStop = client.configuration.triggerStop
+        preRoll = client.configuration.preRoll
         engine = client.engine
         jack = client.jack
         sources = client.sources
@@ -167,6 +174,10 @@ public final class Take: @unchecked Sendable {
             try arm(.onTransportRoll, lengthFrames: length)
             return
         }
+        if let triggerLevel {
+            try startOnLevel(decibels: triggerLevel, lengthFrames: length)
+            return
+        }
         try configuredStart?.validate(sampleRate: jack.sampleRate)
         try arm(resolve(configuredStart), lengthFrames: length)
     }
@@ -179,9 +190,24 @@ public final class Take: @unchecked Sendable {
         try arm(.onTransportRoll, lengthFrames: lengthFrames)
     }
 
+    /// Starts on the first sample of any channel at or above `decibels` dBFS (a pre-roll earlier,
+    /// with the client's `--pre-roll`), and with the client's `--trigger-stop` ends after that
+    /// long below it (or after `lengthFrames`, or at `stop()`).
+    public func startOnLevel(decibels: Double, lengthFrames: Int64? = nil) throws(CaptureError) {
+        guard decibels.isFinite, decibels <= 0, decibels >= -160 else {
+            throw .badOption(flag: "--trigger", value: "\(decibels)dB", expected: "a level from -160dB to 0dB")
+        }
+        try arm(.onLevel(LevelTrigger.amplitude(decibels: decibels)), lengthFrames: lengthFrames)
+    }
+
     /// True while the take waits for the transport to roll.
     public var isWaitingForTransport: Bool {
         lock.withLock { waitsForTransport } && engine.status.startFrame == nil
+    }
+
+    /// True while the take waits for its trigger (the transport, or sound reaching the level).
+    public var isWaitingForTrigger: Bool {
+        lock.withLock { waitsForTransport || waitsForLevel } && engine.status.startFrame == nil
     }
 
     /// Starts at `start` (nil: the next cycle) and, with a length, stops after exactly that many
@@ -213,6 +239,7 @@ public final class Take: @unchecked Sendable {
             guard currentState == .prepared, !completing else { throw CaptureError.alreadyStarted }
             latencyAlignment = alignment
             waitsForTransport = start == .onTransportRoll
+            if case .onLevel = start { waitsForLevel = true } else { waitsForLevel = false }
             if case .atFrame(let frame) = start { scheduledStart = frame }
             scheduledWallClockStart = scheduledWallClock
             durationFrames = lengthFrames
@@ -220,7 +247,17 @@ public final class Take: @unchecked Sendable {
             currentState = .recording
             startedFlag = true
         }
-        engine.arm(number, start: start, length: lengthFrames, alignment: alignment)
+        let rate = jack.sampleRate
+        let waitsForTrigger: Bool
+        switch start {
+        case .onTransportRoll, .onLevel: waitsForTrigger = true
+        default: waitsForTrigger = false
+        }
+        let preRollFrames = waitsForTrigger ? Int((try? preRoll?.frames(atSampleRate: rate)) ?? 0) : 0
+        var quietFrames = 0
+        if case .onLevel = start { quietFrames = Int((try? triggerStop?.frames(atSampleRate: rate)) ?? 0) }
+        engine.arm(number, start: start, length: lengthFrames, alignment: alignment, preRollFrames: preRollFrames,
+                   stopAfterQuietFrames: quietFrames)
         pump.wake()
     }
 

@@ -67,6 +67,22 @@ public struct TakeReport: Sendable {
         return nil
     }
 
+    /// For a take started by sound or by the transport with a pre-roll: how many frames into the
+    /// take the trigger (or the roll) fell.
+    public var triggerPosition: Int64? {
+        for event in events { if case .triggered(_, let position) = event { return position } }
+        return transportRollPosition
+    }
+
+    /// Where in the take the transport's roll fell (its pre-roll), when it followed the transport.
+    var transportRollPosition: Int64? {
+        guard let start = startFrame else { return nil }
+        for event in events {
+            if case .transportRolled(let frame, _, _) = event { return Int64(max(0, FrameTime.distance(from: start, to: frame))) }
+        }
+        return nil
+    }
+
     /// The paused spans: where in the take each pause fell, and the JACK frames it skipped.
     public var pauses: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] { CaptureEvent.pauses(in: events) }
 

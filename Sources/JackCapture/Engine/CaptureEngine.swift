@@ -13,6 +13,8 @@ public enum CaptureStart: Equatable, Sendable {
     /// On the frame the JACK transport starts rolling, ending on the frame it stops
     /// (`watchTransport` must be on before that roll begins).
     case onTransportRoll
+    /// On the first sample of any channel at or above this amplitude (`--trigger`).
+    case onLevel(Float)
 }
 
 /// A snapshot of an engine's counters, read without disturbing the process callback.
@@ -55,7 +57,11 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
     /// server's current rate and period), touched so the callback never faults on it.
-    package init(client: JackClient, portShortNames: [String], bufferSeconds: Double) throws(JackError) {
+    ///
+    /// `preRollSeconds`: the longest pre-roll a take may keep (`--pre-roll`); the ring holds it
+    /// on top of `bufferSeconds`.
+    package init(client: JackClient, portShortNames: [String], bufferSeconds: Double,
+                 preRollSeconds: Double = 0) throws(JackError) {
         self.client = client
         var ports: [OpaquePointer] = []
         for name in portShortNames {
@@ -64,11 +70,13 @@ public final class CaptureEngine: @unchecked Sendable {
         self.ports = ports
         portNames = ports.map { client.fullName(of: $0) }
         let ring = RingBuffer(capacity: CaptureEngine.ringByteCount(
-            seconds: bufferSeconds, sampleRate: client.sampleRate,
+            seconds: bufferSeconds + max(0, preRollSeconds), sampleRate: client.sampleRate,
             period: client.bufferSize, channels: ports.count))
         state = .allocate(capacity: 1)
+        let preRollFrames = Int((max(0, min(preRollSeconds, 3_600)) * Double(client.sampleRate)).rounded(.up))
         state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
-                                                 sampleRate: client.sampleRate, periodFrames: client.bufferSize))
+                                                 sampleRate: client.sampleRate, periodFrames: client.bufferSize,
+                                                 maximumPreRollFrames: preRollFrames))
         meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
     }
 
@@ -129,7 +137,12 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Arms take `take`: it starts at `start` and, with a `length`, stops after exactly that many
     /// frames. The take before it must have finished (a new take replaces it in the callback).
-    package func arm(_ take: UInt32, start: CaptureStart, length: Int64?, alignment: LatencyAlignment? = nil) {
+    ///
+    /// `preRollFrames`: a take that waits for a trigger or the transport starts this much before
+    /// it (at most the engine's room). `stopAfterQuietFrames`: a level-triggered take ends after
+    /// this many frames below the level (0: it does not).
+    package func arm(_ take: UInt32, start: CaptureStart, length: Int64?, alignment: LatencyAlignment? = nil,
+                     preRollFrames: Int = 0, stopAfterQuietFrames: Int = 0) {
         let pointer = state.pointee
         // Delay lines the callback never took (a take re-armed before its first cycle) or gave
         // back: the callback holds neither any more.
@@ -152,10 +165,15 @@ public final class CaptureEngine: @unchecked Sendable {
         case .atJackNanoseconds(let moment):
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
             pointer.requestedClockStart.store(max(0, moment), ordering: .relaxed)
-        case .onTransportRoll:
+        case .onTransportRoll, .onLevel:
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
             pointer.requestedClockStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
         }
+        var level: Float = 0
+        if case .onLevel(let amplitude) = start { level = max(amplitude, .leastNormalMagnitude) }
+        pointer.requestedTriggerLevel.store(Int(level.bitPattern), ordering: .relaxed)
+        pointer.requestedTriggerStop.store(max(0, stopAfterQuietFrames), ordering: .relaxed)
+        pointer.requestedPreRoll.store(max(0, preRollFrames), ordering: .relaxed)
         if start == .onTransportRoll { watchTransport() }
         pointer.requestedTransportFollow.store(start == .onTransportRoll, ordering: .relaxed)
         pointer.requestedLength.store(length ?? CaptureProcessState.noRequest, ordering: .relaxed)

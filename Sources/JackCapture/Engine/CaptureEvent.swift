@@ -43,6 +43,9 @@ public enum CaptureEvent: Equatable, Sendable {
     /// starts the take: the transport's own position then, and its bar, beat and tick when a
     /// timebase master gives them.
     case transportRolled(frameTime: UInt32, transportFrame: UInt32, bbt: TransportBBT?)
+    /// Sound reached the trigger level (`--trigger`) on the frame at `frameTime`, `position`
+    /// frames into the take (its pre-roll).
+    case triggered(frameTime: UInt32, position: Int64)
 }
 
 /// Bar, beat and tick (from 1, 1 and 0) of the JACK transport, as a timebase master gives them.
@@ -76,6 +79,14 @@ public struct TransportBBT: Equatable, Sendable, CustomStringConvertible {
 }
 
 extension CaptureEvent {
+    /// The frame a trigger or a transport roll fell on, for those events.
+    public var frameTimeOfTrigger: UInt32? {
+        switch self {
+        case .transportRolled(let frame, _, _), .triggered(let frame, _): frame
+        default: nil
+        }
+    }
+
     /// A take's pauses from its events: where in the take each fell, and the JACK frames it
     /// skipped (no end while still paused).
     public static func pauses(in events: [CaptureEvent]) -> [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
@@ -114,6 +125,7 @@ extension CaptureEvent: CustomStringConvertible {
         case .serverShutDown(let position): "the JACK server shut down at take frame \(position)"
         case .transportRolled(let frame, let transportFrame, let bbt):
             "the transport rolled at JACK frame \(frame) (transport frame \(transportFrame)\(bbt.map { ", bar \($0)" } ?? ""))"
+        case .triggered(let frame, let position): "triggered at JACK frame \(frame), \(position) frames into the take"
         }
     }
 }
@@ -126,6 +138,7 @@ struct CaptureEventRecord: Equatable {
         case xrun, portConnected, portDisconnected, bufferSizeChanged, sampleRateChanged
         case lateCopy
         case transportRolled
+        case triggered
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -138,6 +151,7 @@ struct CaptureEventRecord: Equatable {
     static var framesSkippedKind: Int32 { @_noAllocation @_noLocks get { 5 } }
     static var lateCopyKind: Int32 { @_noAllocation @_noLocks get { 11 } }
     static var transportRolledKind: Int32 { @_noAllocation @_noLocks get { 12 } }
+    static var triggeredKind: Int32 { @_noAllocation @_noLocks get { 13 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -231,6 +245,7 @@ extension CaptureEvent {
         case .transportRolled:
             self = .transportRolled(frameTime: frame, transportFrame: UInt32(truncatingIfNeeded: record.value),
                                     bbt: TransportBBT(packed: record.extra))
+        case .triggered: self = .triggered(frameTime: frame, position: position)
         }
     }
 }

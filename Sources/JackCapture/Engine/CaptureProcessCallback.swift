@@ -48,7 +48,8 @@ extension CaptureProcessState {
         let alignedReading = FrameTime.advance(reading, by: -own.pointee.alignment)
         let n = Int(nframes)
         loadRequests()
-        if own.pointee.followsTransport { followTransport(reading: reading) }
+        if own.pointee.followsTransport { followTransport(reading: reading, alignedReading: alignedReading) }
+        if own.pointee.triggerLevel > 0 { followTrigger(reading: alignedReading, frames: n) }
         if own.pointee.requests.start == Self.noRequest { decideClockStart(reading: reading, frames: n) }
         if own.pointee.requests.start == Self.noRequest && own.pointee.longestDelay > 0 {
             // Started "now" with channels delayed: after the longest delay, so every channel's
@@ -62,7 +63,7 @@ extension CaptureProcessState {
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
         if !rateChanged && mayBelongToTake(reading: alignedReading, frames: n) {
-            let staged = own.pointee.timeline.stagedBytes
+            let staged = own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes
             let blockBytes = CaptureBlockHeader.blockByteCount(frames: n, channels: channelCount)
             if ring.writableByteCount() >= staged + blockBytes {
                 stageCycle(frameCount: nframes, at: staged, metering: metering)
@@ -88,7 +89,7 @@ extension CaptureProcessState {
         if rateChanged {
             planEveryPendingCycle()
         } else if own.pointee.timeline.isFull {
-            planOldestCycle()
+            placeOldestCycle()
         }
         return measured
     }
@@ -98,6 +99,8 @@ extension CaptureProcessState {
     private func beginTake(_ take: UInt32) {
         own.pointee.take = take
         own.pointee.timeline.removeAll()
+        own.pointee.preRoll.removeAll()
+        own.pointee.hasPlaced = false
         own.pointee.planner = CyclePlanner()
         own.pointee.clockStartFrame = -1
         own.pointee.clockStartAsked = false
@@ -107,6 +110,13 @@ extension CaptureProcessState {
         own.pointee.followsTransport = requestedTransportFollow.load(ordering: .relaxed)
         own.pointee.transportStart = -1
         own.pointee.transportStop = -1
+        own.pointee.preRollFrames = min(requestedPreRoll.load(ordering: .relaxed), maximumPreRollFrames)
+        own.pointee.triggerLevel = Float(bitPattern: UInt32(truncatingIfNeeded: requestedTriggerLevel.load(ordering: .relaxed)))
+        own.pointee.triggerStopFrames = requestedTriggerStop.load(ordering: .relaxed)
+        own.pointee.triggerFrame = -1
+        own.pointee.triggerStart = -1
+        own.pointee.triggerStop = -1
+        own.pointee.awaitingTrigger = own.pointee.followsTransport || own.pointee.triggerLevel > 0
         // The new take's delay lines, if any; the last take's go back to the arming thread.
         let incoming = pendingDelayLines.exchange(0, ordering: .acquiring)
         if let previous = own.pointee.delayLines {
@@ -162,28 +172,110 @@ extension CaptureProcessState {
     /// frames are not in the ring), and ends on the frame it stops on, or earlier if asked. Until
     /// a roll, the start reads as 2^30 frames ahead.
     @_noAllocation @_noLocks
-    private func followTransport(reading: UInt32) {
+    private func followTransport(reading: UInt32, alignedReading: UInt32) {
         if own.pointee.transportStart < 0 {
             guard own.pointee.transportRolling && own.pointee.rollStartSeen else {
                 own.pointee.requests.start = Int64(FrameTime.advance(reading, by: 1 << 30))
+                own.pointee.awaitingTrigger = true
                 return
             }
-            own.pointee.transportStart = Int64(own.pointee.rollFrame)
-            emit(CaptureEventRecord.transportRolledKind, frameTime: own.pointee.rollFrame, position: 0,
+            let roll = own.pointee.rollFrame
+            let start = preRollStart(for: roll, current: alignedReading)
+            own.pointee.transportStart = Int64(start)
+            own.pointee.awaitingTrigger = false
+            emit(CaptureEventRecord.transportRolledKind, frameTime: roll,
+                 position: Int64(max(0, FrameTime.distance(from: start, to: roll))),
                  value: Int64(own.pointee.rollTransportFrame), extra: own.pointee.rollBBT)
         }
         own.pointee.requests.start = own.pointee.transportStart
         if own.pointee.transportStop < 0 && !own.pointee.transportRolling {
             own.pointee.transportStop = Int64(own.pointee.stopFrame)
         }
-        let stop = own.pointee.transportStop
-        if stop >= 0 {
-            let asked = own.pointee.requests.stop
-            if asked == Self.noRequest
-                || FrameTime.distance(from: UInt32(truncatingIfNeeded: stop), to: UInt32(truncatingIfNeeded: asked)) > 0 {
-                own.pointee.requests.stop = stop
+        stopNoLaterThan(own.pointee.transportStop)
+    }
+
+    /// A stop decided by the callback (the transport's, the trigger's), unless one asked for
+    /// comes first.
+    @_noAllocation @_noLocks
+    private func stopNoLaterThan(_ stop: Int64) {
+        guard stop >= 0 else { return }
+        let asked = own.pointee.requests.stop
+        if asked == Self.noRequest
+            || FrameTime.distance(from: UInt32(truncatingIfNeeded: stop), to: UInt32(truncatingIfNeeded: asked)) > 0 {
+            own.pointee.requests.stop = stop
+        }
+    }
+
+    /// Where a take started by something at frame `trigger` begins: a pre-roll earlier, but no
+    /// earlier than the oldest frame the callback still holds (the pre-roll is as long as the
+    /// take has been waiting, at most).
+    @_noAllocation @_noLocks
+    private func preRollStart(for trigger: UInt32, current: UInt32) -> UInt32 {
+        let wanted = FrameTime.advance(trigger, by: -own.pointee.preRollFrames)
+        var earliest = current
+        if own.pointee.preRoll.count > 0 {
+            earliest = own.pointee.preRoll[0].start
+        } else if own.pointee.timeline.count > 0 {
+            earliest = FrameTime.advance(own.pointee.timeline[0].reading, by: -own.pointee.alignment)
+        }
+        if FrameTime.distance(from: earliest, to: trigger) < 0 { earliest = trigger }
+        return FrameTime.distance(from: wanted, to: earliest) > 0 ? earliest : wanted
+    }
+
+    /// For a take started by sound (`--trigger`): it starts on the first sample of any channel at
+    /// or above the level, a pre-roll earlier, and with a stop length ends that many frames after
+    /// the last sample at or above it. Until then the start reads as 2^30 frames ahead.
+    @_noAllocation @_noLocks
+    private func followTrigger(reading: UInt32, frames n: Int) {
+        let level = own.pointee.triggerLevel
+        if own.pointee.triggerStart < 0 {
+            var first = -1
+            var channel = 0
+            while channel < channelCount {
+                if let port = ports[channel], let buffer = jack_port_get_buffer(port, UInt32(n)) {
+                    let searched = first < 0 ? n : first
+                    let index = LevelTrigger.firstIndex(atOrAbove: level, in: UnsafePointer(buffer.assumingMemoryBound(to: Float.self)),
+                                                        count: searched)
+                    if index >= 0 { first = index }
+                }
+                channel += 1
+            }
+            guard first >= 0 else {
+                own.pointee.requests.start = Int64(FrameTime.advance(reading, by: 1 << 30))
+                own.pointee.awaitingTrigger = true
+                return
+            }
+            let trigger = FrameTime.advance(reading, by: first)
+            let start = preRollStart(for: trigger, current: reading)
+            own.pointee.triggerFrame = Int64(trigger)
+            own.pointee.triggerStart = Int64(start)
+            own.pointee.lastLoudFrame = trigger
+            own.pointee.awaitingTrigger = false
+            emit(CaptureEventRecord.triggeredKind, frameTime: trigger,
+                 position: Int64(max(0, FrameTime.distance(from: start, to: trigger))))
+        }
+        own.pointee.requests.start = own.pointee.triggerStart
+        if own.pointee.triggerStopFrames > 0 && own.pointee.triggerStop < 0 {
+            var last = -1
+            var channel = 0
+            while channel < channelCount {
+                if let port = ports[channel], let buffer = jack_port_get_buffer(port, UInt32(n)) {
+                    let index = LevelTrigger.lastIndex(atOrAbove: level, in: UnsafePointer(buffer.assumingMemoryBound(to: Float.self)),
+                                                       count: n)
+                    if index > last { last = index }
+                }
+                channel += 1
+            }
+            if last >= 0 {
+                let loud = FrameTime.advance(reading, by: last)
+                if FrameTime.distance(from: own.pointee.lastLoudFrame, to: loud) > 0 { own.pointee.lastLoudFrame = loud }
+            }
+            if let stop = LevelTrigger.stopFrame(lastLoud: own.pointee.lastLoudFrame, quietFrames: own.pointee.triggerStopFrames,
+                                                 cycleEnd: FrameTime.advance(reading, by: n)) {
+                own.pointee.triggerStop = Int64(stop)
             }
         }
+        stopNoLaterThan(own.pointee.triggerStop)
     }
 
     /// For a take told to start at a moment of JACK's clock: decides its frame in the cycle the
@@ -224,10 +316,12 @@ extension CaptureProcessState {
     /// for "now" names a frame of the cycle the callback has just read.
     @_noAllocation @_noLocks
     private func mayBelongToTake(reading: UInt32, frames: Int) -> Bool {
+        if own.pointee.awaitingTrigger && own.pointee.preRollFrames > 0 { return true }
         let requests = own.pointee.requests
         let planner = own.pointee.planner
         if requests.stop != Self.noRequest && planner.hasPlannedACycle {
-            let earliestStart = FrameTime.advance(planner.nextFrame, by: own.pointee.timeline.pendingFrames)
+            let earliestStart = FrameTime.advance(planner.nextFrame,
+                                                  by: own.pointee.timeline.pendingFrames + own.pointee.preRoll.frames)
             if FrameTime.distance(from: UInt32(truncatingIfNeeded: requests.stop), to: earliestStart) >= 0 { return false }
         }
         switch planner.phase {
@@ -314,26 +408,63 @@ extension CaptureProcessState {
     /// changed (the cycles after it do not belong to the take), or after a shutdown.
     @_noAllocation @_noLocks
     private func planEveryPendingCycle() {
-        while own.pointee.timeline.count > 0 && !own.pointee.planner.isFinished {
-            planOldestCycle()
+        while own.pointee.preRoll.count > 0 && !own.pointee.planner.isFinished {
+            plan(own.pointee.preRoll.removeOldest())
         }
+        while own.pointee.timeline.count > 0 && !own.pointee.planner.isFinished {
+            plan(placeOldest())
+        }
+        own.pointee.preRoll.removeAll()
         own.pointee.timeline.removeAll()
     }
 
-    /// Plans the oldest cycle read: finds its true frame time, asks the planner what to do with
-    /// it, publishes its block (or counts it lost) and the plan's events.
+    /// Places the oldest cycle read (finds its true frame time) and plans it, or, while a take
+    /// waits for its trigger with a pre-roll, holds it with the last pre-roll's worth of cycles
+    /// and plans only the ones older than that.
     @_noAllocation @_noLocks
-    private func planOldestCycle() {
-        let planner = own.pointee.planner
+    private func placeOldestCycle() {
+        let placed = placeOldest()
+        if own.pointee.awaitingTrigger && own.pointee.preRollFrames > 0 {
+            own.pointee.preRoll.append(placed)
+            while own.pointee.preRoll.holdsMoreThan(own.pointee.preRollFrames) && !own.pointee.planner.isFinished {
+                plan(own.pointee.preRoll.removeOldest())
+            }
+        } else {
+            while own.pointee.preRoll.count > 0 && !own.pointee.planner.isFinished {
+                plan(own.pointee.preRoll.removeOldest())
+            }
+            if !own.pointee.planner.isFinished { plan(placed) }
+        }
+        if own.pointee.planner.isFinished {
+            // Later cycles staged behind the take's end are never published.
+            own.pointee.preRoll.removeAll()
+            own.pointee.timeline.removeAll()
+        }
+    }
+
+    /// Takes the oldest cycle read out of the timeline with its true first frame, on JACK's clock
+    /// and in the take's time (`alignment` behind).
+    @_noAllocation @_noLocks
+    private func placeOldest() -> PlacedCycle {
         let shift = own.pointee.alignment
-        // The timeline counts JACK's frames; the planner, converter time (`shift` behind).
-        let previousEnd: UInt32? = planner.hasPlannedACycle ? FrameTime.advance(planner.nextFrame, by: shift) : nil
+        let previousEnd: UInt32? = own.pointee.hasPlaced ? own.pointee.placedEnd : nil
         let arrival = own.pointee.timeline.startOfOldest(after: previousEnd)
         let cycle = own.pointee.timeline.removeOldest()
+        own.pointee.hasPlaced = true
+        own.pointee.placedEnd = FrameTime.advance(arrival, by: cycle.frames)
         if FrameTime.distance(from: arrival, to: cycle.reading) > 0 {
             _ = lateCycles.loadThenWrappingIncrement(ordering: .relaxed)
         }
-        let cycleStart = FrameTime.advance(arrival, by: -shift)
+        return PlacedCycle(arrival: arrival, start: FrameTime.advance(arrival, by: -shift), cycle: cycle)
+    }
+
+    /// Asks the planner what to do with a placed cycle, publishes its block (or counts it lost)
+    /// and the plan's events.
+    @_noAllocation @_noLocks
+    private func plan(_ placed: PlacedCycle) {
+        let arrival = placed.arrival
+        let cycle = placed.cycle
+        let cycleStart = placed.start
         var requests = own.pointee.requests
         requests.sampleRateChanged = cycle.afterRateChange
         let plan = own.pointee.planner.plan(cycleStart: cycleStart, frames: cycle.frames, requests: requests)
@@ -368,7 +499,7 @@ extension CaptureProcessState {
                  position: first.position, value: Int64(copied))
         }
         if cycle.stagedBytes > 0 {
-            if copied > 0 || own.pointee.timeline.stagedBytes > 0 {
+            if copied > 0 || own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes > 0 {
                 // Published even with nothing in it when later blocks are staged behind it: the
                 // writer skips it; the ring stays one run of blocks.
                 commitBlock(of: cycle, startingAt: cycleStart, plan: plan)
@@ -384,10 +515,6 @@ extension CaptureProcessState {
         }
         position.store(own.pointee.planner.position, ordering: .releasing)
         phase.store(own.pointee.planner.phase.capturePhaseRawValue, ordering: .releasing)
-        if plan.finished {
-            // Later cycles staged behind this one are never published.
-            own.pointee.timeline.removeAll()
-        }
     }
 
     /// Writes the block's header in front of its staged frames and publishes the block.

@@ -66,6 +66,16 @@ struct CaptureProcessState {
     /// The armed take starts on the frame the transport starts rolling and ends on the frame it
     /// stops (`CaptureStart.onTransportRoll`).
     let requestedTransportFollow: UnsafeAtomic<Bool>
+    /// Frames of pre-roll the armed take keeps while it waits for its trigger or the transport,
+    /// at most the engine's `maximumPreRollFrames`.
+    let requestedPreRoll: UnsafeAtomic<Int>
+    /// The armed take starts on the first sample of any channel at or above this amplitude (a
+    /// Float's bits; 0: no level trigger), and, with `requestedTriggerStop` above 0, ends after
+    /// that many frames below it.
+    let requestedTriggerLevel: UnsafeAtomic<Int>
+    let requestedTriggerStop: UnsafeAtomic<Int>
+    /// The longest pre-roll the callback has room to hold (`PreRollQueue`).
+    let maximumPreRollFrames: Int
     let requestedStop: UnsafeAtomic<Int64>
     /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
     /// The callback clears each once it has acted on it.
@@ -111,7 +121,8 @@ struct CaptureProcessState {
     let notifications: RingBuffer
     let droppedEvents: UnsafeAtomic<Int>
 
-    init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int, periodFrames: Int) {
+    init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int, periodFrames: Int,
+         maximumPreRollFrames: Int = 0) {
         self.client = client
         self.ports = .allocate(capacity: ports.count)
         self.ports.initialize(from: ports.map { Optional($0) }, count: ports.count)
@@ -119,7 +130,8 @@ struct CaptureProcessState {
         self.ring = ring
         self.sampleRate = sampleRate
         own = .allocate(capacity: 1)
-        own.initialize(to: ProcessCallbackState())
+        own.initialize(to: ProcessCallbackState(preRollCapacity: PreRollQueue.capacity(forPreRollFrames: maximumPreRollFrames)))
+        self.maximumPreRollFrames = maximumPreRollFrames
         callbackOwnership = .create(Self.callbackIdle)
         armedTake = .create(0)
         requestedStart = .create(Self.noRequest)
@@ -131,6 +143,9 @@ struct CaptureProcessState {
         retiredDelayLines = .create(0)
         watchesTransport = .create(false)
         requestedTransportFollow = .create(false)
+        requestedPreRoll = .create(0)
+        requestedTriggerLevel = .create(0)
+        requestedTriggerStop = .create(0)
         requestedStop = .create(Self.noRequest)
         requestedPause = .create(Self.noRequest)
         requestedResume = .create(Self.noRequest)
@@ -171,7 +186,8 @@ struct CaptureProcessState {
         armedTake.destroy()
         activeTake.destroy()
         for atomic in [callbackOwnership, phase, stallMicroseconds, changedSampleRate, periodFrames, droppedEvents,
-                       requestedAlignment, requestedLongestDelay, pendingDelayLines, retiredDelayLines] {
+                       requestedAlignment, requestedLongestDelay, pendingDelayLines, retiredDelayLines,
+                       requestedPreRoll, requestedTriggerLevel, requestedTriggerStop] {
             atomic.destroy()
         }
         meteringEnabled.destroy()
@@ -222,12 +238,31 @@ struct ProcessCallbackState {
     var followsTransport = false
     var transportStart: Int64 = -1
     var transportStop: Int64 = -1
+    /// Cycles placed and held while the take waits for its trigger (`PreRollQueue`), the frames
+    /// of pre-roll it keeps, and whether its start is still undecided (a level trigger or the
+    /// transport not yet seen).
+    var preRoll: PreRollQueue
+    var preRollFrames = 0
+    var awaitingTrigger = false
+    /// The end of the last cycle placed, on JACK's clock: where the next one may start.
+    var hasPlaced = false
+    var placedEnd: UInt32 = 0
+    /// A level trigger: the amplitude (0: none), the frames below it that end the take (0:
+    /// never), the frame it fired on and the take's start then (-1 before), the last frame at or
+    /// above it, and the take's stop once decided.
+    var triggerLevel: Float = 0
+    var triggerStopFrames = 0
+    var triggerFrame: Int64 = -1
+    var triggerStart: Int64 = -1
+    var lastLoudFrame: UInt32 = 0
+    var triggerStop: Int64 = -1
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>
     let eventRecord: UnsafeMutablePointer<CaptureEventRecord>
 
-    init() {
+    init(preRollCapacity: Int = 1) {
+        preRoll = PreRollQueue(capacity: preRollCapacity)
         header = .allocate(capacity: 1)
         header.initialize(to: CaptureBlockHeader(take: 0, frameCount: 0, frameTime: 0))
         eventRecord = .allocate(capacity: 1)
@@ -240,5 +275,6 @@ struct ProcessCallbackState {
         header.deallocate()
         eventRecord.deallocate()
         transportPosition.deallocate()
+        preRoll.deallocate()
     }
 }

@@ -142,6 +142,7 @@ extension TakeLogRecord {
         object.add("start_time", startTime.map(OrderedJSON.string))
         object.add("transport_frame", transportFrame.map { .unsigned(UInt64($0)) })
         object.add("bbt", bbt.map(OrderedJSON.string))
+        object.add("trigger_position", triggerPosition.map(OrderedJSON.integer))
         object.add("sample_rate", sampleRate.map { .integer(Int64($0)) })
         object.add("frames", frames.map(OrderedJSON.integer))
         object.add("files", files.map { .array($0.map(\.orderedJSON)) })

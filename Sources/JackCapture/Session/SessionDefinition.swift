@@ -31,6 +31,10 @@ public struct SessionDefinition: Sendable, Equatable {
     /// `[session] align_latency`, or `jcap session --align-latency`: each take is aligned to its
     /// sources' capture latency (`LatencyAlignment`).
     public var alignsToCaptureLatency: Bool
+    /// `jcap session --pre-roll` and `--trigger-stop`: kept before a take started by sound or
+    /// the transport, and the silence that ends a take started by sound.
+    public var preRoll: CaptureDuration?
+    public var triggerStop: CaptureDuration?
     /// Every track, in file order.
     public var tracks: [SessionTrack]
     /// The tracks with `arm` not false, in file order: they get JACK ports and are recorded.

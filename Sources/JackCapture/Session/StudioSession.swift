@@ -88,6 +88,8 @@ public final class StudioSession: @unchecked Sendable {
         configuration.settings = definition.settings
         configuration.bufferSeconds = definition.bufferSeconds
         configuration.alignsToCaptureLatency = definition.alignsToCaptureLatency
+        configuration.preRoll = definition.preRoll
+        configuration.triggerStop = definition.triggerStop
         let client: CaptureClient
         do { client = try CaptureClient(configuration: configuration, client: jack) } catch {
             folderLock.release()
@@ -163,7 +165,8 @@ public final class StudioSession: @unchecked Sendable {
     /// and ends on the frame it stops (`start` must be nil); the session's client watches the
     /// transport from then on.
     public func record(at start: StartTime? = nil, length: CaptureDuration? = nil,
-                       takes count: Int = 1, onTransportRoll: Bool = false) throws(StudioSessionError) -> StudioTake {
+                       takes count: Int = 1, onTransportRoll: Bool = false,
+                       onLevel decibels: Double? = nil) throws(StudioSessionError) -> StudioTake {
         guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
         let lengthFrames: Int64?
@@ -190,6 +193,8 @@ public final class StudioSession: @unchecked Sendable {
             if onTransportRoll {
                 client.watchTransport()
                 try take.startOnTransportRoll(lengthFrames: total?.partialValue)
+            } else if let decibels {
+                try take.startOnLevel(decibels: decibels, lengthFrames: total?.partialValue)
             } else {
                 try take.start(at: start, lengthFrames: total?.partialValue)
             }
@@ -406,10 +411,18 @@ public final class StudioTake: @unchecked Sendable {
         guard var entry = lock.withLock({ begun[number] }) else { return }
         let end = segment.position + segment.frames
         entry.status = status
-        for event in events {
-            guard case .transportRolled(_, let transportFrame, let bbt) = event, segment.index == 0 else { continue }
-            entry.transportFrame = transportFrame
-            entry.bbt = bbt?.description
+        for event in events where segment.index == 0 {
+            switch event {
+            case .transportRolled(_, let transportFrame, let bbt):
+                entry.transportFrame = transportFrame
+                entry.bbt = bbt?.description
+                if session.client.configuration.preRoll != nil, let start = entry.startFrame {
+                    entry.triggerPosition = Int64(max(0, FrameTime.distance(from: start, to: event.frameTimeOfTrigger ?? start)))
+                }
+            case .triggered(_, let position):
+                entry.triggerPosition = position
+            default: break
+            }
         }
         entry.frames = segment.frames
         entry.files = zip(entry.files, segment.files).map { logged, file in

@@ -70,6 +70,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// rolled, and its bar, beat and tick (`12|3|0480`) when a timebase master gave them.
     public var transportFrame: UInt32?
     public var bbt: String?
+    /// For a take started by sound (`--trigger`), or by the transport with a pre-roll: how many
+    /// frames into the take the trigger (or the roll) fell.
+    public var triggerPosition: Int64?
     /// The server's sample rate, which `frames` and every position count in.
     public var sampleRate: Int
     /// Frames in the take at `sampleRate`: 0 while recording; for a recovered take the shortest
@@ -113,6 +116,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case startTime = "start_time"
         case transportFrame = "transport_frame"
         case bbt
+        case triggerPosition = "trigger_position"
         case sampleRate = "sample_rate"
         case frames, files, tracks, xruns, lost, pauses, note
     }
@@ -136,6 +140,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encodeIfPresent(startTime, forKey: .startTime)
         try container.encodeIfPresent(transportFrame, forKey: .transportFrame)
         try container.encodeIfPresent(bbt, forKey: .bbt)
+        try container.encodeIfPresent(triggerPosition, forKey: .triggerPosition)
         try container.encode(sampleRate, forKey: .sampleRate)
         try container.encode(frames, forKey: .frames)
         try container.encode(files, forKey: .files)
@@ -160,6 +165,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         for span in xruns + lost where span.position < 0 || span.frames < 0 {
             return "span of \(span.frames) frames at \(span.position) is negative"
         }
+        if let triggerPosition, triggerPosition < 0 { return "trigger position \(triggerPosition) is negative" }
         for pause in pauses where pause.position < 0 {
             return "pause at \(pause.position) is negative"
         }

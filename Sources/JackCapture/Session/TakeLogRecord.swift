@@ -21,6 +21,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var startTime: String?
     var transportFrame: UInt32?
     var bbt: String?
+    var triggerPosition: Int64?
     var sampleRate: Int?
     var frames: Int64?
     var files: [TakeLogFile]?
@@ -47,6 +48,7 @@ struct TakeLogRecord: Decodable, Equatable {
         startTime = entry.startTime
         transportFrame = entry.transportFrame
         bbt = entry.bbt
+        triggerPosition = entry.triggerPosition
         sampleRate = entry.sampleRate
         frames = entry.frames
         files = entry.files
@@ -70,6 +72,7 @@ struct TakeLogRecord: Decodable, Equatable {
         startTime = try container.decodeIfPresent(String.self, forKey: .startTime)
         transportFrame = try container.decodeIfPresent(UInt32.self, forKey: .transportFrame)
         bbt = try container.decodeIfPresent(String.self, forKey: .bbt)
+        triggerPosition = try container.decodeIfPresent(Int64.self, forKey: .triggerPosition)
         sampleRate = try container.decodeIfPresent(Int.self, forKey: .sampleRate)
         frames = try container.decodeIfPresent(Int64.self, forKey: .frames)
         files = try container.decodeIfPresent([TakeLogFile].self, forKey: .files)
@@ -101,6 +104,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let startTime { entry.startTime = startTime }
         if let transportFrame { entry.transportFrame = transportFrame }
         if let bbt { entry.bbt = bbt }
+        if let triggerPosition { entry.triggerPosition = triggerPosition }
         if let sampleRate { entry.sampleRate = sampleRate }
         if let frames { entry.frames = frames }
         if let files { entry.files = files }
