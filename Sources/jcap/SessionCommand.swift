@@ -94,8 +94,10 @@ struct SessionCommand: ParsableCommand {
                 quietStop = parsed
             }
             if let preRoll {
-                guard trigger != nil || transport else {
-                    throw CaptureError.badOption(flag: "--pre-roll", value: preRoll, expected: "--trigger or --transport too (a take that waits)")
+                let interactive = at == nil && duration == nil && takes == nil
+                guard trigger != nil || transport || interactive else {
+                    throw CaptureError.badOption(flag: "--pre-roll", value: preRoll,
+                                                 expected: "--trigger, --transport or the record key (a take that waits), not --at, --for or --takes alone")
                 }
                 preRollLength = try CaptureDuration(parsing: preRoll)
             }
@@ -129,7 +131,7 @@ struct SessionCommand: ParsableCommand {
         let unattended = at != nil || duration != nil || takes != nil
         let status = unattended
             ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, console: console, signals: signals)
-            : try runInteractively(session, console: console, signals: signals)
+            : try runInteractively(session, console: console, signals: signals, preRolled: preRollLength != nil)
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
@@ -210,11 +212,29 @@ struct SessionCommand: ParsableCommand {
     }
 
     /// Keys drive the session until `q` or a stop signal; returns the worst status of its takes.
-    private func runInteractively(_ session: StudioSession, console: Console, signals: ControlSignals) throws -> ExitStatus {
+    private func runInteractively(_ session: StudioSession, console: Console, signals: ControlSignals,
+                                  preRolled: Bool) throws -> ExitStatus {
         let keys = TerminalKeys(readingPipes: true)
         defer { keys.restore() }
         console.line("jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
+        if preRolled { console.line("jcap: each take starts \(preRoll ?? "") before the r key (the pre-roll)") }
         var studioTake: StudioTake?
+        // With a pre-roll, the next take waits armed for the r key, so the ring keeps the pre-roll.
+        var cued: StudioTake?
+        func armCued() {
+            guard preRolled, studioTake == nil, cued == nil else { return }
+            do {
+                cued = try session.record(onCue: true)
+            } catch {
+                console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
+            }
+        }
+        func cancelCued() {
+            guard let waiting = cued else { return }
+            waiting.stop()
+            _ = waiting.finish()
+            cued = nil
+        }
         var worst = ExitStatus.success
         var askingToDiscard: Int?
         var quitting = false
@@ -228,6 +248,7 @@ struct SessionCommand: ParsableCommand {
         }
 
         while true {
+            if askingToDiscard == nil { armCued() }
             for key in keys.keys() {
                 if let number = askingToDiscard {
                     askingToDiscard = nil
@@ -247,6 +268,15 @@ struct SessionCommand: ParsableCommand {
                 switch key {
                 case UInt8(ascii: "r"), UInt8(ascii: "R"):
                     guard studioTake == nil else { console.line("jcap: a take is recording; s stops it"); continue }
+                    if let waiting = cued {
+                        let frame = waiting.take.cue()
+                        studioTake = waiting
+                        cued = nil
+                        console.announce(waiting, session: session)
+                        console.line("jcap: recording from \(preRoll ?? "") before JACK frame \(frame)")
+                        _ = waiting.take.takeEvents()
+                        continue
+                    }
                     do {
                         let take = try session.record()
                         studioTake = take
@@ -264,6 +294,7 @@ struct SessionCommand: ParsableCommand {
                     finishTake()
                 case UInt8(ascii: "d"), UInt8(ascii: "D"):
                     guard studioTake == nil else { console.line("jcap: a take is recording; stop it before discarding"); continue }
+                    cancelCued()
                     guard let last = try? session.log.entries().last(where: { $0.status != .discarded && $0.status != .deleted })
                     else { console.line("jcap: no take to discard"); continue }
                     askingToDiscard = last.take
@@ -283,7 +314,10 @@ struct SessionCommand: ParsableCommand {
                 for event in running.take.takeEvents() { console.report(event) }
                 if running.take.isFinished || quitting { finishTake() }
             }
-            if quitting { break }
+            if quitting {
+                cancelCued()
+                break
+            }
             if session.client.engine.status.serverGone {
                 console.line("jcap: error: the JACK server shut down")
                 return .serverShutDown

@@ -204,6 +204,41 @@ final class StudioSessionTests: JackTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: moved)), Data("not audio".utf8), "never touched")
     }
 
+    func testWithAPreRollTheRecordKeyTakesTheFramesBeforeIt() throws {
+        let session = try writeSession("preroll")
+        let (jcap, cue, entries) = try withoutXruns { () -> (Subprocess, Int64, [TakeLogEntry]) in
+            try? FileManager.default.removeItem(atPath: folder("preroll"))
+            let keys = Pipe()
+            let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--pre-roll", "0.5s", "--meter", "none"],
+                                      server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
+            try Self.waitFor("the session") { jcap.errorOutput.contains("before the r key") }
+            usleep(1_000_000)  // longer than the pre-roll: all of it is held
+            keys.fileHandleForWriting.write(Data("r".utf8))
+            try Self.waitFor("the take to start") { jcap.errorOutput.contains("recording from 0.5s before JACK frame ") }
+            usleep(500_000)
+            keys.fileHandleForWriting.write(Data("s".utf8))
+            try Self.waitFor("the take to be logged") { ((try? self.logEntries("preroll")) ?? []).contains { $0.status == .complete } }
+            keys.fileHandleForWriting.write(Data("q".utf8))
+            XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
+            let cue = try XCTUnwrap(number(after: "recording from 0.5s before JACK frame ", in: jcap.errorOutput), jcap.errorOutput)
+            return (jcap, cue, try logEntries("preroll"))
+        }
+        XCTAssertEqual(entries.map(\.take), [1], "the take armed and waiting at the end is cancelled, not logged: \(jcap.errorOutput)")
+        let entry = try XCTUnwrap(entries.first)
+        XCTAssertEqual(entry.triggerPosition, 24_000, "the key fell 0.5 s into the take")
+        XCTAssertEqual(entry.startFrame, FrameTime.advance(UInt32(cue), by: -24_000))
+        for (file, channels) in takeFiles(1) {
+            let path = folder("preroll") + "/" + (file as NSString).lastPathComponent
+            let report = TestSignalReport.check(file: try SoundFile.open(readingFrom: path), signalChannels: channels)
+            XCTAssertEqual(report.frames, entry.frames, path)
+            XCTAssertEqual(report.firstFrameTime, signalTime(try XCTUnwrap(entry.startFrame)), path)
+            XCTAssertTrue(report.isIntact, "\(path): \(report)")
+        }
+        XCTAssertGreaterThan(entry.frames, 24_000)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder("preroll"))
+        XCTAssertFalse(names.contains { $0.hasPrefix("take-002") }, "the waiting take leaves no file: \(names)")
+    }
+
     func testAKilledTakeIsLoggedInterruptedWithTheFramesItsFilesHold() throws {
         let session = try writeSession("killed")
         let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--for", "60s", "--meter", "none"],

@@ -65,6 +65,7 @@ public final class Take: @unchecked Sendable {
     public private(set) var latencyAlignment: LatencyAlignment?
     private var waitsForTransport = false
     private var waitsForLevel = false
+    private var waitsForCue = false
     /// Set by `resolve` for the `arm` that follows it (under no lock: one caller starts a take).
     private var scheduledWallClock: Int64?
     /// The take's length in frames, when it has one.
@@ -200,6 +201,23 @@ public final class Take: @unchecked Sendable {
         try arm(.onLevel(LevelTrigger.amplitude(decibels: decibels)), lengthFrames: lengthFrames)
     }
 
+    /// Arms the take to start when `cue()` is called, a pre-roll before it (the client's
+    /// `--pre-roll`): the ring keeps that much of every channel meanwhile. A session's record
+    /// key uses it.
+    public func startOnCue(lengthFrames: Int64? = nil) throws(CaptureError) {
+        try arm(.onCue, lengthFrames: lengthFrames)
+    }
+
+    /// Starts a take armed with `startOnCue` at JACK's current frame, which it returns (the take
+    /// begins a pre-roll before it).
+    @discardableResult
+    public func cue() -> UInt32 {
+        let frame = jack.estimatedFrameTime
+        engine.cue(atFrame: frame)
+        pump.wake()
+        return frame
+    }
+
     /// True while the take waits for the transport to roll.
     public var isWaitingForTransport: Bool {
         lock.withLock { waitsForTransport } && engine.status.startFrame == nil
@@ -207,7 +225,7 @@ public final class Take: @unchecked Sendable {
 
     /// True while the take waits for its trigger (the transport, or sound reaching the level).
     public var isWaitingForTrigger: Bool {
-        lock.withLock { waitsForTransport || waitsForLevel } && engine.status.startFrame == nil
+        lock.withLock { waitsForTransport || waitsForLevel || waitsForCue } && engine.status.startFrame == nil
     }
 
     /// Starts at `start` (nil: the next cycle) and, with a length, stops after exactly that many
@@ -240,6 +258,7 @@ public final class Take: @unchecked Sendable {
             latencyAlignment = alignment
             waitsForTransport = start == .onTransportRoll
             if case .onLevel = start { waitsForLevel = true } else { waitsForLevel = false }
+            waitsForCue = start == .onCue
             if case .atFrame(let frame) = start { scheduledStart = frame }
             scheduledWallClockStart = scheduledWallClock
             durationFrames = lengthFrames
@@ -250,7 +269,7 @@ public final class Take: @unchecked Sendable {
         let rate = jack.sampleRate
         let waitsForTrigger: Bool
         switch start {
-        case .onTransportRoll, .onLevel: waitsForTrigger = true
+        case .onTransportRoll, .onLevel, .onCue: waitsForTrigger = true
         default: waitsForTrigger = false
         }
         let preRollFrames = waitsForTrigger ? Int((try? preRoll?.frames(atSampleRate: rate)) ?? 0) : 0

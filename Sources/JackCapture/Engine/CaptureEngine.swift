@@ -15,6 +15,8 @@ public enum CaptureStart: Equatable, Sendable {
     case onTransportRoll
     /// On the first sample of any channel at or above this amplitude (`--trigger`).
     case onLevel(Float)
+    /// On the frame `cue(atFrame:)` names later (a key), a pre-roll before it.
+    case onCue
 }
 
 /// A snapshot of an engine's counters, read without disturbing the process callback.
@@ -165,7 +167,7 @@ public final class CaptureEngine: @unchecked Sendable {
         case .atJackNanoseconds(let moment):
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
             pointer.requestedClockStart.store(max(0, moment), ordering: .relaxed)
-        case .onTransportRoll, .onLevel:
+        case .onTransportRoll, .onLevel, .onCue:
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
             pointer.requestedClockStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
         }
@@ -174,6 +176,8 @@ public final class CaptureEngine: @unchecked Sendable {
         pointer.requestedTriggerLevel.store(Int(level.bitPattern), ordering: .relaxed)
         pointer.requestedTriggerStop.store(max(0, stopAfterQuietFrames), ordering: .relaxed)
         pointer.requestedPreRoll.store(max(0, preRollFrames), ordering: .relaxed)
+        pointer.requestedCue.store(start == .onCue ? CaptureProcessState.cueAwaited : CaptureProcessState.noRequest,
+                                   ordering: .relaxed)
         if start == .onTransportRoll { watchTransport() }
         pointer.requestedTransportFollow.store(start == .onTransportRoll, ordering: .relaxed)
         pointer.requestedLength.store(length ?? CaptureProcessState.noRequest, ordering: .relaxed)
@@ -181,6 +185,13 @@ public final class CaptureEngine: @unchecked Sendable {
         pointer.requestedPause.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.requestedResume.store(CaptureProcessState.noRequest, ordering: .relaxed)
         pointer.armedTake.store(take, ordering: .releasing)
+    }
+
+    /// Starts a take armed `.onCue` at JACK frame `frame` (a pre-roll before it, as far as the
+    /// callback still holds frames).
+    package func cue(atFrame frame: UInt32) {
+        _ = state.pointee.requestedCue.compareExchange(expected: CaptureProcessState.cueAwaited, desired: Int64(frame),
+                                                       ordering: .releasing)
     }
 
     /// Has the process callback watch the JACK transport from now on, armed or not, so that a

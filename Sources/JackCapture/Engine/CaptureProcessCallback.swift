@@ -50,6 +50,7 @@ extension CaptureProcessState {
         loadRequests()
         if own.pointee.followsTransport { followTransport(reading: reading, alignedReading: alignedReading) }
         if own.pointee.triggerLevel > 0 { followTrigger(reading: alignedReading, frames: n) }
+        if own.pointee.followsCue { followCue(reading: alignedReading) }
         if own.pointee.requests.start == Self.noRequest { decideClockStart(reading: reading, frames: n) }
         if own.pointee.requests.start == Self.noRequest && own.pointee.longestDelay > 0 {
             // Started "now" with channels delayed: after the longest delay, so every channel's
@@ -116,7 +117,9 @@ extension CaptureProcessState {
         own.pointee.triggerFrame = -1
         own.pointee.triggerStart = -1
         own.pointee.triggerStop = -1
-        own.pointee.awaitingTrigger = own.pointee.followsTransport || own.pointee.triggerLevel > 0
+        own.pointee.followsCue = requestedCue.load(ordering: .relaxed) != Self.noRequest
+        own.pointee.cueStart = -1
+        own.pointee.awaitingTrigger = own.pointee.followsTransport || own.pointee.triggerLevel > 0 || own.pointee.followsCue
         // The new take's delay lines, if any; the last take's go back to the arming thread.
         let incoming = pendingDelayLines.exchange(0, ordering: .acquiring)
         if let previous = own.pointee.delayLines {
@@ -220,6 +223,29 @@ extension CaptureProcessState {
         }
         if FrameTime.distance(from: earliest, to: trigger) < 0 { earliest = trigger }
         return FrameTime.distance(from: wanted, to: earliest) > 0 ? earliest : wanted
+    }
+
+    /// For a take started by a cue (a key, with a pre-roll): it starts a pre-roll before the frame
+    /// the cue names. Until then the start reads as 2^30 frames ahead.
+    @_noAllocation @_noLocks
+    private func followCue(reading: UInt32) {
+        if own.pointee.cueStart < 0 {
+            let cue = requestedCue.load(ordering: .acquiring)
+            guard cue >= 0 else {
+                own.pointee.requests.start = Int64(FrameTime.advance(reading, by: 1 << 30))
+                own.pointee.awaitingTrigger = true
+                return
+            }
+            // A cue named before the frames still held starts as early as they go; one named
+            // ahead of this cycle starts there.
+            let frame = UInt32(truncatingIfNeeded: cue)
+            let start = preRollStart(for: frame, current: reading)
+            own.pointee.cueStart = Int64(start)
+            own.pointee.awaitingTrigger = false
+            emit(CaptureEventRecord.triggeredKind, frameTime: frame,
+                 position: Int64(max(0, FrameTime.distance(from: start, to: frame))))
+        }
+        own.pointee.requests.start = own.pointee.cueStart
     }
 
     /// For a take started by sound (`--trigger`): it starts on the first sample of any channel at

@@ -74,6 +74,10 @@ struct CaptureProcessState {
     /// that many frames below it.
     let requestedTriggerLevel: UnsafeAtomic<Int>
     let requestedTriggerStop: UnsafeAtomic<Int>
+    /// For a take armed `.onCue`: `cueAwaited` until the cue, then the JACK frame it names
+    /// (`noRequest` for other takes).
+    let requestedCue: UnsafeAtomic<Int64>
+    static var cueAwaited: Int64 { @_noAllocation @_noLocks get { -2 } }
     /// The longest pre-roll the callback has room to hold (`PreRollQueue`).
     let maximumPreRollFrames: Int
     let requestedStop: UnsafeAtomic<Int64>
@@ -146,6 +150,7 @@ struct CaptureProcessState {
         requestedPreRoll = .create(0)
         requestedTriggerLevel = .create(0)
         requestedTriggerStop = .create(0)
+        requestedCue = .create(Self.noRequest)
         requestedStop = .create(Self.noRequest)
         requestedPause = .create(Self.noRequest)
         requestedResume = .create(Self.noRequest)
@@ -194,7 +199,7 @@ struct CaptureProcessState {
         serverGone.destroy()
         watchesTransport.destroy()
         requestedTransportFollow.destroy()
-        for atomic in [requestedStart, requestedClockStart, requestedLength, requestedStop, requestedPause, requestedResume, position,
+        for atomic in [requestedStart, requestedClockStart, requestedCue, requestedLength, requestedStop, requestedPause, requestedResume, position,
                        startFrame, overrunFrames, overrunCycles, skippedFrames, cycles, lateCycles, xruns] {
             atomic.destroy()
         }
@@ -256,6 +261,9 @@ struct ProcessCallbackState {
     var triggerStart: Int64 = -1
     var lastLoudFrame: UInt32 = 0
     var triggerStop: Int64 = -1
+    /// A take armed `.onCue`, and its start once cued (-1 before).
+    var followsCue = false
+    var cueStart: Int64 = -1
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>

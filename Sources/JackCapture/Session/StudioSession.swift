@@ -166,7 +166,7 @@ public final class StudioSession: @unchecked Sendable {
     /// transport from then on.
     public func record(at start: StartTime? = nil, length: CaptureDuration? = nil,
                        takes count: Int = 1, onTransportRoll: Bool = false,
-                       onLevel decibels: Double? = nil) throws(StudioSessionError) -> StudioTake {
+                       onLevel decibels: Double? = nil, onCue: Bool = false) throws(StudioSessionError) -> StudioTake {
         guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
         let lengthFrames: Int64?
@@ -195,6 +195,8 @@ public final class StudioSession: @unchecked Sendable {
                 try take.startOnTransportRoll(lengthFrames: total?.partialValue)
             } else if let decibels {
                 try take.startOnLevel(decibels: decibels, lengthFrames: total?.partialValue)
+            } else if onCue {
+                try take.startOnCue(lengthFrames: total?.partialValue)
             } else {
                 try take.start(at: start, lengthFrames: total?.partialValue)
             }
