@@ -54,6 +54,63 @@ final class AllocationTests: JackTestCase {
         try recordEightChannelsCountingAllocations(metering: true, pausing: true)
     }
 
+    func testWaitingWithAPreRollAndStartingOnTheCueAllocatesNothingOnTheProcessThread() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "noalloc-cue"
+        configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
+        configuration.outputPath = path("cue.wav")
+        configuration.settings.overwritesExistingFile = true
+        configuration.preRoll = .frames(24_000)
+        let (counted, cue, report) = try withoutXruns {
+            let session = try OneTake(configuration: configuration)
+            session.isMeteringEnabled = true
+            session.client.watchTransport()
+            try session.take.startOnCue()
+            usleep(100_000)
+            allocation_probe_watch(session.jack.processThread)
+            usleep(1_000_000)  // waiting: cycles held for the pre-roll, the oldest released
+            let cue = session.take.cue()
+            try Self.waitFor("recording") { session.status.position > 0 }
+            usleep(300_000)
+            allocation_probe_unwatch()
+            let counted = allocation_probe_count()
+            session.stop()
+            return (counted, cue, session.finish())
+        }
+        XCTAssertEqual(counted, 0, "\(counted) allocations (\(allocation_probe_bytes()) bytes) on the process thread")
+        XCTAssertEqual(report.outcome, .complete)
+        XCTAssertEqual(report.startFrame, FrameTime.advance(cue, by: -24_000), "the take starts a pre-roll before the cue")
+        XCTAssertEqual(report.triggerPosition, 24_000)
+        let file = try check("cue.wav")
+        XCTAssertTrue(file.isIntact, file.description)
+    }
+
+    func testWaitingForSoundWithAPreRollAllocatesNothingOnTheProcessThread() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "noalloc-trigger"
+        configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
+        configuration.outputPath = path("trigger.wav")
+        configuration.settings.overwritesExistingFile = true
+        configuration.preRoll = .frames(24_000)
+        configuration.triggerLevel = -3  // the test signal peaks at -12 dBFS: never reached
+        configuration.triggerStop = .frames(4_800)
+        let session = try OneTake(configuration: configuration)
+        try session.start()
+        usleep(100_000)
+        allocation_probe_watch(session.jack.processThread)
+        usleep(1_000_000)
+        allocation_probe_unwatch()
+        let counted = allocation_probe_count()
+        XCTAssertTrue(session.take.isWaitingForTrigger)
+        session.stop()
+        let report = session.finish()
+        XCTAssertEqual(counted, 0, "\(counted) allocations (\(allocation_probe_bytes()) bytes) on the process thread")
+        XCTAssertEqual(report.outcome, .cancelled, "no sound reached the level: nothing recorded")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("trigger.wav")))
+    }
+
     private func recordEightChannelsCountingAllocations(metering: Bool, pausing: Bool = false) throws {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name
