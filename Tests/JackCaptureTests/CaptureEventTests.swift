@@ -13,6 +13,7 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.overrunKind == CaptureEventRecord.Kind.overrun.rawValue)
         #expect(CaptureEventRecord.framesSkippedKind == CaptureEventRecord.Kind.framesSkipped.rawValue)
         #expect(CaptureEventRecord.lateCopyKind == CaptureEventRecord.Kind.lateCopy.rawValue)
+        #expect(CaptureEventRecord.splitKind == CaptureEventRecord.Kind.fileSplit.rawValue)
     }
 
     @Test("fixed records and named records come back as the events they stand for, in order")

@@ -39,6 +39,9 @@ public enum CaptureEvent: Equatable, Sendable {
     case sampleRateChanged(from: Int, to: Int, position: Int64)
     /// The server shut down (jack_on_info_shutdown): no frame follows `position`.
     case serverShutDown(position: Int64)
+    /// A clock-aligned split (`--split`): the next file begins at take frame `position`; the
+    /// boundary fell on JACK frame `frameTime`.
+    case fileSplit(frameTime: UInt32, position: Int64)
 }
 
 extension CaptureEvent {
@@ -78,6 +81,7 @@ extension CaptureEvent: CustomStringConvertible {
         case .sampleRateChanged(let from, let to, let position):
             "JACK sample rate changed from \(from) to \(to) Hz at take frame \(position); the take stops there"
         case .serverShutDown(let position): "the JACK server shut down at take frame \(position)"
+        case .fileSplit(let frame, let position): "next file from take frame \(position) (clock boundary at JACK frame \(frame))"
         }
     }
 }
@@ -89,6 +93,7 @@ struct CaptureEventRecord: Equatable {
         case started, paused, resumed, stopped, overrun, framesSkipped
         case xrun, portConnected, portDisconnected, bufferSizeChanged, sampleRateChanged
         case lateCopy
+        case fileSplit
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -100,6 +105,7 @@ struct CaptureEventRecord: Equatable {
     static var overrunKind: Int32 { @_noAllocation @_noLocks get { 4 } }
     static var framesSkippedKind: Int32 { @_noAllocation @_noLocks get { 5 } }
     static var lateCopyKind: Int32 { @_noAllocation @_noLocks get { 11 } }
+    static var splitKind: Int32 { @_noAllocation @_noLocks get { 12 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -190,6 +196,7 @@ extension CaptureEvent {
             self = .portDisconnected(channel: Int(record.value), source: text, frameTime: frame, position: position)
         case .bufferSizeChanged: self = .bufferSizeChanged(frames: Int(record.value), frameTime: frame, position: position)
         case .sampleRateChanged: self = .sampleRateChanged(from: Int(record.extra), to: Int(record.value), position: position)
+        case .fileSplit: self = .fileSplit(frameTime: frame, position: position)
         }
     }
 }

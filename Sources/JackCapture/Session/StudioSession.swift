@@ -169,7 +169,7 @@ public final class StudioSession: @unchecked Sendable {
         var layout = TakeLayout(files: takeFiles(number: first))
         if count > 1, let lengthFrames {
             layout.segmentLength = lengthFrames
-            layout.filesForSegment = { [self] index in takeFiles(number: first + index) }
+            layout.filesForSegment = { [self] start in takeFiles(number: first + start.index) }
         }
         layout.beforeFirstWrite = { segment, files, frameTime throws(CaptureError) in
             try studioTake.begin(segment: segment, files: files, frameTime: frameTime)
