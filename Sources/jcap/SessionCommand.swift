@@ -12,7 +12,8 @@ struct SessionCommand: ParsableCommand {
             (the session stays open), d discards the last take (asks first), q quits (finishing
             any take). Ctrl-C and SIGTERM finish the take and quit. Keys may also come from a pipe.
 
-            With --at, --for or --takes it records unattended: one take (or N back to back) and exits.
+            With --at, --for, --takes or --split it records unattended: one take (or N back to
+            back, or a new take on each clock boundary with --split) and exits.
 
             Exit status as jcap's, and: 8 a take stopped because the disk was nearly full;
             20 bad session file (file:line: key: why); 21 the server runs another sample rate;
@@ -34,6 +35,9 @@ struct SessionCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Record this many takes of --for each, back to back (each starts on the frame after the last ended).", valueName: "n"))
     var takes: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Record unattended, a new take (files of its own) on each wall-clock boundary: 15m at :00, :15, :30, :45, on the exact frame; names get the start time. Whole seconds, 1s to 24h.", valueName: "duration"))
+    var split: String?
+
     @Option(name: .long, help: ArgumentHelp("Live meter: bars, compact, none, or json.", valueName: "style"))
     var meter: MeterDisplay?
 
@@ -46,7 +50,9 @@ struct SessionCommand: ParsableCommand {
         // Everything on the command line and in the file is checked before the server is touched.
         var start: StartTime?
         var length: CaptureDuration?
+        var splitInterval: SplitInterval?
         do {
+            if let split { splitInterval = try SplitInterval(parsing: split) }
             if let at { start = try StartTime(parsing: at) }
             if let duration {
                 let parsed = try CaptureDuration(parsing: duration)
@@ -54,6 +60,9 @@ struct SessionCommand: ParsableCommand {
                 length = parsed
             }
             if let takes, takes < 1 { throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 or more") }
+            if let takes, takes > 1, splitInterval != nil {
+                throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --split (each piece of a split is a take)")
+            }
         } catch let error as CaptureError {
             throw console.fail(error)
         }
@@ -73,19 +82,20 @@ struct SessionCommand: ParsableCommand {
         defer { session.close() }
         console.describe(session)
 
-        let unattended = at != nil || duration != nil || takes != nil
+        let unattended = at != nil || duration != nil || takes != nil || splitInterval != nil
         let status = unattended
-            ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, console: console, signals: signals)
+            ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, split: splitInterval,
+                                   console: console, signals: signals)
             : try runInteractively(session, console: console, signals: signals)
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
     /// One take (or N back to back), then the exit status of the worst of them.
     private func recordUnattended(_ session: StudioSession, start: StartTime?, length: CaptureDuration?, takes: Int,
-                                  console: Console, signals: ControlSignals) throws -> ExitStatus {
+                                  split: SplitInterval?, console: Console, signals: ControlSignals) throws -> ExitStatus {
         let studioTake: StudioTake
         do {
-            studioTake = try session.record(at: start, length: length, takes: takes)
+            studioTake = try session.record(at: start, length: length, takes: takes, split: split)
         } catch {
             throw console.fail(error)
         }
@@ -232,7 +242,10 @@ extension Console {
         if let start = take.scheduledWallClockStart {
             text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
         }
-        if let frames = take.durationFrames { text += ", \(frames / Int64(studioTake.numbers.count)) frames each" }
+        if let frames = take.durationFrames {
+            text += take.splitInterval != nil ? ", \(frames) frames in all" : ", \(frames / Int64(studioTake.numbers.count)) frames each"
+        }
+        if let split = take.splitInterval { text += splitAnnouncement(split, each: "take") }
         line(text)
     }
 

@@ -17,13 +17,13 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
 
     static let secondsPerDay: Int64 = 86_400
     static let expected = "a whole number of seconds from 1s to 24h, like 2s, 15m or 1h"
+    static let tooShort = "a --split must be at least 1s"
+    static let tooLong = "a --split is at most 24h (boundaries restart at local midnight)"
 
     /// An interval of `seconds`, which must be 1 to 86,400 (`.badDuration` otherwise).
     public init(seconds: Int64) throws(CaptureError) {
-        guard seconds >= 1 else { throw .badDuration("\(seconds)s", reason: "a split must be at least 1s; \(Self.expected)") }
-        guard seconds <= Self.secondsPerDay else {
-            throw .badDuration("\(seconds)s", reason: "a split is at most 24h (boundaries restart at midnight)")
-        }
+        guard seconds >= 1 else { throw .badDuration("\(seconds)s", reason: Self.tooShort) }
+        guard seconds <= Self.secondsPerDay else { throw .badDuration("\(seconds)s", reason: Self.tooLong) }
         self.seconds = seconds
     }
 
@@ -31,19 +31,22 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
     /// must be a whole number of seconds from 1s to 24h. Frame counts are refused: a boundary is a
     /// time on the wall clock, not a count of the server's frames.
     public init(parsing text: String) throws(CaptureError) {
-        let duration = try CaptureDuration(parsing: text)
+        let duration: CaptureDuration
+        do {
+            duration = try CaptureDuration(parsing: text)
+        } catch {
+            throw .badDuration(text, reason: "a --split is \(Self.expected)")
+        }
         switch duration {
         case .frames:
-            throw .badDuration(text, reason: "a split is a time on the clock, not frames; \(Self.expected)")
+            throw .badDuration(text, reason: "a --split is a time on the clock, not frames: \(Self.expected)")
         case .seconds(let numerator, let denominator):
             guard denominator > 0, numerator % denominator == 0 else {
-                throw .badDuration(text, reason: "a split is a whole number of seconds; \(Self.expected)")
+                throw .badDuration(text, reason: "a --split is \(Self.expected)")
             }
             let whole = numerator / denominator
-            guard whole >= 1 else { throw .badDuration(text, reason: "a split must be at least 1s; \(Self.expected)") }
-            guard whole <= Self.secondsPerDay else {
-                throw .badDuration(text, reason: "a split is at most 24h (boundaries restart at midnight)")
-            }
+            guard whole >= 1 else { throw .badDuration(text, reason: Self.tooShort) }
+            guard whole <= Self.secondsPerDay else { throw .badDuration(text, reason: Self.tooLong) }
             seconds = whole
         }
     }
