@@ -12,8 +12,8 @@ struct SessionCommand: ParsableCommand {
             (the session stays open), d discards the last take (asks first), q quits (finishing
             any take). Ctrl-C and SIGTERM finish the take and quit. Keys may also come from a pipe.
 
-            With --at, --for, --takes or --split it records unattended: one take (or N back to
-            back, or a new take on each clock boundary with --split) and exits.
+            With --at, --for, --takes or --split it records unattended: one take (or N
+            back to back, or a new take on each clock boundary with --split) and exits.
 
             Exit status as jcap's, and: 8 a take stopped because the disk was nearly full;
             20 bad session file (file:line: key: why); 21 the server runs another sample rate;

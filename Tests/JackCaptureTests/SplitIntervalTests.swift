@@ -72,6 +72,17 @@ struct SplitIntervalTests {
         #expect(two.nextBoundary(after: Self.at(9, 0, 2)) { _ in 0 } == Self.at(9, 0, 4))
     }
 
+    @Test("the boundary after the last one reached; after the wall clock was stepped forwards, the first after now")
+    func following() throws {
+        let two = try SplitInterval(parsing: "2s")
+        let last = Self.at(9, 0, 2)
+        // Asked a moment after the last was reached, or late (the pump slow): the next one.
+        #expect(two.nextBoundary(following: last, now: last + 30_000) { _ in 0 } == Self.at(9, 0, 4))
+        #expect(two.nextBoundary(following: last, now: last + 2_500_000) { _ in 0 } == Self.at(9, 0, 4))
+        // The clock stepped an hour forwards: not 1800 boundaries in the past, the next from now.
+        #expect(two.nextBoundary(following: last, now: Self.at(10, 0, 3, micro: 500_000)) { _ in 0 } == Self.at(10, 0, 4))
+    }
+
     @Test("an interval that does not divide a day: multiples since midnight, and midnight itself")
     func sevenMinutes() throws {
         let seven = try SplitInterval(parsing: "7m")

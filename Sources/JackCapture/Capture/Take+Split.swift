@@ -38,7 +38,8 @@ final class TakeSplitSchedule: @unchecked Sendable {
         if let last, placed < count {
             moment = last
         } else {
-            moment = interval.nextBoundary(after: last ?? firstAfter())
+            moment = last.map { interval.nextBoundary(following: $0, now: WallClockTime.nowMicrosecondsSinceEpoch()) }
+                ?? interval.nextBoundary(after: firstAfter())
             number += 1
             lock.withLock { boundaries.append(moment) }
         }

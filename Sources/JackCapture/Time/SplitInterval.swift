@@ -78,6 +78,16 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
         boundary(after: microseconds, inclusive: false, utcOffsetSeconds: utcOffsetSeconds, changesLeft: 3)
     }
 
+    /// The boundary after `last`, the one a take reached last, when the wall clock reads `now`
+    /// (microseconds since the epoch): normally the next boundary after `last`. If the wall clock
+    /// was stepped forwards past more boundaries since (a clock set by hand, NTP stepping rather
+    /// than slewing), the boundaries it skipped are skipped too: the next is the first after a
+    /// second before `now`, rather than one short file for each boundary the clock jumped over.
+    public func nextBoundary(following last: Int64, now: Int64,
+                             utcOffsetSeconds: (Int64) -> Int64 = SplitInterval.localUTCOffsetSeconds(atMicroseconds:)) -> Int64 {
+        nextBoundary(after: max(last, now - 1_000_000), utcOffsetSeconds: utcOffsetSeconds)
+    }
+
     private func boundary(after moment: Int64, inclusive: Bool, utcOffsetSeconds: (Int64) -> Int64,
                           changesLeft: Int) -> Int64 {
         let intervalMicroseconds = seconds * 1_000_000
