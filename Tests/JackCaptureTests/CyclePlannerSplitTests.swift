@@ -111,3 +111,27 @@ struct CyclePlannerSplitTests {
         #expect(with == without)
     }
 }
+
+@Suite("The process callback's cuts waiting for a block")
+struct SplitStateTests {
+    @Test("first in, first out; when four wait, the oldest gives way")
+    func queue() {
+        var state = SplitState()
+        #expect(state.popCut() == nil)
+        for boundary in 1...3 { state.pushCut(PendingCut(position: Int64(boundary) * 100, boundary: Int64(boundary))) }
+        #expect(state.cutCount == 3)
+        #expect(state.popCut() == PendingCut(position: 100, boundary: 1))
+        for boundary in 4...6 { state.pushCut(PendingCut(position: Int64(boundary) * 100, boundary: Int64(boundary))) }
+        #expect(state.cutCount == 4)
+        #expect((0..<4).compactMap { _ in state.popCut()?.boundary } == [3, 4, 5, 6])
+        #expect(state.popCut() == nil)
+    }
+
+    @Test("a boundary asked for one take is never taken for another")
+    func tags() {
+        let tag = SplitTag.make(take: 7, boundary: 12)
+        #expect(SplitTag.take(tag) == 7)
+        #expect(SplitTag.boundary(tag) == 12)
+        #expect(SplitTag.take(SplitTag.make(take: .max, boundary: 1)) == .max)
+    }
+}
