@@ -70,6 +70,7 @@ final class Console {
             text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
         }
         if let frames = take.durationFrames { text += ", \(frames) frames" }
+        if let split = take.splitInterval { text += splitAnnouncement(split) }
         line(text)
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
     }
@@ -87,7 +88,7 @@ final class Console {
     /// what the server did to the take. Overruns and skipped frames are summed up at the end.
     func report(_ event: CaptureEvent) {
         switch event {
-        case .started, .stopped, .overrun, .framesSkipped: return
+        case .started, .stopped, .overrun, .framesSkipped, .fileSplit: return
         case .sampleRateChanged, .serverShutDown: line("jcap: error: \(event)")
         default: line("jcap: \(event)")
         }
@@ -165,7 +166,9 @@ final class Console {
 
     // MARK: Summary
 
-    func summarize(_ report: TakeReport, names: [String]) {
+    /// `piecesShown`: the take was split and each file was told of as it closed (`wrote(_:of:)`);
+    /// the summary then gives the whole take instead of one file.
+    func summarize(_ report: TakeReport, names: [String], piecesShown: Bool = false) {
         endDisplay()
         switch report.outcome {
         case .cancelled:
@@ -176,7 +179,9 @@ final class Console {
             return
         default: break
         }
-        var text = "jcap: wrote \(report.path): \(report.frames) frames (\(clockText(frames: report.frames, sampleRate: report.sampleRate))), "
+        let files = report.segments.count
+        var text = piecesShown ? "jcap: recorded \(files) file\(files == 1 ? "" : "s"): " : "jcap: wrote \(report.path): "
+        text += "\(report.frames) frames (\(clockText(frames: report.frames, sampleRate: report.sampleRate))), "
         text += "\(report.channels) channels, \(report.format.displayName)"
         if report.fileSampleRate != report.sampleRate {
             text += ", resampled from \(report.sampleRate) to \(report.fileSampleRate) Hz (\(report.fileFrames) frames in the file)"

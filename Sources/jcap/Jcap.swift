@@ -13,6 +13,7 @@ struct RecordCommand: ParsableCommand {
               jcap --port 'synth:out_*' --for 1:30 -o synth.wav --bit-depth 24
               jcap --channels 1-8 -o drums.flac            # until Ctrl-C
               jcap -o take.opus --quality 0.6 --rate 48k
+              jcap --channels 1,2 --split 15m -o log.flac   # new file at :00 :15 :30 :45
 
             While recording: space pauses and resumes (so does SIGUSR1), q or Enter stops
             (so do Ctrl-C and SIGTERM). Paused spans are left out of the file with no gap.
@@ -61,6 +62,9 @@ struct RecordCommand: ParsableCommand {
 
     @Option(name: .customLong("for"), help: ArgumentHelp("Length: 60s, 1.01s, 250ms, 48000f, 1:30, 1:02:03.5. Default: until Ctrl-C.", valueName: "duration"))
     var duration: String?
+
+    @Option(name: .long, help: ArgumentHelp("A new file on each wall-clock boundary: 15m cuts at :00, :15, :30, :45 (multiples since local midnight), on the exact frame; names get the start time (take-001-20261122-143000.wav). Whole seconds, 1s to 24h.", valueName: "duration"))
+    var split: String?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file; the extension picks the container (wav w64 rf64 caf aiff au flac ogg opus mp3). Default: take-NNN.wav here.", valueName: "path"))
     var output: String?
@@ -113,7 +117,7 @@ struct RecordCommand: ParsableCommand {
         do {
             // The file is checked before JACK is touched: an existing file or a bad folder is
             // refused with nothing connected.
-            _ = try CaptureClient.checkOutput(configuration.nextOutputPath(), settings: configuration.settings)
+            _ = try CaptureClient.checkOutput(firstFilePath(configuration), settings: configuration.settings)
             capture = try CaptureClient(configuration: configuration)
         } catch {
             throw console.fail(error)
@@ -210,10 +214,12 @@ struct RecordCommand: ParsableCommand {
                 }
             }
             for event in take.takeEvents() { console.report(event) }
+            for piece in take.takeFinishedPieces() { console.wrote(piece, of: take) }
             update(take, false)
         }
         let report = take.finish()
         for event in take.takeEvents() { console.report(event) }
+        for piece in take.takeFinishedPieces() { console.wrote(piece, of: take) }
         if following {
             switch report.outcome {
             case .cancelled:
@@ -225,7 +231,7 @@ struct RecordCommand: ParsableCommand {
             default: break
             }
         }
-        console.summarize(report, names: names)
+        console.summarize(report, names: names, piecesShown: take.splitInterval != nil)
         return ExitStatus(for: report.outcome)
     }
 
@@ -270,6 +276,12 @@ struct RecordCommand: ParsableCommand {
             }
             configuration.preRoll = try CaptureDuration(parsing: preRoll)
         }
+        if let split {
+            if transport || trigger != nil {
+                throw .badOption(flag: "--split", value: split, expected: "no --split with --transport or --trigger (not supported together)")
+            }
+            configuration.split = try SplitInterval(parsing: split)
+        }
         if let duration {
             let parsed = try CaptureDuration(parsing: duration)
             guard !parsed.isZero else { throw .badDuration(duration, reason: "a take must be longer than zero") }
@@ -286,6 +298,14 @@ struct RecordCommand: ParsableCommand {
             throw .badDuration(buffer, reason: "the buffer must hold at least 10ms")
         }
         return configuration
+    }
+
+    /// The path jcap checks before it touches JACK: the output file, or with `--split` a first
+    /// file's (named for now: only its folder and extension matter, and such a name is never taken).
+    func firstFilePath(_ configuration: CaptureConfiguration) -> String {
+        let path = configuration.nextOutputPath()
+        guard configuration.split != nil else { return path }
+        return SplitNaming.unusedPath(SplitNaming.piecePath(path, startMicroseconds: WallClockTime.nowMicrosecondsSinceEpoch()))
     }
 
     /// The format flags as recording settings. A value that does not parse is a bad option (64);

@@ -12,7 +12,8 @@ struct SessionCommand: ParsableCommand {
             (the session stays open), d discards the last take (asks first), q quits (finishing
             any take). Ctrl-C and SIGTERM finish the take and quit. Keys may also come from a pipe.
 
-            With --at, --for or --takes it records unattended: one take (or N back to back) and exits.
+            With --at, --for, --takes or --split it records unattended: one take (or N
+            back to back, or a new take on each clock boundary with --split) and exits.
 
             Exit status as jcap's, and: 8 a take stopped because the disk was nearly full;
             20 bad session file (file:line: key: why); 21 the server runs another sample rate;
@@ -49,6 +50,9 @@ struct SessionCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Record this many takes of --for each, back to back (each starts on the frame after the last ended).", valueName: "n"))
     var takes: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Record unattended, a new take (files of its own) on each wall-clock boundary: 15m at :00, :15, :30, :45, on the exact frame; names get the start time. Whole seconds, 1s to 24h.", valueName: "duration"))
+    var split: String?
+
     @Option(name: .long, help: ArgumentHelp("Live meter: bars, compact, none, or json.", valueName: "style"))
     var meter: MeterDisplay?
 
@@ -64,7 +68,9 @@ struct SessionCommand: ParsableCommand {
         var triggerLevel: Double?
         var quietStop: CaptureDuration?
         var preRollLength: CaptureDuration?
+        var splitInterval: SplitInterval?
         do {
+            if let split { splitInterval = try SplitInterval(parsing: split) }
             if let at { start = try StartTime(parsing: at) }
             if let duration {
                 let parsed = try CaptureDuration(parsing: duration)
@@ -99,7 +105,16 @@ struct SessionCommand: ParsableCommand {
                     throw CaptureError.badOption(flag: "--pre-roll", value: preRoll,
                                                  expected: "--trigger, --transport or the record key (a take that waits), not --at, --for or --takes alone")
                 }
+                if let split, interactive {
+                    throw CaptureError.badOption(flag: "--pre-roll", value: preRoll, expected: "no --split with the record key's pre-roll (\(split))")
+                }
                 preRollLength = try CaptureDuration(parsing: preRoll)
+            }
+            if let split, transport || trigger != nil {
+                throw CaptureError.badOption(flag: "--split", value: split, expected: "no --split with --transport or --trigger (not supported together)")
+            }
+            if let takes, takes > 1, splitInterval != nil {
+                throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --split (each piece of a split is a take)")
             }
         } catch let error as CaptureError {
             throw console.fail(error)
@@ -128,19 +143,20 @@ struct SessionCommand: ParsableCommand {
             if status != .success { throw ExitCode(status.rawValue) }
             return
         }
-        let unattended = at != nil || duration != nil || takes != nil
+        let unattended = at != nil || duration != nil || takes != nil || splitInterval != nil
         let status = unattended
-            ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, console: console, signals: signals)
+            ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, split: splitInterval,
+                                   console: console, signals: signals)
             : try runInteractively(session, console: console, signals: signals, preRolled: preRollLength != nil)
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
     /// One take (or N back to back), then the exit status of the worst of them.
     private func recordUnattended(_ session: StudioSession, start: StartTime?, length: CaptureDuration?, takes: Int,
-                                  console: Console, signals: ControlSignals) throws -> ExitStatus {
+                                  split: SplitInterval?, console: Console, signals: ControlSignals) throws -> ExitStatus {
         let studioTake: StudioTake
         do {
-            studioTake = try session.record(at: start, length: length, takes: takes)
+            studioTake = try session.record(at: start, length: length, takes: takes, split: split)
         } catch {
             throw console.fail(error)
         }
@@ -370,7 +386,10 @@ extension Console {
         if let start = take.scheduledWallClockStart {
             text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
         }
-        if let frames = take.durationFrames { text += ", \(frames / Int64(studioTake.numbers.count)) frames each" }
+        if let frames = take.durationFrames {
+            text += take.splitInterval != nil ? ", \(frames) frames in all" : ", \(frames / Int64(studioTake.numbers.count)) frames each"
+        }
+        if let split = take.splitInterval { text += splitAnnouncement(split, each: "take") }
         line(text)
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
     }

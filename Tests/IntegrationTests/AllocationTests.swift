@@ -3,6 +3,7 @@ import Foundation
 import MallocInterposerSwift
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 
 /// The process callback allocates nothing: every allocation on the JACK process thread is counted
 /// by malloc-interposer's hook while 8 channels are recorded. A control client that allocates in
@@ -111,13 +112,20 @@ final class AllocationTests: JackTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("trigger.wav")))
     }
 
-    private func recordEightChannelsCountingAllocations(metering: Bool, pausing: Bool = false) throws {
+    /// Clock-aligned splits: deciding each boundary's frame, placing it and handing it to the
+    /// writer happen on the process thread too.
+    func testSplittingOnTheClockAllocatesNothingOnTheProcessThread() throws {
+        try recordEightChannelsCountingAllocations(metering: true, split: true)
+    }
+
+    private func recordEightChannelsCountingAllocations(metering: Bool, pausing: Bool = false, split: Bool = false) throws {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name
         configuration.clientName = "noalloc"
         configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
         configuration.outputPath = path("noalloc.wav")
         configuration.settings.overwritesExistingFile = true
+        if split { configuration.split = try SplitInterval(seconds: 1) }
         let (counted, cyclesWatched, report) = try withoutXruns {
             let session = try OneTake(configuration: configuration)
             session.isMeteringEnabled = metering
@@ -144,6 +152,18 @@ final class AllocationTests: JackTestCase {
         XCTAssertEqual(counted, 0, "\(counted) allocations (\(allocation_probe_bytes()) bytes) on the process thread")
         XCTAssertGreaterThan(cyclesWatched, 60, "the callback ran while watched")
         XCTAssertEqual(report.outcome, .complete, "lost \(report.lostSpans), overrun \(report.overrunFrames), skipped \(report.skippedFrames), xruns \(report.xruns)")
+        if split {
+            // Two seconds watched: at least one boundary fell inside them.
+            XCTAssertGreaterThanOrEqual(report.segments.count, 2, "\(report.segments.map(\.files))")
+            var next: Int?
+            for segment in report.segments {
+                let file = TestSignalReport.check(file: try SoundFile.open(readingFrom: segment.files[0].path))
+                XCTAssertTrue(file.isIntact, file.description)
+                if let next { XCTAssertEqual(file.firstFrameTime, next, "no gap between files") }
+                next = file.firstFrameTime.map { ($0 + Int(file.frames)) % TestSignal.timeModulus }
+            }
+            return
+        }
         let file = try check("noalloc.wav")
         if pausing {
             XCTAssertEqual(report.pauses.count, 4, "\(report.events)")

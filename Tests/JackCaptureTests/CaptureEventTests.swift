@@ -13,6 +13,9 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.overrunKind == CaptureEventRecord.Kind.overrun.rawValue)
         #expect(CaptureEventRecord.framesSkippedKind == CaptureEventRecord.Kind.framesSkipped.rawValue)
         #expect(CaptureEventRecord.lateCopyKind == CaptureEventRecord.Kind.lateCopy.rawValue)
+        #expect(CaptureEventRecord.splitKind == CaptureEventRecord.Kind.fileSplit.rawValue)
+        #expect(CaptureEventRecord.transportRolledKind == CaptureEventRecord.Kind.transportRolled.rawValue)
+        #expect(CaptureEventRecord.triggeredKind == CaptureEventRecord.Kind.triggered.rawValue)
     }
 
     @Test("fixed records and named records come back as the events they stand for, in order")

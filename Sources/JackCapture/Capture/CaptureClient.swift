@@ -159,9 +159,11 @@ public final class CaptureClient: @unchecked Sendable {
     /// Prepares the next take: checks the format and the path (`path` nil: the configuration's
     /// output path, else the next `take-NNN` name), creates the file (never replacing one unless
     /// `settings.overwritesExistingFile`) and starts its disk writer, so that `Take.start` begins
-    /// on the next cycle. The take before must have finished (`.alreadyStarted` otherwise).
+    /// on the next cycle. The take before must have finished (`.alreadyStarted` otherwise). With
+    /// `configuration.split`, that path names the take's files, each with its start inserted.
     public func makeTake(path: String? = nil, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
         let outputPath = path ?? configuration.nextOutputPath()
+        if let split = configuration.split { return try makeSplitTake(basePath: outputPath, interval: split, settings: settings) }
         return try makeTake(TakeLayout(files: [TakeFileSpec(path: outputPath, channels: Array(0..<channelCount))]),
                             settings: settings)
     }

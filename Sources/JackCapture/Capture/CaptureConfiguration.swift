@@ -32,6 +32,8 @@ public struct CaptureConfiguration: Sendable {
     public var preRoll: CaptureDuration?
     /// Align each take to its sources' capture latency (`--align-latency`, `LatencyAlignment`).
     public var alignsToCaptureLatency = false
+    /// A new file on each wall-clock boundary of this interval (`--split`); nil: one file.
+    public var split: SplitInterval?
     /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.
     public var bufferSeconds: Double = 4
 
@@ -60,15 +62,20 @@ public struct TakeFileSpec: Equatable, Sendable {
 }
 
 /// The files a take writes: one file of every channel, one per track, or any grouping, and
-/// optionally a split into back-to-back segments of a fixed length, each with files of its own.
+/// optionally a split into back-to-back segments, each with files of its own: of a fixed length,
+/// or from one wall-clock boundary to the next (`--split`).
 public struct TakeLayout: Sendable {
     /// The (first segment's) files, created before the take is armed.
     public var files: [TakeFileSpec]
     /// With `filesForSegment`: the take's files change every this many frames, on that exact frame.
     public var segmentLength: Int64?
-    /// The files of segment `index` (1, 2, ...), created on the writer thread when its first frame
-    /// comes; they must hold the same channels as the first segment's.
-    public var filesForSegment: (@Sendable (_ index: Int) -> [TakeFileSpec])?
+    /// With `filesForSegment`: the take's files change on each wall-clock boundary of this
+    /// interval, on the first frame at or after it (`SplitInterval` states the rule).
+    public var split: SplitInterval?
+    /// The files of the segment that begins at `start` (index 1, 2, ...; a split's boundary and its
+    /// wall-clock moment), created on the writer thread when its first frame comes; they must
+    /// hold the same channels as the first segment's.
+    public var filesForSegment: (@Sendable (_ start: TakeSegmentStart) -> [TakeFileSpec])?
     /// Runs on the writer thread just before a segment's first frame is written, with its files
     /// and the JACK frame time of that frame: where metadata that must precede the audio is added
     /// (BWF `bext`, iXML, tags). A thrown error fails the take like a write error.
@@ -76,10 +83,11 @@ public struct TakeLayout: Sendable {
     /// Runs on the writer thread when a segment's files are closed.
     public var onSegmentFinished: (@Sendable (TakeSegment) -> Void)?
 
-    public init(files: [TakeFileSpec], segmentLength: Int64? = nil,
-                filesForSegment: (@Sendable (_ index: Int) -> [TakeFileSpec])? = nil) {
+    public init(files: [TakeFileSpec], segmentLength: Int64? = nil, split: SplitInterval? = nil,
+                filesForSegment: (@Sendable (_ start: TakeSegmentStart) -> [TakeFileSpec])? = nil) {
         self.files = files
         self.segmentLength = segmentLength
+        self.split = split
         self.filesForSegment = filesForSegment
     }
 }

@@ -35,6 +35,8 @@ public final class Take: @unchecked Sendable {
     /// The sources recorded, in channel order, as they were when the take was made.
     public let sources: [String]
     let writer: DiskWriter
+    /// The wall-clock boundaries a split take's files change at (`--split`); nil when not split.
+    let split: TakeSplitSchedule?
     private let pump: EventPump
     /// When `start()` starts and for how long: the client's configured start time and duration.
     private let configuredStart: StartTime?
@@ -93,10 +95,14 @@ public final class Take: @unchecked Sendable {
         let outputs = try Take.openFiles(layout.files, format: format, settings: settings,
                                          fileSampleRate: fileSampleRate, serverSampleRate: serverRate)
         number = engine.reserveTake()
-        let openSegment: ((Int) throws(CaptureError) -> [TakeOutput])?
+        let split = layout.split.map { TakeSplitSchedule(interval: $0) }
+        self.split = split
+        let openSegment: ((TakeSegmentStart) throws(CaptureError) -> [TakeOutput])?
         if let filesForSegment = layout.filesForSegment {
-            openSegment = { (index) throws(CaptureError) -> [TakeOutput] in
-                let specs = filesForSegment(index)
+            openSegment = { (start) throws(CaptureError) -> [TakeOutput] in
+                var start = start
+                start.boundaryMicroseconds = start.splitBoundary.flatMap { split?.boundaryMicroseconds($0) }
+                let specs = filesForSegment(start)
                 // The format of later segments' files is the first's, by construction.
                 for spec in specs { _ = try CaptureClient.checkOutput(spec.path, settings: settings) }
                 return try Take.openFiles(specs, format: format, settings: settings,
@@ -113,7 +119,11 @@ public final class Take: @unchecked Sendable {
                 try prepare(segment, outputs.map(\.file), frameTime)
             }
         }
-        writer.onSegmentFinished = layout.onSegmentFinished
+        let onSegmentFinished = layout.onSegmentFinished
+        writer.onSegmentFinished = { segment in
+            split?.segmentFinished(segment)
+            onSegmentFinished?(segment)
+        }
         writer.start()
     }
 
@@ -396,6 +406,7 @@ public final class Take: @unchecked Sendable {
             new.append(.serverShutDown(position: engine.status.position))
         }
         lock.withLock { log += new }
+        if state == .recording || state == .paused { advanceSplit() }
         if state == .recording, let target = lock.withLock({ scheduledWallClockStart }),
            engine.phase == .waiting || engine.phase == .idle {
             // Converted again each wake (every 10 ms) until the cycle it falls in decides its

@@ -27,6 +27,12 @@ package struct CaptureBlockHeader: Equatable, Sendable {
     /// JACK frame time of the first stored frame.
     package var frameTime: UInt32
     package var spanCount: Int32
+    /// A clock-aligned split (`--split`) the writer learns with this block: the take position
+    /// where the next file begins (-1: none). Never past a frame this block or an earlier one
+    /// holds, so the writer knows it before it writes that frame.
+    package var splitPosition: Int64
+    /// The boundary it was (1 for the take's first), for the file's name.
+    package var splitBoundary: Int64
     private var span0: BlockSpan
     private var span1: BlockSpan
     private var span2: BlockSpan
@@ -48,6 +54,8 @@ package struct CaptureBlockHeader: Equatable, Sendable {
         self.frameCount = frameCount
         self.frameTime = frameTime
         spanCount = 0
+        splitPosition = -1
+        splitBoundary = 0
         let empty = BlockSpan(offset: 0, count: 0, position: 0)
         span0 = empty
         span1 = empty

@@ -46,6 +46,9 @@ public enum CaptureEvent: Equatable, Sendable {
     /// Sound reached the trigger level (`--trigger`) on the frame at `frameTime`, `position`
     /// frames into the take (its pre-roll).
     case triggered(frameTime: UInt32, position: Int64)
+    /// A clock-aligned split (`--split`): the next file begins at take frame `position`; the
+    /// boundary fell on JACK frame `frameTime`.
+    case fileSplit(frameTime: UInt32, position: Int64)
 }
 
 /// Bar, beat and tick (from 1, 1 and 0) of the JACK transport, as a timebase master gives them.
@@ -126,6 +129,7 @@ extension CaptureEvent: CustomStringConvertible {
         case .transportRolled(let frame, let transportFrame, let bbt):
             "the transport rolled at JACK frame \(frame) (transport frame \(transportFrame)\(bbt.map { ", bar \($0)" } ?? ""))"
         case .triggered(let frame, let position): "triggered at JACK frame \(frame), \(position) frames into the take"
+        case .fileSplit(let frame, let position): "next file from take frame \(position) (clock boundary at JACK frame \(frame))"
         }
     }
 }
@@ -139,6 +143,7 @@ struct CaptureEventRecord: Equatable {
         case lateCopy
         case transportRolled
         case triggered
+        case fileSplit
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -152,6 +157,7 @@ struct CaptureEventRecord: Equatable {
     static var lateCopyKind: Int32 { @_noAllocation @_noLocks get { 11 } }
     static var transportRolledKind: Int32 { @_noAllocation @_noLocks get { 12 } }
     static var triggeredKind: Int32 { @_noAllocation @_noLocks get { 13 } }
+    static var splitKind: Int32 { @_noAllocation @_noLocks get { 14 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -246,6 +252,7 @@ extension CaptureEvent {
             self = .transportRolled(frameTime: frame, transportFrame: UInt32(truncatingIfNeeded: record.value),
                                     bbt: TransportBBT(packed: record.extra))
         case .triggered: self = .triggered(frameTime: frame, position: position)
+        case .fileSplit: self = .fileSplit(frameTime: frame, position: position)
         }
     }
 }

@@ -60,6 +60,7 @@ extension CaptureProcessState {
             }
             own.pointee.requests.start = own.pointee.alignedImmediateStart
         }
+        decideSplit(frames: n)
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
@@ -126,6 +127,7 @@ extension CaptureProcessState {
             _ = retiredDelayLines.exchange(Int(bitPattern: previous), ordering: .releasing)
         }
         own.pointee.delayLines = UnsafeMutablePointer<DelayLineSet>(bitPattern: incoming)
+        own.pointee.split = SplitState()
         position.store(0, ordering: .relaxed)
         startFrame.store(-1, ordering: .relaxed)
         overrunFrames.store(0, ordering: .relaxed)
@@ -505,6 +507,7 @@ extension CaptureProcessState {
         if plan.skippedFrames > 0 {
             _ = skippedFrames.loadThenWrappingIncrement(by: plan.skippedFrames, ordering: .relaxed)
         }
+        settleSplit(plan)
         var index = 0
         while index < plan.eventCount {
             let event = plan.events[index]
@@ -525,9 +528,10 @@ extension CaptureProcessState {
                  position: first.position, value: Int64(copied))
         }
         if cycle.stagedBytes > 0 {
-            if copied > 0 || own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes > 0 {
-                // Published even with nothing in it when later blocks are staged behind it: the
-                // writer skips it; the ring stays one run of blocks.
+            if copied > 0 || own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes > 0
+                || own.pointee.split.cutCount > 0 {
+                // Published even with nothing in it when later blocks are staged behind it (the
+                // writer skips it; the ring stays one run of blocks), or to carry a split.
                 commitBlock(of: cycle, startingAt: cycleStart, plan: plan)
             }
         } else if copied > 0 {
@@ -554,6 +558,7 @@ extension CaptureProcessState {
             header.pointee.append(BlockSpan(offset: Int32(span.offset), count: Int32(span.count), position: span.position))
             index += 1
         }
+        attachCut(to: header)
         ring.stage(from: UnsafeRawPointer(header), byteCount: CaptureBlockHeader.byteCount, at: 0)
         ring.commitWrite(byteCount: cycle.stagedBytes)
     }

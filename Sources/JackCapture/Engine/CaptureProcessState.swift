@@ -85,6 +85,13 @@ struct CaptureProcessState {
     /// The callback clears each once it has acted on it.
     let requestedPause: UnsafeAtomic<Int64>
     let requestedResume: UnsafeAtomic<Int64>
+    /// A clock-aligned split's boundary as a moment on JACK's clock, in nanoseconds; it is for
+    /// the boundary `requestedSplitBoundary` names. The callback decides its frame in the cycle it
+    /// falls in (`ClockSplit`).
+    let requestedSplitMoment: UnsafeAtomic<Int64>
+    /// The boundary `requestedSplitMoment` is for: the take's number in the high 32 bits, the
+    /// boundary's (1, 2, ...) in the low ones (`SplitTag`); written after the moment (releasing).
+    let requestedSplitBoundary: UnsafeAtomic<Int64>
     /// Whether the callback measures levels; when off, metering costs one atomic load a cycle.
     let meteringEnabled: UnsafeAtomic<Bool>
     /// Test hook: the next cycle's callback spins this many microseconds before reading the
@@ -103,6 +110,9 @@ struct CaptureProcessState {
     let overrunCycles: UnsafeAtomic<Int64>
     /// Frames of the take that JACK's clock jumped over (an xrun): they never reached any client.
     let skippedFrames: UnsafeAtomic<Int64>
+    /// The last split boundary the planner has placed (or found before the take's start), tagged
+    /// like `requestedSplitBoundary`: the next may be asked for once this names the last one.
+    let placedSplitBoundary: UnsafeAtomic<Int64>
     /// Cycles the callback ran while a take was armed.
     let cycles: UnsafeAtomic<Int64>
     /// Callbacks that read a frame time later than their cycle's (they ran late).
@@ -154,6 +164,9 @@ struct CaptureProcessState {
         requestedStop = .create(Self.noRequest)
         requestedPause = .create(Self.noRequest)
         requestedResume = .create(Self.noRequest)
+        requestedSplitMoment = .create(Self.noRequest)
+        requestedSplitBoundary = .create(0)
+        placedSplitBoundary = .create(0)
         meteringEnabled = .create(false)
         stallMicroseconds = .create(0)
         activeTake = .create(0)
@@ -199,6 +212,7 @@ struct CaptureProcessState {
         serverGone.destroy()
         watchesTransport.destroy()
         requestedTransportFollow.destroy()
+        for atomic in [requestedSplitMoment, requestedSplitBoundary, placedSplitBoundary] { atomic.destroy() }
         for atomic in [requestedStart, requestedClockStart, requestedCue, requestedLength, requestedStop, requestedPause, requestedResume, position,
                        startFrame, overrunFrames, overrunCycles, skippedFrames, cycles, lateCycles, xruns] {
             atomic.destroy()
@@ -264,6 +278,8 @@ struct ProcessCallbackState {
     /// A take armed `.onCue`, and its start once cued (-1 before).
     var followsCue = false
     var cueStart: Int64 = -1
+    /// The split being decided or placed (`SplitState`).
+    var split = SplitState()
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>

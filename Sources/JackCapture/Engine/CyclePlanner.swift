@@ -15,16 +15,20 @@ struct TakeRequests: Equatable {
     var resume: Int64
     /// The server's sample rate changed before this cycle: the take ends at its first frame.
     var sampleRateChanged: Bool
+    /// A new file begins at this frame (a clock-aligned split, `--split`): the first frame of the
+    /// take at or after it opens the next file.
+    var split: Int64
 
     @_noAllocation @_noLocks
     init(start: Int64 = -1, length: Int64 = -1, stop: Int64 = -1, pause: Int64 = -1, resume: Int64 = -1,
-         sampleRateChanged: Bool = false) {
+         sampleRateChanged: Bool = false, split: Int64 = -1) {
         self.start = start
         self.length = length
         self.stop = stop
         self.pause = pause
         self.resume = resume
         self.sampleRateChanged = sampleRateChanged
+        self.split = split
     }
 }
 
@@ -79,6 +83,12 @@ struct CyclePlan {
     var skippedFrames: Int64 = 0
     /// The take ended in this cycle (or before its start, cancelled): no frame follows.
     var finished = false
+    /// The split request was acted on: it landed (`splitPosition`), or fell at or before the
+    /// take's first frame, where no file needs cutting.
+    var consumedSplit = false
+    /// The take position of the first frame of the next file, when the split landed in the take
+    /// (-1: none in this cycle).
+    var splitPosition: Int64 = -1
 
     @_noAllocation @_noLocks
     init() {}
@@ -95,6 +105,17 @@ struct CyclePlan {
         guard eventCount < Self.maximumEvents else { return }
         events[eventCount] = PlannedEvent(kind: kind, frameTime: frameTime, position: position, value: value)
         eventCount += 1
+    }
+
+    /// Whether the plan publishes an event of `kind`.
+    @_noAllocation @_noLocks
+    func has(_ kind: Int32) -> Bool {
+        var index = 0
+        while index < eventCount {
+            if events[index].kind == kind { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Frames of the cycle that go into the take.
@@ -170,6 +191,75 @@ struct CyclePlanner: Equatable {
     /// that reached no client (an xrun), one before it is treated as following on.
     @_noAllocation @_noLocks
     mutating func plan(cycleStart: UInt32, frames n: Int, requests: TakeRequests) -> CyclePlan {
+        let before = self
+        var plan = planFrames(cycleStart: cycleStart, frames: n, requests: requests)
+        if requests.split != TakeRequests.none {
+            placeSplit(&plan, at: UInt32(truncatingIfNeeded: requests.split), cycleStart: cycleStart, frames: n,
+                       requests: requests, before: before)
+        }
+        return plan
+    }
+
+    /// Where a split at JACK frame `frame` lands, once this cycle is planned: the take position of
+    /// the first frame of the take at or after it. Frames JACK's clock skipped count as the take's
+    /// (they are silence in its files), so a frame among them lands at its own place; a paused
+    /// frame lands where recording resumes; a frame in a cycle already planned (a split decided
+    /// late) lands on the first frame not yet planned. A split at or before the take's first frame
+    /// cuts nothing; one after this cycle waits for a later one.
+    @_noAllocation @_noLocks
+    private func placeSplit(_ plan: inout CyclePlan, at frame: UInt32, cycleStart: UInt32, frames n: Int,
+                            requests: TakeRequests, before: CyclePlanner) {
+        guard !before.isFinished else { return }
+        switch phase {
+        case .missedStart:
+            return
+        case .waiting:
+            // Not started yet: a split before the start frame cuts nothing.
+            if requests.start != TakeRequests.none
+                && FrameTime.distance(from: UInt32(truncatingIfNeeded: requests.start), to: frame) <= 0 {
+                plan.consumedSplit = true
+            }
+            return
+        case .recording, .paused, .finished:
+            break
+        }
+        // Finished without starting (cancelled, or the sample rate changed first): nothing to cut.
+        if before.phase == .waiting && !plan.has(CaptureEventRecord.startedKind) { return }
+        if FrameTime.distance(from: start, to: frame) <= 0 {
+            plan.consumedSplit = true
+            return
+        }
+        let offset = FrameTime.distance(from: cycleStart, to: frame)
+        if offset >= n { return }
+        var position: Int64
+        if offset < 0 {
+            // Before this cycle: among the frames skipped just before it, or already planned.
+            let firstUnplanned = before.phase == .waiting ? start : before.nextFrame
+            let firstUnplannedPosition = before.phase == .waiting ? 0 : before.position
+            let intoSkipped = Int64(max(0, FrameTime.distance(from: firstUnplanned, to: frame)))
+            position = firstUnplannedPosition + min(intoSkipped, plan.skippedFrames)
+        } else {
+            position = self.position
+            var index = 0
+            while index < plan.spanCount {
+                let span = plan.spans[index]
+                if offset < span.offset + span.count {
+                    position = span.position + Int64(max(0, offset - span.offset))
+                    break
+                }
+                index += 1
+            }
+        }
+        // The take ended in this cycle before the split: no frame follows it.
+        if plan.finished && position >= self.position { return }
+        plan.consumedSplit = true
+        plan.splitPosition = position
+        plan.emit(CaptureEventRecord.splitKind, frameTime: frame, position: position)
+    }
+
+    /// Plans the cycle's frames: every request but a split.
+    @_noAllocation @_noLocks
+    private mutating func planFrames(cycleStart: UInt32, frames n: Int, requests: TakeRequests) -> CyclePlan {
         var plan = CyclePlan()
         guard !isFinished, n > 0 else { return plan }
         let gap = hasPlannedACycle ? max(0, FrameTime.distance(from: nextFrame, to: cycleStart)) : 0

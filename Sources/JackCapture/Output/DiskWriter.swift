@@ -89,18 +89,43 @@ public struct TakeFileReport: Equatable, Sendable {
     public var frames: Int64
 }
 
-/// A stretch of a take written to files of its own. A take is one segment unless it was split
-/// (`jcap session --takes N` records N takes back to back as the segments of one engine take, so
-/// each begins on the frame after the last one ended).
+/// Where a segment after the first begins, as the writer asks for its files.
+public struct TakeSegmentStart: Equatable, Sendable {
+    /// 1 for the second segment.
+    public var index: Int
+    /// For a clock-aligned split (`--split`): the boundary that began it (1 for the take's first),
+    /// nil for a segment of a fixed length.
+    public var splitBoundary: Int?
+    /// The boundary's wall-clock moment, microseconds since the Unix epoch (nil without one).
+    public var boundaryMicroseconds: Int64?
+
+    public init(index: Int, splitBoundary: Int? = nil, boundaryMicroseconds: Int64? = nil) {
+        self.index = index
+        self.splitBoundary = splitBoundary
+        self.boundaryMicroseconds = boundaryMicroseconds
+    }
+}
+
+/// A stretch of a take written to files of its own. A take is one segment unless it was split:
+/// `jcap session --takes N` records N takes back to back as the segments of one engine take, and
+/// `--split` begins a segment on each wall-clock boundary; either way each begins on the frame
+/// after the last one ended.
 public struct TakeSegment: Sendable {
     /// 0 for the first.
     public var index: Int
+    /// The clock-aligned split boundary it began at (nil: the first segment, or a fixed length's).
+    public var splitBoundary: Int?
+    /// Whether the take ended with it (its files were closed when the take's were), rather than
+    /// where the next segment began.
+    public var isLast: Bool
     /// Take position of its first frame (server-rate frames).
     public var position: Int64
     /// Its length in take frames (server rate), lost frames included.
     public var frames: Int64
     /// JACK frame time of its first frame, when known (nil when nothing was written).
     public var firstFrameTime: UInt32?
+    /// JACK frame time just after its last frame, when known.
+    public var endFrameTime: UInt32?
     public var files: [TakeFileReport]
     /// Frames in it that are silence because they never arrived, positions counted from its start.
     public var lostSpans: [LostSpan]
@@ -119,7 +144,11 @@ public struct TakeSegment: Sendable {
 ///
 /// With a `segmentLength`, every that many take frames the writer closes the segment's files
 /// (`onSegmentFinished` says how it went) and asks `openSegment` for the next one's: a split on
-/// an exact frame, none lost or repeated across it.
+/// an exact frame, none lost or repeated across it. A block can also name a take position where
+/// the next segment begins (`CaptureBlockHeader.splitPosition`, a clock-aligned split), so
+/// segments may be of any length; the block that names one comes before any frame at or past it.
+/// A segment is closed when the next one's first frame comes, so a split at the take's very end
+/// makes no empty segment.
 ///
 /// With a `SampleRateConverter` a file is written at the converter's output rate: every frame
 /// the writer would write (the take's frames and the silence for lost spans alike) goes through
@@ -131,7 +160,7 @@ package final class DiskWriter: @unchecked Sendable {
     /// The first segment's files (created before the take is armed, so their errors come first).
     package let firstOutputs: [TakeOutput]
     private let segmentLength: Int64?
-    private let openSegment: ((Int) throws(CaptureError) -> [TakeOutput])?
+    private let openSegment: ((TakeSegmentStart) throws(CaptureError) -> [TakeOutput])?
     private let channels: Int
     private let framesWrittenCounter = ManagedAtomic<Int64>(0)
     private let framesInFileCounter = ManagedAtomic<Int64>(0)
@@ -163,7 +192,7 @@ package final class DiskWriter: @unchecked Sendable {
     /// caller's own consistency (a Take makes the files, converters and source from one channel
     /// count and one rate), not of input a user can get wrong.
     package init(source: DiskWriterSource, outputs: [TakeOutput], segmentLength: Int64? = nil,
-                 openSegment: ((Int) throws(CaptureError) -> [TakeOutput])? = nil) {
+                 openSegment: ((TakeSegmentStart) throws(CaptureError) -> [TakeOutput])? = nil) {
         precondition(!outputs.isEmpty, "a take writes at least one file")
         for output in outputs {
             precondition(!output.channels.isEmpty && output.channels.allSatisfy { (0..<source.channels).contains($0) },
@@ -360,7 +389,14 @@ package final class DiskWriter: @unchecked Sendable {
         var segmentLost: [LostSpan] = []
         var segmentPeaks = [Float](repeating: 0, count: channels)
         var segmentClips = [Int64](repeating: 0, count: channels)
-        var segmentEnd: Int64 { segmentLength.map { segmentStart + $0 } ?? Int64.max }
+        var segmentBoundary: Int?
+        // Clock-aligned splits announced by the blocks and not yet reached, in take order.
+        var cuts: [(position: Int64, boundary: Int)] = []
+        var segmentEnd: Int64 {
+            let fixed = segmentLength.map { segmentStart + $0 } ?? Int64.max
+            let cut = cuts.first { $0.position > segmentStart }?.position ?? Int64.max
+            return min(fixed, cut)
+        }
 
         // Take frames accepted so far (into the batches or the files).
         var written: Int64 = 0
@@ -371,7 +407,7 @@ package final class DiskWriter: @unchecked Sendable {
             reference.map { FrameTime.advance($0.frameTime, by: Int(position - $0.position)) }
         }
 
-        func closeSegment() throws(CaptureError) {
+        func closeSegment(isLast: Bool) throws(CaptureError) {
             guard segmentOpen else { return }
             segmentOpen = false
             var firstError: CaptureError?
@@ -380,8 +416,9 @@ package final class DiskWriter: @unchecked Sendable {
             }
             if let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
             let segment = TakeSegment(
-                index: segmentIndex, position: segmentStart, frames: written - segmentStart,
-                firstFrameTime: segmentFirstFrameTime,
+                index: segmentIndex, splitBoundary: segmentBoundary, isLast: isLast,
+                position: segmentStart, frames: written - segmentStart,
+                firstFrameTime: segmentFirstFrameTime, endFrameTime: frameTime(at: written),
                 files: outputs.map { TakeFileReport(path: $0.output.file.path, channels: $0.output.channels, frames: $0.inFile) },
                 lostSpans: segmentLost,
                 channelLevels: (0..<channels).map {
@@ -397,6 +434,8 @@ package final class DiskWriter: @unchecked Sendable {
             guard let openSegment else { return }
             segmentIndex += 1
             segmentStart = written
+            segmentBoundary = cuts.first { $0.position == written }?.boundary
+            cuts.removeAll { $0.position <= written }
             segmentBegun = false
             segmentFirstFrameTime = nil
             segmentLost = []
@@ -404,7 +443,7 @@ package final class DiskWriter: @unchecked Sendable {
                 segmentPeaks[channel] = 0
                 segmentClips[channel] = 0
             }
-            let next = try openSegment(segmentIndex)
+            let next = try openSegment(TakeSegmentStart(index: segmentIndex, splitBoundary: segmentBoundary))
             outputs = next.map { OpenOutput($0, files: next.count, takeChannels: channels) }
             measuresWhileGathering = isPartition(outputs)
             segmentOpen = true
@@ -418,12 +457,18 @@ package final class DiskWriter: @unchecked Sendable {
             source.measureTake?(channel, peak, clips)
         }
 
+        /// Before the next frame: closes a segment that is full and opens the next.
+        func prepareSegmentForNextFrame() throws(CaptureError) {
+            if segmentOpen && written == segmentEnd { try closeSegment(isLast: false) }
+            if !segmentOpen { try openNextSegment() }
+        }
+
         /// Puts `count` frames of the take into the files: from `runs` (one per channel, from
         /// frame `offset` in each), or silence when nil. Splits at segment ends.
         func put(_ count: Int, from runs: UnsafePointer<UnsafePointer<Float>>?, offset: Int) throws(CaptureError) {
             var done = 0
             while done < count {
-                if !segmentOpen { try openNextSegment() }
+                try prepareSegmentForNextFrame()
                 let frames = Int(min(Int64(count - done), segmentEnd - written))
                 if !segmentBegun {
                     segmentBegun = true
@@ -470,7 +515,6 @@ package final class DiskWriter: @unchecked Sendable {
                 done += frames
                 written += Int64(frames)
                 framesWrittenCounter.store(written, ordering: .relaxed)
-                if written == segmentEnd { try closeSegment() }
             }
         }
 
@@ -484,7 +528,7 @@ package final class DiskWriter: @unchecked Sendable {
             lostSpans.append(LostSpan(position: written, frames: position - written))
             while written < position {
                 // Noted in each segment it falls in, from that segment's start.
-                if !segmentOpen { try openNextSegment() }
+                try prepareSegmentForNextFrame()
                 let frames = min(position, segmentEnd) - written
                 segmentLost.append(LostSpan(position: written - segmentStart, frames: frames))
                 try put(Int(frames), from: nil, offset: 0)
@@ -516,6 +560,9 @@ package final class DiskWriter: @unchecked Sendable {
                     // Hold the newest block until a later one arrives or the take ends.
                     if !ending && readable < blockBytes + CaptureBlockHeader.byteCount { break }
                     let current = headerBytes.take == source.take
+                    if current && headerBytes.splitPosition >= written && openSegment != nil {
+                        cuts.append((headerBytes.splitPosition, Int(headerBytes.splitBoundary)))
+                    }
                     for index in 0..<(current ? Int(headerBytes.spanCount) : 0) {
                         let span = headerBytes.span(index)
                         let frames = Int(min(Int64(span.count), max(0, end - span.position)))
@@ -555,13 +602,13 @@ package final class DiskWriter: @unchecked Sendable {
                 if !drained { usleep(Self.idleSleepMicroseconds) }
             }
             // The filters' tails, the files' lengths made exact, the files closed.
-            try closeSegment()
+            try closeSegment(isLast: true)
         } catch {
             failure = error
             failedFlag.store(true, ordering: .releasing)
             // Everything written so far stays readable: the files are closed (their headers
             // rewritten) as far as the disk lets them be.
-            try? closeSegment()
+            try? closeSegment(isLast: true)
         }
     }
 

@@ -164,10 +164,25 @@ public final class StudioSession: @unchecked Sendable {
     /// With `onTransportRoll`, the take starts on the frame the JACK transport next starts rolling
     /// and ends on the frame it stops (`start` must be nil); the session's client watches the
     /// transport from then on.
+    ///
+    /// With `split`, a new take begins on each wall-clock boundary of that interval
+    /// (`SplitInterval`), on the first frame at or after it, with files of its own named for its
+    /// start (`take-NNN-20261122-143000-<track>.wav`): the takes together are the continuous
+    /// recording, not a frame lost or repeated, each logged as a take.
+    ///
+    /// With `onLevel`, the take starts on the first sample at or above that level (dBFS); with
+    /// `onCue`, when `Take.cue()` is called; both a pre-roll earlier (`definition.preRoll`).
     public func record(at start: StartTime? = nil, length: CaptureDuration? = nil,
-                       takes count: Int = 1, onTransportRoll: Bool = false,
+                       takes count: Int = 1, split: SplitInterval? = nil, onTransportRoll: Bool = false,
                        onLevel decibels: Double? = nil, onCue: Bool = false) throws(StudioSessionError) -> StudioTake {
         guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
+        if split != nil && (onTransportRoll || decibels != nil || onCue) {
+            throw .capture(.badOption(flag: "--split", value: split?.description ?? "",
+                                      expected: "no --split with a take that waits for a trigger (not supported together)"))
+        }
+        if split != nil && count > 1 {
+            throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 with --split (each piece of a split is a take)"))
+        }
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
         let lengthFrames: Int64?
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
@@ -175,9 +190,11 @@ public final class StudioSession: @unchecked Sendable {
         let first = log.nextTakeNumber()
         let studioTake = StudioTake(session: context, firstNumber: first, count: count)
         var layout = TakeLayout(files: takeFiles(number: first))
-        if count > 1, let lengthFrames {
+        if let split {
+            layout = splitLayout(split, first: first, start: start, studioTake: studioTake)
+        } else if count > 1, let lengthFrames {
             layout.segmentLength = lengthFrames
-            layout.filesForSegment = { [self] index in takeFiles(number: first + index) }
+            layout.filesForSegment = { [self] start in takeFiles(number: first + start.index) }
         }
         layout.beforeFirstWrite = { segment, files, frameTime throws(CaptureError) in
             try studioTake.begin(segment: segment, files: files, frameTime: frameTime)
@@ -212,12 +229,30 @@ public final class StudioSession: @unchecked Sendable {
         return studioTake
     }
 
-    /// The paths of take `number`'s files, each with the channels (armed tracks) it holds.
-    func takeFiles(number: Int) -> [TakeFileSpec] {
+    /// The paths of take `number`'s files, each with the channels (armed tracks) it holds; a
+    /// piece of a split take has its start after the number (`take-007-20261122-143000-Kick In.wav`).
+    func takeFiles(number: Int, startMicroseconds: Int64? = nil) -> [TakeFileSpec] {
         definition.takeFiles.map { file in
-            TakeFileSpec(path: definition.folder + "/" + definition.fileName(take: number, file: file),
-                         channels: file.trackIndices)
+            var name = definition.fileName(take: number, file: file)
+            if let startMicroseconds {
+                let numbered = TakeNaming.prefix + SessionNaming.paddedNumber(number)
+                name = numbered + "-" + SplitNaming.timeStamp(microsecondsSinceEpoch: startMicroseconds)
+                    + name.dropFirst(numbered.count)
+            }
+            return TakeFileSpec(path: definition.folder + "/" + name, channels: file.trackIndices)
         }
+    }
+
+    /// A take split on wall-clock boundaries: each piece a take of its own, numbered when its
+    /// first frame comes (one past every number used, as any take), named for its start.
+    private func splitLayout(_ split: SplitInterval, first: Int, start: StartTime?, studioTake: StudioTake) -> TakeLayout {
+        let startMicroseconds = Take.estimatedStartMicroseconds(start, on: client.jack)
+        var layout = TakeLayout(files: takeFiles(number: first, startMicroseconds: startMicroseconds), split: split)
+        layout.filesForSegment = { [self] start in
+            takeFiles(number: studioTake.assignNumber(segment: start.index),
+                      startMicroseconds: start.boundaryMicroseconds ?? WallClockTime.nowMicrosecondsSinceEpoch())
+        }
+        return layout
     }
 
     /// Removes the last take this session recorded (its files) and logs it as discarded. Returns
@@ -225,7 +260,8 @@ public final class StudioSession: @unchecked Sendable {
     @discardableResult
     public func discardLastTake() throws(StudioSessionError) -> Int? {
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
-        guard let number = lock.withLock({ lastTakeNumber }) else { return nil }
+        // A split take's last piece is numbered as it is recorded.
+        guard let number = lock.withLock({ lastTakeNumber.map { max($0, current?.lastNumber ?? $0) } }) else { return nil }
         do {
             guard try log.entries().contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
             else { return nil }
@@ -309,11 +345,35 @@ public final class StudioTake: @unchecked Sendable {
     private var logFailure: TakeLogError?
 
     private var endEntries: [TakeLogEntry]?
+    /// Each segment's take number (a split's pieces are numbered as they begin).
+    private var segmentNumbers: [Int: Int]
 
     init(session: StudioSessionContext, firstNumber: Int, count: Int) {
         self.session = session
         numbers = firstNumber...(firstNumber + count - 1)
+        segmentNumbers = Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })
     }
+
+    /// The take number of segment `index` (with `--takes`, the first's plus the index).
+    func number(ofSegment index: Int) -> Int {
+        lock.withLock { segmentNumbers[index] ?? numbers.lowerBound + index }
+    }
+
+    /// Numbers a split take's piece as its files are made: one past every number the log, the
+    /// folder and this take have used.
+    func assignNumber(segment index: Int) -> Int {
+        if let number = lock.withLock({ segmentNumbers[index] }) { return number }
+        let used = lock.withLock { segmentNumbers.values.max() ?? numbers.lowerBound }
+        let number = max(used + 1, (try? session.log.nextTakeNumber()) ?? used + 1)
+        lock.withLock { segmentNumbers[index] = number }
+        return number
+    }
+
+    /// The numbers of the takes begun so far, in order.
+    public var recordedNumbers: [Int] { lock.withLock { begun.keys.sorted() } }
+
+    /// The highest take number it has used.
+    public var lastNumber: Int { lock.withLock { segmentNumbers.values.max() ?? numbers.upperBound } }
 
     func attach(_ take: Take) { lock.withLock { engineTake = take } }
 
@@ -348,7 +408,7 @@ public final class StudioTake: @unchecked Sendable {
     /// A take's first frame is about to be written: its files get their metadata and the log its
     /// start record.
     func begin(segment: Int, files: [SoundFile], frameTime: UInt32?) throws(CaptureError) {
-        let number = numbers.lowerBound + segment
+        let number = number(ofSegment: segment)
         let definition = session.definition
         let jack = session.client.jack
         let startMicroseconds = frameTime.map { StudioTake.wallClockMicroseconds(ofFrame: $0, on: jack) }
@@ -381,16 +441,18 @@ public final class StudioTake: @unchecked Sendable {
         }
     }
 
-    /// A take's files are closed. Every take of a `--takes` run but the last is complete here;
-    /// the last one's outcome is known when the engine's take finishes (`complete(with:)`).
+    /// A take's files are closed. Every take of a `--takes` or `--split` run but the last is
+    /// complete here; the last one's outcome is known when the engine's take finishes
+    /// (`complete(with:)`).
     func segmentFinished(_ segment: TakeSegment) {
-        guard segment.index < numbers.count - 1, segment.frames > 0 else { return }
+        guard !segment.isLast, segment.frames > 0 else { return }
         let status: TakeStatus = segment.lostSpans.isEmpty ? .complete : .framesLost
         appendEnd(of: segment, status: status, events: take.events)
     }
 
     private func complete(with report: TakeReport) -> [TakeLogEntry] {
-        if let last = report.segments.last, lock.withLock({ begun[numbers.lowerBound + last.index] != nil }) {
+        if let last = report.segments.last, case let number = number(ofSegment: last.index),
+           lock.withLock({ begun[number] != nil }) {
             let status: TakeStatus
             switch report.outcome {
             case .complete: status = stopReason == .diskFull ? .diskFull : .complete
@@ -409,7 +471,7 @@ public final class StudioTake: @unchecked Sendable {
     }
 
     private func appendEnd(of segment: TakeSegment, status: TakeStatus, events: [CaptureEvent]) {
-        let number = numbers.lowerBound + segment.index
+        let number = number(ofSegment: segment.index)
         guard var entry = lock.withLock({ begun[number] }) else { return }
         let end = segment.position + segment.frames
         entry.status = status

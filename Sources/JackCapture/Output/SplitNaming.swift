@@ -1,0 +1,50 @@
+import Glibc
+
+/// The names of a split take's files (`--split`): each carries the local date and time it starts,
+/// to the second, before the extension: `take-007.wav` becomes `take-007-20261122-143000.wav`,
+/// `-o show.flac` becomes `show-20261122-143000.flac`. A file after the first starts on its
+/// boundary, which is a whole second of the local clock, so its name is its boundary's time.
+///
+/// A name never replaces a file: when one of that name exists (the hour repeated as the clocks go
+/// back, or a file put there), `-2`, `-3`, ... is added before the extension.
+public enum SplitNaming {
+    /// `20261122-143000`: the local date and time of a moment (microseconds since the Unix epoch),
+    /// rounded down to the second.
+    public static func timeStamp(microsecondsSinceEpoch micros: Int64) -> String {
+        var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return pad(parts.tm_year + 1900, 4) + pad(parts.tm_mon + 1, 2) + pad(parts.tm_mday, 2) + "-"
+            + pad(parts.tm_hour, 2) + pad(parts.tm_min, 2) + pad(parts.tm_sec, 2)
+    }
+
+    /// `path` with `-<suffix>` inserted before the extension of its last component (`dir/a.wav`,
+    /// `x` → `dir/a-x.wav`); a leading dot is part of the name, not an extension.
+    static func inserting(_ suffix: String, into path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let nameStart = slash.map { path.index(after: $0) } ?? path.startIndex
+        if let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart {
+            return String(path[..<dot]) + "-" + suffix + String(path[dot...])
+        }
+        return path + "-" + suffix
+    }
+
+    /// The path of the file that starts at `startMicroseconds`, for a take whose unsplit file
+    /// would be `path`.
+    public static func piecePath(_ path: String, startMicroseconds: Int64) -> String {
+        inserting(timeStamp(microsecondsSinceEpoch: startMicroseconds), into: path)
+    }
+
+    /// `path` if no file has that name, else the first of `name-2.ext`, `name-3.ext`, ... that is
+    /// free.
+    public static func unusedPath(_ path: String, exists: (String) -> Bool = { access($0, F_OK) == 0 }) -> String {
+        guard exists(path) else { return path }
+        var number = 2
+        while exists(inserting(String(number), into: path)) { number += 1 }
+        return inserting(String(number), into: path)
+    }
+}

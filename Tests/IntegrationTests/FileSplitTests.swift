@@ -1,0 +1,252 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+import jcap
+
+/// `--split`: a take written as a series of files, a new one on each wall-clock boundary, cut on
+/// the exact frame; the files one after another are the continuous recording. Checked sample by
+/// sample against the test signal, which encodes each frame's JACK frame time.
+final class FileSplitTests: JackTestCase {
+    static let second: Int64 = 1_000_000
+
+    /// A moment `before` seconds before a 2-second boundary at least `ahead` seconds from now, on a
+    /// millisecond: the boundary and the start as `--at` takes it (local time of day).
+    func startBeforeABoundary(ahead: Double = 1.6, before: Double = 0.5) throws -> (boundary: Int64, start: Int64, at: String) {
+        let interval = try SplitInterval(parsing: "2s")
+        let now = WallClockTime.nowMicrosecondsSinceEpoch()
+        let boundary = interval.nextBoundary(after: now + Int64((ahead + before) * 1_000_000))
+        let start = boundary - Int64(before * 1_000_000)
+        var seconds = time_t(start / Self.second)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        let at = String(format: "%02d:%02d:%02d.%03d", local.tm_hour, local.tm_min, local.tm_sec, Int(start % Self.second) / 1_000)
+        return (boundary, start, at)
+    }
+
+    /// Every file checked on its own, then all of them one after another as one recording: each
+    /// file begins on the frame after the last one's last frame, and their samples joined are the
+    /// test signal with nothing missing or repeated. Returns each file's report.
+    func checkJoined(_ paths: [String], signalChannels: [Int]? = nil, file: StaticString = #filePath,
+                     line: UInt = #line) throws -> [TestSignalReport] {
+        var reports: [TestSignalReport] = []
+        var joined: [Float] = []
+        var channels = 0
+        for path in paths {
+            let sound = try SoundFile.open(readingFrom: path)
+            let report = TestSignalReport.check(file: sound, signalChannels: signalChannels)
+            XCTAssertTrue(report.isIntact, "\(path): \(report)", file: file, line: line)
+            if let previous = reports.last, let start = previous.firstFrameTime {
+                XCTAssertEqual(report.firstFrameTime, (start + Int(previous.frames)) % TestSignal.timeModulus,
+                               "\(path) begins on the frame after the last file's last frame", file: file, line: line)
+            }
+            reports.append(report)
+            let reread = try SoundFile.open(readingFrom: path)
+            channels = reread.channels
+            var samples = [Float](repeating: 0, count: Int(reread.frames) * channels)
+            _ = samples.withUnsafeMutableBufferPointer { reread.read(into: $0.baseAddress!, frames: Int(reread.frames)) }
+            joined += samples
+        }
+        let joinedPath = directory + "/joined-\(UUID().uuidString).wav"
+        let format = try RecordingSettings(format: .float).resolveFormat(forPath: joinedPath)
+        let out = try SoundFile.create(path: joinedPath, format: format, channels: channels, sampleRate: server.sampleRate,
+                                       overwrite: false)
+        try joined.withUnsafeBufferPointer { buffer throws(CaptureError) in
+            try out.write(interleaved: buffer.baseAddress!, frames: buffer.count / channels)
+        }
+        try out.close()
+        let whole = TestSignalReport.check(file: try SoundFile.open(readingFrom: joinedPath), signalChannels: signalChannels)
+        XCTAssertTrue(whole.isIntact, "the files joined: \(whole)", file: file, line: line)
+        XCTAssertEqual(whole.frames, reports.reduce(0) { $0 + $1.frames }, file: file, line: line)
+        XCTAssertEqual(whole.firstFrameTime, reports.first?.firstFrameTime, file: file, line: line)
+        try FileManager.default.removeItem(atPath: joinedPath)
+        return reports
+    }
+
+    /// Frames from `earlier` to `later` (both modulo 2^22), negative when `later` is before.
+    func signedSignalDistance(from earlier: Int, to later: Int) -> Int {
+        let distance = signalDistance(from: earlier, to: later)
+        return distance > TestSignal.timeModulus / 2 ? distance - TestSignal.timeModulus : distance
+    }
+
+    /// The frame whose time is a wall-clock moment, by the observer's reading of JACK's clock now.
+    func frameNear(wallClock microseconds: Int64) -> UInt32 {
+        let jack = Int64(JackClient.currentTimeMicroseconds)
+        let wall = WallClockTime.nowMicrosecondsSinceEpoch()
+        return observer.frameTime(atMicroseconds: UInt64(jack + microseconds - wall))
+    }
+
+    func testThreeSplitsAtTwoSecondsJoinWithoutAGap() throws {
+        var moment = (boundary: Int64(0), start: Int64(0), at: "")
+        var expectedFrames: [UInt32] = []
+        let run = try withoutXruns { () -> (status: Int32, errors: String) in
+            moment = try startBeforeABoundary()
+            expectedFrames = (0..<3).map { frameNear(wallClock: moment.boundary + Int64($0) * 2 * Self.second) }
+            return try runJcap(signalPorts(2) + ["--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "none"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        // Started half a second before a boundary, for 5 s: three boundaries, four files, each
+        // named for its start (the first for the take's, the others for their boundary's).
+        let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
+        let names = starts.map { "take-001-" + SplitNaming.timeStamp(microsecondsSinceEpoch: $0) + ".wav" }
+        let found = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".wav") }.sorted()
+        XCTAssertEqual(found, names)
+        let reports = try checkJoined(names.map(path))
+        XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 240_000, "the take's frames, all of them, once")
+        // Half a second, two seconds, two seconds, and the rest, by the server's clock: the sample
+        // clock may run a few parts per million off the wall clock the boundaries follow.
+        for (report, nominal) in zip(reports, [24_000, 96_000, 96_000] as [Int64]) {
+            XCTAssertLessThanOrEqual(abs(report.frames - nominal), nominal / 10_000 + 2, "\(report.frames) frames, about \(nominal)")
+        }
+        // Each cut is on the frame of its boundary (the observer's conversion is within a period).
+        for (report, expected) in zip(reports.dropFirst(), expectedFrames) {
+            let first = try XCTUnwrap(report.firstFrameTime)
+            XCTAssertLessThanOrEqual(abs(signedSignalDistance(from: signalTime(expected), to: first)), server.period,
+                                     "a file begins near JACK frame \(expected)")
+        }
+        // A line for each file as it closes, with its JACK frames; then the whole take.
+        let lines = run.errors.split(separator: "\n").map(String.init)
+        for (name, report) in zip(names, reports) {
+            let line = try XCTUnwrap(lines.first { $0.hasPrefix("jcap: wrote \(name): \(report.frames) frames") }, run.errors)
+            let jackFirst = try XCTUnwrap(number(after: "JACK frames ", in: line), line)
+            XCTAssertEqual(signalTime(UInt32(jackFirst)), report.firstFrameTime, line)
+        }
+        XCTAssertTrue(run.errors.contains("jcap: recorded 4 files: 240000 frames"), run.errors)
+        XCTAssertTrue(run.errors.contains("a new file on every 2s boundary of the clock"), run.errors)
+    }
+
+    /// Two recorders split on the same frames, and a third told to start at one of the boundaries
+    /// (`--at`) starts on the frame the others cut at: one rule for both (`ClockStart`,
+    /// `ClockSplit`), decided in the cycle the moment falls in from the times every client reads.
+    func testTwoRecordersSplitOnTheSameFramesAndAStartAtABoundaryAgrees() throws {
+        let (a, b, c) = try withoutXruns { () -> ([TestSignalReport], [TestSignalReport], TestSignalReport) in
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
+            let boundary = try SplitInterval(parsing: "2s").nextBoundary(after: WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000)
+            var seconds = time_t(boundary / Self.second)
+            var local = tm()
+            localtime_r(&seconds, &local)
+            let at = String(format: "%02d:%02d:%02d", local.tm_hour, local.tm_min, local.tm_sec)
+            let first = try launchJcap(signalPorts(2) + ["--split", "2s", "--for", "6s", "-o", "a.wav", "--meter", "none"])
+            usleep(700_000)
+            let second = try launchJcap(signalPorts(2) + ["--split", "2s", "--for", "4.5s", "-o", "b.wav", "--meter", "none"])
+            let third = try launchJcap(signalPorts(2) + ["--at", at, "--for", "1000f", "-o", "c.wav", "--meter", "none"])
+            XCTAssertEqual(try first.wait(timeout: 30), 0, first.errorOutput)
+            XCTAssertEqual(try second.wait(timeout: 30), 0, second.errorOutput)
+            XCTAssertEqual(try third.wait(timeout: 30), 0, third.errorOutput)
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            return (try checkJoined(names.filter { $0.hasPrefix("a-") }.map(path)),
+                    try checkJoined(names.filter { $0.hasPrefix("b-") }.map(path)),
+                    try check("c.wav"))
+        }
+        XCTAssertGreaterThanOrEqual(a.count, 3, "a: \(a)")
+        XCTAssertGreaterThanOrEqual(b.count, 3, "b: \(b)")
+        // Every boundary the second recorder crossed, the first (recording all the while) cut on
+        // the same frame.
+        let cutsA = Set(a.dropFirst().compactMap(\.firstFrameTime))
+        for report in b.dropFirst() {
+            XCTAssertTrue(cutsA.contains(try XCTUnwrap(report.firstFrameTime)),
+                          "b's file from frame \(report.firstFrameTime ?? -1) matches one of a's: \(cutsA.sorted())")
+        }
+        XCTAssertTrue(c.isIntact, c.description)
+        XCTAssertTrue(cutsA.contains(try XCTUnwrap(c.firstFrameTime)),
+                      "a start at a boundary, frame \(c.firstFrameTime ?? -1), is where a cut there: \(cutsA.sorted())")
+    }
+
+    func testASessionSplitsIntoTakesThatJoinWithoutAGap() throws {
+        let session = path("split.toml")
+        try """
+            [session]
+            name = "split"
+            format = "wav"
+            bit_depth = "float"
+
+            [[track]]
+            name = "Kick"
+            source = "sig:out_1"
+
+            [[track]]
+            name = "OH L"
+            source = "sig:out_2"
+            group = "overheads"
+
+            [[track]]
+            name = "OH R"
+            source = "sig:out_3"
+            group = "overheads"
+            """.write(toFile: session, atomically: true, encoding: .utf8)
+        var moment = (boundary: Int64(0), start: Int64(0), at: "")
+        let run = try withoutXruns { () -> (status: Int32, errors: String) in
+            try? FileManager.default.removeItem(atPath: path("split"))
+            moment = try startBeforeABoundary()
+            return try runJcap(["session", session, "--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "none"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        let entries = try TakeLog(folder: path("split")).entries()
+        XCTAssertEqual(entries.map(\.take), [1, 2, 3, 4])
+        XCTAssertEqual(entries.map(\.status), [.complete, .complete, .complete, .complete])
+        XCTAssertEqual(entries.reduce(0) { $0 + $1.frames }, 240_000)
+        let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
+        for (index, entry) in entries.enumerated() {
+            let stamp = SplitNaming.timeStamp(microsecondsSinceEpoch: starts[index])
+            let number = String(format: "%03d", entry.take)
+            XCTAssertEqual(entry.files.map(\.path), ["take-\(number)-\(stamp)-Kick.wav", "take-\(number)-\(stamp)-overheads.wav"])
+            XCTAssertEqual(entry.files.map(\.tracks), [["Kick"], ["OH L", "OH R"]])
+            XCTAssertEqual(entry.files.map(\.frames), [entry.frames, entry.frames])
+            if index > 0 {
+                let previous = entries[index - 1]
+                XCTAssertEqual(entry.startFrame, FrameTime.advance(try XCTUnwrap(previous.startFrame), by: Int(previous.frames)),
+                               "take \(entry.take) begins on the frame after take \(previous.take) ended")
+                // Logged as starting on its boundary: the first frame at or after it is less than
+                // a frame later (the log's time is the server's estimate of that frame's).
+                let logged = try XCTUnwrap(entry.startTime.flatMap(TakeLogTime.date(from:))).timeIntervalSince1970
+                XCTAssertEqual(logged, Double(starts[index]) / 1e6, accuracy: 0.001, "take \(entry.take) at \(entry.startTime ?? "")")
+            }
+        }
+        for (group, channels) in [("Kick", [0]), ("overheads", [1, 2])] {
+            let paths = entries.map { path("split/" + $0.files.first { $0.path.hasSuffix("-\(group).wav") }!.path) }
+            let reports = try checkJoined(paths, signalChannels: channels)
+            XCTAssertEqual(reports.map(\.firstFrameTime), entries.map { $0.startFrame.map(signalTime) })
+        }
+    }
+
+    func testBadSplitsAreRefusedInOneLineAndWriteNothing() throws {
+        for value in ["0s", "x", "48000f", "1.5s", "25h", ""] {
+            let run = try runJcap(signalPorts(1) + ["--split", value, "--for", "1s"])
+            XCTAssertEqual(run.status, ExitStatus.badTime.rawValue, "--split '\(value)': \(run.errors)")
+            let lines = run.errors.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, run.errors)
+            XCTAssertTrue(lines.first?.contains("--split") ?? false, run.errors)
+        }
+        let session = path("bad.toml")
+        try "[session]\nname = \"bad\"\n\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
+            .write(toFile: session, atomically: true, encoding: .utf8)
+        let badSplit = try runJcap(["session", session, "--split", "0s"])
+        XCTAssertEqual(badSplit.status, ExitStatus.badTime.rawValue, badSplit.errors)
+        XCTAssertEqual(badSplit.errors.split(separator: "\n").count, 1, badSplit.errors)
+        let withTakes = try runJcap(["session", session, "--split", "2s", "--for", "4s", "--takes", "2"])
+        XCTAssertEqual(withTakes.status, ExitStatus.usage.rawValue, withTakes.errors)
+        XCTAssertEqual(withTakes.errors.split(separator: "\n").count, 1, withTakes.errors)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), ["bad.toml"], "nothing was created")
+    }
+
+    /// A split take's first file is named for its start; a name that is taken (a file already
+    /// there) gets -2 and is never replaced, even with --overwrite.
+    func testATakenNameIsNeverReplaced() throws {
+        var moment = (boundary: Int64(0), start: Int64(0), at: "")
+        var taken = ""
+        let run = try withoutXruns { () -> (status: Int32, errors: String) in
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
+            moment = try startBeforeABoundary(before: 1.0)
+            taken = "show-" + SplitNaming.timeStamp(microsecondsSinceEpoch: moment.boundary) + ".wav"
+            try Data("keep".utf8).write(to: URL(fileURLWithPath: path(taken)))
+            return try runJcap(signalPorts(1) + ["--split", "2s", "--at", moment.at, "--for", "1.5s", "-o", "show.wav",
+                                                  "--overwrite", "--meter", "none"])
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path(taken))), Data("keep".utf8))
+        let second = taken.replacingOccurrences(of: ".wav", with: "-2.wav")
+        let first = "show-" + SplitNaming.timeStamp(microsecondsSinceEpoch: moment.start) + ".wav"
+        let reports = try checkJoined([path(first), path(second)])
+        XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 72_000)
+    }
+}
