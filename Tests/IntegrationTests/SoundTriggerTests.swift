@@ -124,11 +124,17 @@ final class SoundTriggerTests: JackTestCase {
     }
 
     func testBadTriggerOptionsAreRefusedInOneLine() throws {
-        for (arguments, mentions) in [(["--trigger", "loud"], "loud"), (["--trigger", "+3dB"], "+3dB"),
-                                      (["--pre-roll", "1s"], "--pre-roll"), (["--trigger-stop", "1s"], "--trigger-stop"),
-                                      (["--trigger", "-40dB", "--transport"], "--transport")] {
+        let cases: [(arguments: [String], mentions: String, status: ExitStatus)] = [
+            (["--trigger", "loud"], "loud", .usage), (["--trigger", "+3dB"], "+3dB", .usage),
+            (["--pre-roll", "1s"], "--pre-roll", .usage), (["--trigger-stop", "1s"], "--trigger-stop", .usage),
+            (["--trigger", "-40dB", "--transport"], "--transport", .usage),
+            (["--trigger", "-40dB", "--align-latency"], "--align-latency", .usage),
+            (["--transport", "--split", "1m"], "--split", .usage),
+            (["--trigger", "-40dB", "--trigger-stop", "0s"], "0s", .badTime),
+        ]
+        for (arguments, mentions, status) in cases {
             let run = try runJcap(signalPorts(1) + arguments + ["-o", "no.wav"])
-            XCTAssertEqual(run.status, ExitStatus.usage.rawValue, "\(arguments): \(run.errors)")
+            XCTAssertEqual(run.status, status.rawValue, "\(arguments): \(run.errors)")
             XCTAssertEqual(run.errors.split(separator: "\n").filter { $0.contains("error") }.count, 1, run.errors)
             XCTAssertTrue(run.errors.contains(mentions), "\(arguments): \(run.errors)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: path("no.wav")))
