@@ -23,30 +23,34 @@ final class WallClockStartTests: JackTestCase {
                        utc.tm_hour, utc.tm_min, utc.tm_sec, milliseconds))
     }
 
-    /// Starts two jcap processes `apart` seconds apart, both told to start at `at`, and returns the
-    /// JACK frame each started on (from its report) and its file's first test-signal frame.
-    func twoRecorders(at first: String, _ second: String, apart: Double) throws -> [(reported: Int64, inFile: Int)] {
+    /// Starts two jcap processes `apart` seconds apart, both told to start at a moment `ahead`
+    /// seconds from now (written by `forms` for each: a time of day, a date), and returns the
+    /// moment as written and, for each, the JACK frame it started on (from its report) and its
+    /// file's first test-signal frame. A take the server disturbed is repeated with a new moment.
+    func twoRecorders(secondsAhead ahead: Double, apart: Double,
+                      _ forms: ((timeOfDay: String, utc: String)) -> (String, String) = { ($0.timeOfDay, $0.timeOfDay) })
+        throws -> (at: String, starts: [(reported: Int64, inFile: Int)]) {
         try withoutXruns {
             for file in ["a.wav", "b.wav"] { try? FileManager.default.removeItem(atPath: path(file)) }
+            let (first, second) = forms(moment(secondsAhead: ahead))
             let a = try launchJcap(signalPorts(2) + ["--at", first, "--for", "2400f", "-o", "a.wav"])
             usleep(useconds_t(apart * 1_000_000))
             let b = try launchJcap(signalPorts(2) + ["--at", second, "--for", "2400f", "-o", "b.wav"])
             XCTAssertEqual(try a.wait(timeout: 30), 0, a.errorOutput)
             XCTAssertEqual(try b.wait(timeout: 30), 0, b.errorOutput)
-            return try [(a, "a.wav"), (b, "b.wav")].map { process, file in
+            return (first, try [(a, "a.wav"), (b, "b.wav")].map { process, file in
                 let reported = try XCTUnwrap(number(after: "JACK frames ", in: process.errorOutput), process.errorOutput)
                 let report = try check(file)
                 XCTAssertTrue(report.isIntact, report.description)
                 XCTAssertEqual(report.frames, 2_400)
                 return (reported, try XCTUnwrap(report.firstFrameTime))
-            }
+            })
         }
     }
 
     func testTwoProcessesToldOneTimeOfDayStartOnTheSameFrame() throws {
         for trial in 1...3 {
-            let at = moment(secondsAhead: 1.8).timeOfDay
-            let starts = try twoRecorders(at: at, at, apart: 0.5)
+            let (at, starts) = try twoRecorders(secondsAhead: 1.8, apart: 0.5)
             XCTAssertEqual(starts[0].reported, starts[1].reported, "trial \(trial), --at \(at)")
             XCTAssertEqual(starts[0].inFile, starts[1].inFile, "trial \(trial): the files begin on the same frame")
             XCTAssertEqual(starts[0].inFile, signalTime(UInt32(truncatingIfNeeded: starts[0].reported)))
@@ -55,16 +59,14 @@ final class WallClockStartTests: JackTestCase {
 
     func testOneStartedAMomentBeforeTheTimeStillAgrees() throws {
         // The second is launched about 0.35 s before the moment: it has just time to get ready.
-        let at = moment(secondsAhead: 1.6).timeOfDay
-        let starts = try twoRecorders(at: at, at, apart: 1.25)
+        let (at, starts) = try twoRecorders(secondsAhead: 1.6, apart: 1.25)
         XCTAssertEqual(starts[0].reported, starts[1].reported, "--at \(at)")
         XCTAssertEqual(starts[0].inFile, starts[1].inFile)
     }
 
     func testADateInUTCAndTheSameMomentAsATimeOfDayAgree() throws {
-        let at = moment(secondsAhead: 1.8)
-        let starts = try twoRecorders(at: at.utc, at.timeOfDay, apart: 0.4)
-        XCTAssertEqual(starts[0].reported, starts[1].reported, "\(at.utc) and \(at.timeOfDay)")
+        let (at, starts) = try twoRecorders(secondsAhead: 1.8, apart: 0.4) { ($0.utc, $0.timeOfDay) }
+        XCTAssertEqual(starts[0].reported, starts[1].reported, "\(at) and the same time of day")
     }
 
     func testAStartTimeOfDayNamesTheFrameOfThatMomentOnJacksClock() throws {
