@@ -45,17 +45,7 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start time: +3s / +250ms / +48000f after ready, @FRAME (JACK frame time), 14:30:00[.250] today, or a date: 2026-11-22T14:30:00Z, 2026-11-22 14:30:00 (local).", valueName: "time"))
     var at: String?
 
-    @Flag(name: .long, help: "Follow the JACK transport: each roll is a take, from the frame it starts rolling to the frame it stops (files numbered, never overwritten); Ctrl-C ends.")
-    var transport = false
-
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start each take on the first sample of any channel at or above this level (dBFS): -40dB. Each trigger is a new take (files numbered); Ctrl-C ends.", valueName: "level"))
-    var trigger: String?
-
-    @Option(name: .long, help: ArgumentHelp("With --trigger: end a take after this long below the level (2s).", valueName: "duration"))
-    var triggerStop: String?
-
-    @Option(name: .long, help: ArgumentHelp("With --trigger or --transport: keep this much before the trigger in the take (5s).", valueName: "duration"))
-    var preRoll: String?
+    @OptionGroup var waiting: WaitingTakeOptions
 
     @Flag(name: .long, help: "Align to the sources' capture latency: the file starts with the sound that reached the converter at the start frame, each channel by its own latency.")
     var alignLatency = false
@@ -152,12 +142,9 @@ struct RecordCommand: ParsableCommand {
             return
         }
         // Each roll of the transport (or each trigger) is a take, until Ctrl-C or SIGTERM.
-        if configuration.followsTransport {
-            capture.watchTransport()
-            console.line("jcap: waiting for the JACK transport to roll; each roll is a take (Ctrl-C ends)")
-        } else {
-            console.line("jcap: waiting for sound at \(trigger ?? "")\(configuration.preRoll.map { ", keeping \($0) before it" } ?? ""); each trigger is a take (Ctrl-C ends)")
-        }
+        if configuration.followsTransport { capture.watchTransport() }
+        console.line(waiting.waitingLine(followsTransport: configuration.followsTransport, preRoll: configuration.preRoll,
+                                         eachTake: "a take"))
         var worst = ExitStatus.success
         var directory = configuration.takeDirectory
         if let output = configuration.outputPath {
@@ -252,36 +239,12 @@ struct RecordCommand: ParsableCommand {
         configuration.outputPath = output
         configuration.settings = try makeSettings()
         if let at { configuration.start = try StartTime(parsing: at) }
-        if transport {
-            if let at { throw .badOption(flag: "--at", value: at, expected: "no start time with --transport (the transport's roll starts each take)") }
-            configuration.followsTransport = true
-        }
-        if let trigger {
-            if transport { throw .badOption(flag: "--trigger", value: trigger, expected: "--trigger or --transport, not both") }
-            if let at { throw .badOption(flag: "--at", value: at, expected: "no start time with --trigger (sound starts each take)") }
-            if alignLatency {
-                throw .badOption(flag: "--trigger", value: trigger, expected: "no --align-latency with --trigger (not supported together)")
-            }
-            configuration.triggerLevel = try TriggerLevel.parse(trigger)
-        }
-        if let triggerStop {
-            guard trigger != nil else { throw .badOption(flag: "--trigger-stop", value: triggerStop, expected: "--trigger too") }
-            let parsed = try CaptureDuration(parsing: triggerStop)
-            guard !parsed.isZero else { throw .badDuration(triggerStop, reason: "a stop after silence must be longer than zero") }
-            configuration.triggerStop = parsed
-        }
-        if let preRoll {
-            guard trigger != nil || transport else {
-                throw .badOption(flag: "--pre-roll", value: preRoll, expected: "--trigger or --transport too (a take that waits)")
-            }
-            configuration.preRoll = try CaptureDuration(parsing: preRoll)
-        }
-        if let split {
-            if transport || trigger != nil {
-                throw .badOption(flag: "--split", value: split, expected: "no --split with --transport or --trigger (not supported together)")
-            }
-            configuration.split = try SplitInterval(parsing: split)
-        }
+        let waits = try waiting.resolve(at: at, alignLatency: alignLatency, split: split)
+        configuration.followsTransport = waits.followsTransport
+        configuration.triggerLevel = waits.triggerLevel
+        configuration.triggerStop = waits.triggerStop
+        configuration.preRoll = waits.preRoll
+        if let split { configuration.split = try SplitInterval(parsing: split) }
         if let duration {
             let parsed = try CaptureDuration(parsing: duration)
             guard !parsed.isZero else { throw .badDuration(duration, reason: "a take must be longer than zero") }

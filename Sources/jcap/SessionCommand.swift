@@ -32,17 +32,7 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "Align each take to its sources' capture latency (as [session] align_latency = true).")
     var alignLatency = false
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Start each take on the first sample of any armed track at or above this level (dBFS): -40dB. Each trigger is the session's next take; Ctrl-C ends.", valueName: "level"))
-    var trigger: String?
-
-    @Option(name: .long, help: ArgumentHelp("With --trigger: end a take after this long below the level (2s).", valueName: "duration"))
-    var triggerStop: String?
-
-    @Option(name: .long, help: ArgumentHelp("With --trigger or --transport: keep this much before the trigger in each take (5s).", valueName: "duration"))
-    var preRoll: String?
-
-    @Flag(name: .long, help: "Follow the JACK transport: each roll is the session's next take, from the frame it starts rolling to the frame it stops; Ctrl-C ends.")
-    var transport = false
+    @OptionGroup var waiting: WaitingTakeOptions
 
     @Option(name: .customLong("for"), help: ArgumentHelp("Record unattended, this long: 60s, 48000f, 1:30.", valueName: "duration"))
     var duration: String?
@@ -65,6 +55,7 @@ struct SessionCommand: ParsableCommand {
         // Everything on the command line and in the file is checked before the server is touched.
         var start: StartTime?
         var length: CaptureDuration?
+        var transport = false
         var triggerLevel: Double?
         var quietStop: CaptureDuration?
         var preRollLength: CaptureDuration?
@@ -78,41 +69,13 @@ struct SessionCommand: ParsableCommand {
                 length = parsed
             }
             if let takes, takes < 1 { throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 or more") }
-            if transport, let at {
-                throw CaptureError.badOption(flag: "--at", value: at, expected: "no start time with --transport (the transport's roll starts each take)")
-            }
-            if transport, let takes {
-                throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --transport (each roll is a take)")
-            }
-            if let trigger {
-                if transport { throw CaptureError.badOption(flag: "--trigger", value: trigger, expected: "--trigger or --transport, not both") }
-                if let at { throw CaptureError.badOption(flag: "--at", value: at, expected: "no start time with --trigger (sound starts each take)") }
-                if let takes { throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --trigger (each trigger is a take)") }
-                if alignLatency {
-                    throw CaptureError.badOption(flag: "--trigger", value: trigger, expected: "no --align-latency with --trigger (not supported together)")
-                }
-                triggerLevel = try TriggerLevel.parse(trigger)
-            }
-            if let triggerStop {
-                guard trigger != nil else { throw CaptureError.badOption(flag: "--trigger-stop", value: triggerStop, expected: "--trigger too") }
-                let parsed = try CaptureDuration(parsing: triggerStop)
-                guard !parsed.isZero else { throw CaptureError.badDuration(triggerStop, reason: "a stop after silence must be longer than zero") }
-                quietStop = parsed
-            }
-            if let preRoll {
-                let interactive = at == nil && duration == nil && takes == nil
-                guard trigger != nil || transport || interactive else {
-                    throw CaptureError.badOption(flag: "--pre-roll", value: preRoll,
-                                                 expected: "--trigger, --transport or the record key (a take that waits), not --at, --for or --takes alone")
-                }
-                if let split, interactive {
-                    throw CaptureError.badOption(flag: "--pre-roll", value: preRoll, expected: "no --split with the record key's pre-roll (\(split))")
-                }
-                preRollLength = try CaptureDuration(parsing: preRoll)
-            }
-            if let split, transport || trigger != nil {
-                throw CaptureError.badOption(flag: "--split", value: split, expected: "no --split with --transport or --trigger (not supported together)")
-            }
+            let interactive = at == nil && duration == nil && takes == nil && split == nil
+            let waits = try waiting.resolve(at: at, alignLatency: alignLatency, split: split, takes: takes,
+                                            keyStartsTakes: interactive)
+            transport = waits.followsTransport
+            triggerLevel = waits.triggerLevel
+            quietStop = waits.triggerStop
+            preRollLength = waits.preRoll
             if let takes, takes > 1, splitInterval != nil {
                 throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --split (each piece of a split is a take)")
             }
@@ -180,12 +143,9 @@ struct SessionCommand: ParsableCommand {
     /// the worst status of the takes.
     private func followTriggers(_ session: StudioSession, level: Double?, length: CaptureDuration?, console: Console,
                                 signals: ControlSignals) throws -> ExitStatus {
-        if level == nil {
-            session.client.watchTransport()
-            console.line("jcap: waiting for the JACK transport to roll; each roll is the session's next take (Ctrl-C ends)")
-        } else {
-            console.line("jcap: waiting for sound at \(trigger ?? "")\(preRoll.map { ", keeping \($0) before it" } ?? ""); each trigger is the session's next take (Ctrl-C ends)")
-        }
+        if level == nil { session.client.watchTransport() }
+        console.line(waiting.waitingLine(followsTransport: level == nil, preRoll: session.definition.preRoll,
+                                         eachTake: "the session's next take"))
         var worst = ExitStatus.success
         while signals.stopSignal == nil {
             let studioTake: StudioTake
@@ -233,7 +193,7 @@ struct SessionCommand: ParsableCommand {
         let keys = TerminalKeys(readingPipes: true)
         defer { keys.restore() }
         console.line("jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
-        if preRolled { console.line("jcap: each take starts \(preRoll ?? "") before the r key (the pre-roll)") }
+        if preRolled { console.line("jcap: each take starts \(waiting.preRoll ?? "") before the r key (the pre-roll)") }
         var studioTake: StudioTake?
         // With a pre-roll, the next take waits armed for the r key, so the ring keeps the pre-roll.
         var cued: StudioTake?
@@ -246,9 +206,9 @@ struct SessionCommand: ParsableCommand {
             }
         }
         func cancelCued() {
-            guard let waiting = cued else { return }
-            waiting.stop()
-            _ = waiting.finish()
+            guard let armed = cued else { return }
+            armed.stop()
+            _ = armed.finish()
             cued = nil
         }
         var worst = ExitStatus.success
@@ -284,13 +244,13 @@ struct SessionCommand: ParsableCommand {
                 switch key {
                 case UInt8(ascii: "r"), UInt8(ascii: "R"):
                     guard studioTake == nil else { console.line("jcap: a take is recording; s stops it"); continue }
-                    if let waiting = cued {
-                        let frame = waiting.take.cue()
-                        studioTake = waiting
+                    if let armed = cued {
+                        let frame = armed.take.cue()
+                        studioTake = armed
                         cued = nil
-                        console.announce(waiting, session: session)
-                        console.line("jcap: recording from \(preRoll ?? "") before JACK frame \(frame)")
-                        _ = waiting.take.takeEvents()
+                        console.announce(armed, session: session)
+                        console.line("jcap: recording from \(waiting.preRoll ?? "") before JACK frame \(frame)")
+                        _ = armed.take.takeEvents()
                         continue
                     }
                     do {
