@@ -11,15 +11,10 @@ public enum SplitNaming {
     /// `20261122-143000`: the local date and time of a moment (microseconds since the Unix epoch),
     /// rounded down to the second.
     public static func timeStamp(microsecondsSinceEpoch micros: Int64) -> String {
-        var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return pad(parts.tm_year + 1900, 4) + pad(parts.tm_mon + 1, 2) + pad(parts.tm_mday, 2) + "-"
-            + pad(parts.tm_hour, 2) + pad(parts.tm_min, 2) + pad(parts.tm_sec, 2)
+        let time = LocalTime(microsecondsSinceEpoch: micros)
+        let pad = LocalTime.padded
+        return pad(time.year, 4) + pad(time.month, 2) + pad(time.day, 2) + "-"
+            + pad(time.hour, 2) + pad(time.minute, 2) + pad(time.second, 2)
     }
 
     /// `path` with `-<suffix>` inserted before the extension of its last component (`dir/a.wav`,

@@ -148,16 +148,10 @@ public struct WallClockTime: Equatable, Sendable, CustomStringConvertible {
 
     /// A moment as local date and time, to the millisecond: `2026-11-22 14:30:00.250`.
     public static func localDescription(microsecondsSinceEpoch micros: Int64) -> String {
-        var seconds = time_t(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        let milliseconds = Int32((micros % 1_000_000 + 1_000_000) % 1_000_000 / 1_000)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2)) "
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(milliseconds, 3))"
+        let time = LocalTime(microsecondsSinceEpoch: micros)
+        let pad = LocalTime.padded
+        return "\(pad(time.year, 4))-\(pad(time.month, 2))-\(pad(time.day, 2)) "
+            + "\(pad(time.hour, 2)):\(pad(time.minute, 2)):\(pad(time.second, 2)).\(pad(time.millisecond, 3))"
     }
 
     /// Now, in microseconds since the Unix epoch (CLOCK_REALTIME).
