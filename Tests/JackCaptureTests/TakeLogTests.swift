@@ -141,6 +141,27 @@ struct TakeLogTests {
             """)
     }
 
+    @Test("the timing keys: transport frame, bar|beat|tick and trigger position after the start time, the aligned latency in each track; read back as written")
+    func timingKeys() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.startFrame = 1_000
+        entry.transportFrame = 96_000
+        entry.bbt = "3|2|0480"
+        entry.triggerPosition = 24_000
+        entry.tracks = entry.tracks.map { var track = $0; track.alignedLatency = 300; return track }
+        try log.append(entry)
+        let line = try folder.logText()
+        #expect(line.hasPrefix(#"{"take":1,"status":"frames lost","start_frame":1000,"transport_frame":96000,"bbt":"3|2|0480","trigger_position":24000,"sample_rate":48000"#), "\(line)")
+        #expect(line.contains(#""capture_latency":64,"aligned_latency":300,"highest_peak_dbfs""#), "\(line)")
+        let read = try #require(try log.entries().first)
+        #expect(read == entry)
+        // A later record without them keeps them (an end record over a start record).
+        try log.setNote(take: 1, "keeper")
+        #expect(try log.entries().first?.transportFrame == 96_000)
+        #expect(try log.entries().first?.triggerPosition == 24_000)
+    }
+
     @Test("every status is written as the log spells it")
     func statusNames() throws {
         #expect(TakeStatus.allCases.map(\.rawValue) == ["recording", "complete", "frames lost", "interrupted",
