@@ -54,7 +54,7 @@ final class SoundTriggerTests: JackTestCase {
         let jcap = try withoutXruns { () -> Subprocess in
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
             let now = observer.estimatedFrameTime
-            let first = loudFrame(from: FrameTime.advance(now, by: 96_000))
+            let first = loudFrame(from: FrameTime.advance(now, by: 192_000))
             let firstEnd = loudFrame(from: FrameTime.advance(first, by: 20_000))
             let second = loudFrame(from: FrameTime.advance(firstEnd, by: 60_000))
             let secondEnd = loudFrame(from: FrameTime.advance(second, by: 15_000))
@@ -71,6 +71,8 @@ final class SoundTriggerTests: JackTestCase {
             let jcap = try launchJcap(["--port", "gate:out_1", "--port", "gate:out_2", "--trigger", "-40dB",
                                        "--trigger-stop", "0.25s", "--pre-roll", "0.1s", "--meter", "none", "--bit-depth", "float", "-o", "sound.wav"])
             try Self.waitFor("jcap to wait for sound") { jcap.errorOutput.contains("waiting for sound at -40dB") }
+            XCTAssertGreaterThan(FrameTime.distance(from: observer.estimatedFrameTime, to: first), Self.preRoll,
+                                 "jcap got ready only after the pre-roll before the first window began")
             try Self.waitFor("both takes to be written", timeout: 30) {
                 jcap.errorOutput.components(separatedBy: "jcap: wrote ").count - 1 == 2
             }
@@ -97,7 +99,7 @@ final class SoundTriggerTests: JackTestCase {
         var window: (from: UInt32, to: UInt32) = (0, 0)
         let jcap = try withoutXruns { () -> Subprocess in
             try? FileManager.default.removeItem(atPath: path("gated"))
-            let first = loudFrame(from: FrameTime.advance(observer.estimatedFrameTime, by: 96_000))
+            let first = loudFrame(from: FrameTime.advance(observer.estimatedFrameTime, by: 192_000))
             window = (first, loudFrame(from: FrameTime.advance(first, by: 10_000)))
             let gate = try Subprocess(try Executables.built("jcap-testsignal"),
                                       ["play", "--channels", "2", "--name", "gate2", "--loud", "\(window.from):\(window.to)"],
@@ -109,6 +111,9 @@ final class SoundTriggerTests: JackTestCase {
             try Self.waitFor("the gated signal") { observer.audioOutputPorts().contains("gate2:out_2") }
             let jcap = try launchJcap(["session", session, "--trigger", "-40", "--trigger-stop", "12000f", "--pre-roll", "4800f",
                                        "--meter", "none"])
+            try Self.waitFor("the session to wait for sound") { jcap.errorOutput.contains("waiting for sound at -40") }
+            XCTAssertGreaterThan(FrameTime.distance(from: observer.estimatedFrameTime, to: window.from), Self.preRoll,
+                                 "the session got ready only after the pre-roll before the window began")
             try Self.waitFor("the take to be logged", timeout: 30) {
                 ((try? TakeLog(folder: path("gated")).entries()) ?? []).contains { $0.status == .complete }
             }
