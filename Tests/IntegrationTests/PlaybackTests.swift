@@ -1,0 +1,156 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// `jcap play` and `Player` against a private dummy server, checked sample by sample by recording
+/// the player's ports with jcap.
+final class PlaybackTests: JackTestCase {
+    /// A float WAV of `frames` frames of the test signal (channel c, frame k: the signal of
+    /// channel c at frame time `base + k`): every sample differs from its neighbours.
+    func writeSignalFile(_ name: String, frames: Int, channels: Int = 2, base: UInt32 = 100_000) throws -> [[Float]] {
+        let file = path(name)
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: channels, sampleRate: server.sampleRate, overwrite: false)
+        var interleaved = [Float](repeating: 0, count: frames * channels)
+        var perChannel = [[Float]](repeating: [Float](repeating: 0, count: frames), count: channels)
+        for frame in 0..<frames {
+            for channel in 0..<channels {
+                let sample = TestSignal.sample(frameTime: FrameTime.advance(base, by: frame), channel: channel)
+                interleaved[frame * channels + channel] = sample
+                perChannel[channel][frame] = sample
+            }
+        }
+        try interleaved.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+        try writer.close()
+        return perChannel
+    }
+
+    /// Every channel of a recording, de-interleaved.
+    func readChannels(_ name: String) throws -> [[Float]] {
+        let sound = try SoundFile.open(readingFrom: path(name))
+        var samples = [Float](repeating: 0, count: Int(sound.frames) * sound.channels)
+        let read = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
+        XCTAssertEqual(read, Int(sound.frames))
+        return (0..<sound.channels).map { channel in (0..<read).map { samples[$0 * sound.channels + channel] } }
+    }
+
+    /// Compares sample by sample; a failure names the first differing index and how many differ
+    /// (not the whole arrays).
+    func assertSamples(_ actual: ArraySlice<Float>, _ expected: [Float], _ what: String, line: UInt = #line) {
+        guard actual.count == expected.count else {
+            return XCTFail("\(what): \(actual.count) samples, expected \(expected.count)", line: line)
+        }
+        let differing = zip(actual, expected).enumerated().filter { $0.element.0 != $0.element.1 }
+        if let first = differing.first {
+            XCTFail("\(what): \(differing.count) samples differ, the first at \(first.offset): "
+                    + "\(first.element.0) instead of \(first.element.1)", line: line)
+        }
+    }
+
+    func silence(_ count: Int) -> [Float] { [Float](repeating: 0, count: count) }
+
+    /// A frame `seconds` ahead of JACK's clock.
+    func frameAhead(_ seconds: Double) -> UInt32 {
+        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
+    }
+
+    /// Records `ports` from JACK frame `start` for `frames` frames into `name` (float WAV).
+    func launchRecorder(_ ports: [String], start: UInt32, frames: Int, name: String) throws -> Subprocess {
+        try launchJcap(ports.flatMap { ["--port", $0] } + ["--at", "@\(start)", "--for", "\(frames)f",
+                                                            "--format", "float", "-o", name])
+    }
+
+    func waitForPorts(_ names: [String]) throws {
+        try Self.waitFor("ports \(names)") { names.allSatisfy { observer.audioOutputPorts().contains($0) } }
+    }
+
+    /// The key test: a test-signal file played with `--at @F` and recorded from the player's
+    /// ports from 1000 frames before F is 1000 frames of silence, then the file frame for frame,
+    /// then silence.
+    func testPlayedFileIsRecordedFrameForFrameFromTheStartFrame() throws {
+        let frames = 30_000
+        let expected = try writeSignalFile("source.wav", frames: frames)
+        try withoutXruns {
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("source.wav"), "--name", "pl", "--no-connect", "--at", "@\(start)"])
+            try waitForPorts(["pl:out_1", "pl:out_2"])
+            let recorder = try launchRecorder(["pl:out_1", "pl:out_2"], start: FrameTime.advance(start, by: -1_000),
+                                              frames: frames + 2_000, name: "take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            XCTAssertTrue(player.errorOutput.contains("starting at JACK frame \(start)"), player.errorOutput)
+            let recorded = try readChannels("take.wav")
+            XCTAssertEqual(recorded.count, 2)
+            for channel in 0..<2 {
+                XCTAssertEqual(recorded[channel].count, frames + 2_000)
+                assertSamples(recorded[channel][0..<1_000], silence(1_000), "channel \(channel + 1) before the start")
+                assertSamples(recorded[channel][1_000..<(1_000 + frames)], expected[channel], "channel \(channel + 1)")
+                assertSamples(recorded[channel][(1_000 + frames)...], silence(1_000), "channel \(channel + 1) after the end")
+            }
+        }
+    }
+
+    /// Two files play in sync, each on its own ports, from `--from`.
+    func testTwoFilesPlayInSyncFromAPosition() throws {
+        let first = try writeSignalFile("a.wav", frames: 20_000, channels: 1, base: 1_000)
+        let second = try writeSignalFile("b.wav", frames: 20_000, channels: 2, base: 500_000)
+        try withoutXruns {
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("a.wav"), path("b.wav"), "--name", "pl2", "--no-connect",
+                                         "--at", "@\(start)", "--from", "5000f"])
+            try waitForPorts(["pl2:out_1", "pl2:out_2", "pl2:out_3"])
+            let recorder = try launchRecorder(["pl2:out_1", "pl2:out_2", "pl2:out_3"], start: start,
+                                              frames: 15_000, name: "sync.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("sync.wav")
+            assertSamples(recorded[0][...], Array(first[0][5_000...]), "a.wav")
+            assertSamples(recorded[1][...], Array(second[0][5_000...]), "b.wav channel 1")
+            assertSamples(recorded[2][...], Array(second[1][5_000...]), "b.wav channel 2")
+        }
+    }
+
+    /// Bad input: one line, its own exit status, and the file left as it was.
+    func testBadFilesAreRefusedWithTheirOwnExitStatus() throws {
+        let missing = try runJcap(["play", path("missing.wav"), "--no-connect"])
+        XCTAssertEqual(missing.status, 24, missing.errors)
+        XCTAssertTrue(missing.errors.contains("cannot read '\(path("missing.wav"))': No such file or directory"), missing.errors)
+        XCTAssertEqual(missing.errors.split(separator: "\n").count, 1, missing.errors)
+
+        let text = path("notes.wav")
+        try "not a sound file\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let garbage = try runJcap(["play", text, "--no-connect"])
+        XCTAssertEqual(garbage.status, 16, garbage.errors)
+        XCTAssertTrue(garbage.errors.contains("is not a sound file libsndfile can read"), garbage.errors)
+        XCTAssertEqual(garbage.errors.split(separator: "\n").count, 1, garbage.errors)
+        XCTAssertEqual(try String(contentsOfFile: text, encoding: .utf8), "not a sound file\n")
+
+        let directory = try runJcap(["play", directory, "--no-connect"])
+        XCTAssertEqual(directory.status, 24, directory.errors)
+
+        _ = try writeSignalFile("ok.wav", frames: 100)
+        let badTime = try runJcap(["play", path("ok.wav"), "--no-connect", "--at", "soon"])
+        XCTAssertEqual(badTime.status, 12, badTime.errors)
+        let past = try runJcap(["play", path("ok.wav"), "--no-connect", "--at", "@\(FrameTime.advance(observer.estimatedFrameTime, by: -48_000))"])
+        XCTAssertEqual(past.status, 13, past.errors)
+        let noPort = try runJcap(["play", path("ok.wav"), "--port", "nothing:here"])
+        XCTAssertEqual(noPort.status, 11, noPort.errors)
+    }
+
+    /// `--channels` picks the physical playback ports (the dummy server has 2), in the order given.
+    func testOutputsConnectToPlaybackPortsInOrder() throws {
+        _ = try writeSignalFile("long.wav", frames: 48_000 * 3)
+        let missing = try runJcap(["play", path("long.wav"), "--channels", "3"])
+        XCTAssertEqual(missing.status, 11, missing.errors)
+        let player = try launchJcap(["play", path("long.wav"), "--name", "pc", "--channels", "2,1"])
+        defer { player.signal(SIGTERM); _ = try? player.wait(timeout: 10) }
+        try waitForPorts(["pc:out_2"])
+        try Self.waitFor("connections") {
+            guard let out2 = try? observer.port(named: "pc:out_2") else { return false }
+            return !observer.connections(of: out2).isEmpty
+        }
+        XCTAssertEqual(observer.connections(of: try observer.port(named: "pc:out_1")), ["system:playback_2"])
+        XCTAssertEqual(observer.connections(of: try observer.port(named: "pc:out_2")), ["system:playback_1"])
+    }
+}
