@@ -11,7 +11,8 @@ struct PlayCommand: ParsableCommand {
         discussion: """
             Registers out_1..N (the files' channels in order) and connects them to the physical
             playback ports in order, or to --channels, or to --port; --no-connect leaves them
-            unconnected. --at @FRAME plays the first frame on that JACK frame exactly.
+            unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N
+            repeats the files N more times, the first frame right after the last.
 
             Exit status: 0 played to the end (or stopped by Ctrl-C); 3 the reader fell behind and
             silence was played (each underrun is reported); 5 the server went away; 10 no JACK
@@ -43,6 +44,9 @@ struct PlayCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Start this far into the files: 1.5s, 250ms, 48000f.", valueName: "time"))
     var from: String?
+
+    @Option(name: .long, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C).", valueName: "N"))
+    var loops = 0
 
     func run() throws {
         let console = Console(display: MeterDisplay.none)
@@ -98,6 +102,7 @@ struct PlayCommand: ParsableCommand {
         try player.prepareToPlay(clientName: name, server: server, outputs: outputs)
         defer { player.close() }
         player.currentFrame = min(fromFrames, player.durationFrames)
+        player.numberOfLoops = loops
         describe(player, console: console)
         switch start {
         case nil:

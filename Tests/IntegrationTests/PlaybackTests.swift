@@ -153,4 +153,25 @@ final class PlaybackTests: JackTestCase {
         XCTAssertEqual(observer.connections(of: try observer.port(named: "pc:out_1")), ["system:playback_2"])
         XCTAssertEqual(observer.connections(of: try observer.port(named: "pc:out_2")), ["system:playback_1"])
     }
+
+    /// `--loops 2`: exactly three copies back to back (the frame after the last is the first
+    /// again), then silence.
+    func testLoopsPlayExactlyThreeCopiesBackToBack() throws {
+        let frames = 10_000
+        let expected = try writeSignalFile("loop.wav", frames: frames, channels: 1)
+        try withoutXruns {
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("loop.wav"), "--name", "pll", "--no-connect", "--at", "@\(start)",
+                                         "--loops", "2"])
+            try waitForPorts(["pll:out_1"])
+            let recorder = try launchRecorder(["pll:out_1"], start: start, frames: 3 * frames + 1_000, name: "loops.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("loops.wav")[0]
+            for copy in 0..<3 {
+                assertSamples(recorded[(copy * frames)..<((copy + 1) * frames)], expected[0], "copy \(copy + 1)")
+            }
+            assertSamples(recorded[(3 * frames)...], silence(1_000), "after the third copy")
+        }
+    }
 }

@@ -304,7 +304,10 @@ public final class Player: @unchecked Sendable {
         get {
             lock.withLock {
                 guard let state else { return seekRequest.frame }
-                return state.pointee.position.load(ordering: .acquiring)
+                // Until the callback has taken the last seek, the position is the seek's.
+                let position = state.pointee.position.load(ordering: .acquiring)
+                guard state.pointee.generation.load(ordering: .relaxed) == seekRequest.generation else { return seekRequest.frame }
+                return position
             }
         }
         set {

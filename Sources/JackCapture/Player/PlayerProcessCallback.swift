@@ -30,6 +30,11 @@ extension PlayerProcessState {
         followSeek()
         followCommand()
         let reading = jack_last_frame_time(client)
+        if own.pointee.phase != Self.playing {
+            // Not playing (paused, or waiting for the start): blocks read before a seek are
+            // dropped now, so the reader refills the rings from the new position before playing.
+            for index in 0..<sourceCount { dropStaleBlocks(source: index) }
+        }
         var offset = 0
         if own.pointee.phase == Self.waiting {
             guard let start = decideStart(reading: reading, frames: n) else {
@@ -45,6 +50,7 @@ extension PlayerProcessState {
     @_noAllocation @_noLocks
     private func publish() {
         phase.store(own.pointee.phase, ordering: .relaxed)
+        generation.store(own.pointee.generation, ordering: .relaxed)
         position.store(own.pointee.position, ordering: .releasing)
     }
 
@@ -200,14 +206,8 @@ extension PlayerProcessState {
         if cursors[index].ended { return needed }
         let source = sources[index]
         let generation = own.pointee.generation
-        var readable = source.ring.readableByteCount()
-        while readable >= source.blockBytes {
-            let front = header(of: source.ring, at: 0)
-            guard SeekRequest.isStale(blockGeneration: front.generation, current: generation) else { break }
-            source.ring.commitRead(byteCount: source.blockBytes)
-            cursors[index].frontOffset = 0
-            readable -= source.blockBytes
-        }
+        dropStaleBlocks(source: index)
+        let readable = source.ring.readableByteCount()
         var total = 0
         var byteOffset = 0
         while total < needed && byteOffset + source.blockBytes <= readable {
@@ -225,6 +225,20 @@ extension PlayerProcessState {
             byteOffset += source.blockBytes
         }
         return min(total, needed)
+    }
+
+    /// Drops the blocks at the front of the source's ring that were read before the current seek.
+    @_noAllocation @_noLocks
+    private func dropStaleBlocks(source index: Int) {
+        let source = sources[index]
+        var readable = source.ring.readableByteCount()
+        while readable >= source.blockBytes {
+            let front = header(of: source.ring, at: 0)
+            guard SeekRequest.isStale(blockGeneration: front.generation, current: own.pointee.generation) else { return }
+            source.ring.commitRead(byteCount: source.blockBytes)
+            cursors[index].frontOffset = 0
+            readable -= source.blockBytes
+        }
     }
 
     /// Whether the source's next block is its end block.

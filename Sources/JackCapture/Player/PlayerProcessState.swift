@@ -69,6 +69,8 @@ struct PlayerProcessState {
     // Published by the callback.
     let phase: UnsafeAtomic<Int>
     let position: UnsafeAtomic<Int64>
+    /// The seek generation `position` belongs to.
+    let generation: UnsafeAtomic<Int64>
     /// The JACK frame the last start played its first frame on (-1 before).
     let startedFrame: UnsafeAtomic<Int64>
     /// Frames the last start was late by (its frame had passed before its first cycle).
@@ -101,6 +103,7 @@ struct PlayerProcessState {
         readerDelayMicroseconds = .create(0)
         phase = .create(PlaybackPhase.idle.rawValue)
         position = .create(0)
+        generation = .create(0)
         startedFrame = .create(-1)
         lateStartFrames = .create(0)
         finishedCount = .create(0)
@@ -118,7 +121,7 @@ struct PlayerProcessState {
         own.deallocate()
         cursors.deallocate()
         events.deallocate()
-        for atomic in [command, clockStart, seek, position, startedFrame, lateStartFrames] { atomic.destroy() }
+        for atomic in [command, clockStart, seek, position, generation, startedFrame, lateStartFrames] { atomic.destroy() }
         for atomic in [numberOfLoops, readerDelayMicroseconds, phase, finishedCount, underrunFrames,
                        seekSilenceFrames, droppedEvents] { atomic.destroy() }
         serverGone.destroy()
