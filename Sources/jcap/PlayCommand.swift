@@ -12,7 +12,8 @@ struct PlayCommand: ParsableCommand {
             Registers out_1..N (the files' channels in order) and connects them to the physical
             playback ports in order, or to --channels, or to --port; --no-connect leaves them
             unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N
-            repeats the files N more times, the first frame right after the last.
+            repeats the files N more times, the first frame right after the last. --volume and
+            --pan set the gain (balance for a stereo file; a mono file gets two ports with --pan).
 
             Exit status: 0 played to the end (or stopped by Ctrl-C); 3 the reader fell behind and
             silence was played (each underrun is reported); 5 the server went away; 10 no JACK
@@ -45,15 +46,21 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start this far into the files: 1.5s, 250ms, 48000f.", valueName: "time"))
     var from: String?
 
-    @Option(name: .long, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C).", valueName: "N"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C).", valueName: "N"))
     var loops = 0
+
+    @Option(name: .long, help: ArgumentHelp("Volume, 0 (silent) to 1 (as recorded; the default).", valueName: "gain"))
+    var volume: Float?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pan, -1 (left) to 1 (right): balance for stereo files; a mono file gets two ports, panned with equal power.", valueName: "position"))
+    var pan: Float?
 
     func run() throws {
         let console = Console(display: MeterDisplay.none)
         let status: ExitStatus
         do {
             status = try play(console)
-        } catch let error as PlayerError {
+        } catch {
             console.line("jcap: error: \(PlayCommand.message(for: error))")
             throw ExitCode(ExitStatus(for: error).rawValue)
         }
@@ -82,6 +89,12 @@ struct PlayCommand: ParsableCommand {
     private func play(_ console: Console) throws(PlayerError) -> ExitStatus {
         guard !files.isEmpty else { throw .noFiles }
         let outputs = try outputs()
+        if let volume, !(0...1).contains(volume) {
+            throw .capture(.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1"))
+        }
+        if let pan, !(-1...1).contains(pan) {
+            throw .capture(.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)"))
+        }
         var start: StartTime?
         var fromFrames: Int64 = 0
         do {
@@ -99,7 +112,9 @@ struct PlayCommand: ParsableCommand {
         let finish = FinishWaiter()
         player.delegate = finish
         let signals = ControlSignals()
-        try player.prepareToPlay(clientName: name, server: server, outputs: outputs)
+        if let volume { player.volume = volume }
+        if let pan { player.pan = pan }
+        try player.prepareToPlay(clientName: name, server: server, outputs: outputs, spreadsMonoToStereo: pan != nil)
         defer { player.close() }
         player.currentFrame = min(fromFrames, player.durationFrames)
         player.numberOfLoops = loops

@@ -174,4 +174,53 @@ final class PlaybackTests: JackTestCase {
             assertSamples(recorded[(3 * frames)...], silence(1_000), "after the third copy")
         }
     }
+
+    /// `--volume 0.5`: every sample is the file's times 0.5 exactly: -6.02 dB.
+    func testVolumeHalfMeasuresMinus6dB() throws {
+        let expected = try writeSignalFile("vol.wav", frames: 20_000, channels: 1)
+        try withoutXruns {
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("vol.wav"), "--name", "plv", "--no-connect", "--at", "@\(start)",
+                                         "--volume", "0.5"])
+            try waitForPorts(["plv:out_1"])
+            let recorder = try launchRecorder(["plv:out_1"], start: start, frames: 20_000, name: "vol-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("vol-take.wav")[0]
+            assertSamples(recorded[...], expected[0].map { $0 * 0.5 }, "half")
+            XCTAssertEqual(Self.decibels(recorded[...], relativeTo: expected[0][...]), -6.0206, accuracy: 0.001)
+        }
+    }
+
+    /// RMS level of `signal` relative to `reference`, in dB.
+    static func decibels(_ signal: ArraySlice<Float>, relativeTo reference: ArraySlice<Float>) -> Double {
+        let power = signal.reduce(0.0) { $0 + Double($1) * Double($1) }
+        let referencePower = reference.reduce(0.0) { $0 + Double($1) * Double($1) }
+        return 10 * log10(power / referencePower)
+    }
+
+    /// `--pan -1`: a stereo file's right channel is silent and its left as it is (balance); a
+    /// mono file gets two ports, the right silent, the left the file (equal power at the end).
+    func testPanHardLeftSilencesTheRight() throws {
+        let stereo = try writeSignalFile("st.wav", frames: 20_000, channels: 2)
+        let mono = try writeSignalFile("mo.wav", frames: 20_000, channels: 1, base: 300_000)
+        try withoutXruns {
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("st.wav"), path("mo.wav"), "--name", "plp", "--no-connect",
+                                         "--at", "@\(start)", "--pan", "-1"])
+            try waitForPorts(["plp:out_1", "plp:out_2", "plp:out_3", "plp:out_4"])
+            let recorder = try launchRecorder(["plp:out_1", "plp:out_2", "plp:out_3", "plp:out_4"], start: start,
+                                              frames: 20_000, name: "pan-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("pan-take.wav")
+            assertSamples(recorded[0][...], stereo[0], "stereo left")
+            assertSamples(recorded[1][...], silence(20_000), "stereo right")
+            assertSamples(recorded[2][...], mono[0], "mono left")
+            assertSamples(recorded[3][...], silence(20_000), "mono right")
+        }
+        let bad = try runJcap(["play", path("st.wav"), "--no-connect", "--volume", "1.5"])
+        XCTAssertEqual(bad.status, 64, bad.errors)
+        XCTAssertTrue(bad.errors.contains("--volume"), bad.errors)
+    }
 }

@@ -134,4 +134,32 @@ final class PlayerTests: JackTestCase {
             XCTAssertEqual(player.underrunFrames, 0, "the catch-up after a seek is not an underrun")
         }
     }
+
+    /// Volume 1 to 0.5 while playing: up to the change the file as it is, then a ramp of equal
+    /// steps (no jump larger than one step), then exactly half: -6.02 dB.
+    func testVolumeChangesWhilePlayingRampThenMeasureMinus6dB() throws {
+        let frames = 96_000
+        let source = try signalFile("ramp.wav", frames: frames)
+        try withoutXruns {
+            let player = try makePlayer("ramp.wav", client: "pv")
+            defer { player.close() }
+            let start = frameAhead(1)
+            let recorder = try record("pv:out_1", start: start, frames: frames, name: "ramp-take.wav")
+            try player.play(atFrame: start)
+            waitUntilFrame(FrameTime.advance(start, by: 30_000))
+            player.volume = 0.5
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            let take = try recorded("ramp-take.wav")
+            let gains = zip(take, source).map { $1 == 0 ? 1 : $0 / $1 }
+            guard let change = gains.firstIndex(where: { abs($0 - 1) > 1e-6 }) else { return XCTFail("the volume never changed") }
+            let ramp = Player.rampFrames(sampleRate: server.sampleRate)
+            XCTAssertGreaterThan(change, 30_000)
+            XCTAssertEqual(gains[(change + ramp - 1)...].filter { abs($0 - 0.5) > 1e-6 }.count, 0, "half after the ramp")
+            for index in change..<(change + ramp) {
+                XCTAssertLessThanOrEqual(abs(gains[index] - gains[index - 1]), 0.5 / Float(ramp) + 1e-4, "a jump at \(index)")
+            }
+            let after = change + ramp
+            XCTAssertEqual(PlaybackTests.decibels(take[after...], relativeTo: source[after...]), -6.0206, accuracy: 0.001)
+        }
+    }
 }

@@ -54,3 +54,54 @@ final class PlaybackDecisionTests: XCTestCase {
         XCTAssertEqual(PlaybackRing.blockCount(seconds: 0, sampleRate: 48_000), 4)
     }
 }
+
+/// Volume and pan: the ramp and the pan laws.
+final class GainRampTests: XCTestCase {
+    func testARampMovesInEqualStepsAndLandsOnTheTarget() {
+        var ramp = GainRamp(gain: 1)
+        ramp.retarget(0.5, frames: 480)
+        let gains = (0..<480).map { _ in ramp.next() }
+        XCTAssertEqual(gains.last, 0.5)
+        XCTAssertFalse(ramp.isRamping)
+        XCTAssertEqual(ramp.next(), 0.5)
+        var previous: Float = 1
+        for gain in gains {
+            XCTAssertLessThan(gain, previous)
+            XCTAssertEqual(previous - gain, 0.5 / 480, accuracy: 1e-6, "equal steps: no zipper")
+            previous = gain
+        }
+    }
+
+    func testARetargetMidRampStartsFromWhereItIs() {
+        var ramp = GainRamp(gain: 0)
+        ramp.retarget(1, frames: 100)
+        for _ in 0..<50 { _ = ramp.next() }
+        ramp.retarget(0, frames: 100)
+        let first = ramp.next()
+        XCTAssertEqual(first, 0.5 - 0.005, accuracy: 1e-5)
+        ramp.snap()
+        XCTAssertEqual(ramp.next(), 0)
+    }
+
+    func testPanLaws() {
+        // Mono to two ports: equal power.
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: 0, channels: 1, ports: 2, port: 0), Float(0.5).squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: 0, channels: 1, ports: 2, port: 1), Float(0.5).squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: -1, channels: 1, ports: 2, port: 0), 1)
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: -1, channels: 1, ports: 2, port: 1), 0, accuracy: 1e-7)
+        for pan in stride(from: Float(-1), through: 1, by: 0.25) {
+            let left = PanLaw.gain(volume: 1, pan: pan, channels: 1, ports: 2, port: 0)
+            let right = PanLaw.gain(volume: 1, pan: pan, channels: 1, ports: 2, port: 1)
+            XCTAssertEqual(left * left + right * right, 1, accuracy: 1e-6, "constant power at \(pan)")
+        }
+        // Stereo: balance.
+        XCTAssertEqual(PanLaw.gain(volume: 0.5, pan: 0, channels: 2, ports: 2, port: 0), 0.5)
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: -1, channels: 2, ports: 2, port: 1), 0)
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: -1, channels: 2, ports: 2, port: 0), 1)
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: 0.5, channels: 2, ports: 2, port: 0), 0.5)
+        XCTAssertEqual(PanLaw.gain(volume: 1, pan: 0.5, channels: 2, ports: 2, port: 1), 1)
+        // Other layouts: the volume alone; out-of-range values clamped.
+        XCTAssertEqual(PanLaw.gain(volume: 0.25, pan: -1, channels: 4, ports: 4, port: 3), 0.25)
+        XCTAssertEqual(PanLaw.gain(volume: 2, pan: 0, channels: 1, ports: 1, port: 0), 1)
+    }
+}

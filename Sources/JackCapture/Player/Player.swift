@@ -93,9 +93,12 @@ public final class Player: @unchecked Sendable {
     /// Opens the JACK client, registers `out_1...out_N`, fills the rings ahead, activates and
     /// connects the outputs (`outputs`). Called by the first `play` if not before; once.
     ///
-    /// - Parameter bufferSeconds: audio the rings hold ahead of the callback.
+    /// - Parameters:
+    ///   - bufferSeconds: audio the rings hold ahead of the callback.
+    ///   - spreadsMonoToStereo: a mono file gets two ports, panned with equal power (`pan`).
     public func prepareToPlay(clientName: String = "jcap-play", server: String? = nil,
-                              outputs: PlayerOutputs = .default, bufferSeconds: Double = 2) throws(PlayerError) {
+                              outputs: PlayerOutputs = .default, bufferSeconds: Double = 2,
+                              spreadsMonoToStereo: Bool = false) throws(PlayerError) {
         guard lock.withLock({ jack == nil }) else { return }
         let client: JackClient
         do { client = try JackClient(name: clientName, server: server) } catch { throw .capture(.jack(error)) }
@@ -111,10 +114,11 @@ public final class Player: @unchecked Sendable {
             for file in files {
                 let blockBytes = PlaybackRing.blockByteCount(channels: file.channels)
                 let ring = RingBuffer(capacity: blocks * blockBytes)
+                let portCount = spreadsMonoToStereo && file.channels == 1 ? 2 : file.channels
                 sources.append(PlaybackSourceState(ring: ring, channels: file.channels, firstPort: ports.count,
-                                                   blockBytes: blockBytes))
+                                                   portCount: portCount, blockBytes: blockBytes))
                 readers.append(PlaybackFileReader(file: file, ring: ring))
-                for _ in 0..<file.channels {
+                for _ in 0..<portCount {
                     ports.append(try client.registerAudioOutput(named: "out_\(ports.count + 1)"))
                 }
             }
@@ -124,7 +128,9 @@ public final class Player: @unchecked Sendable {
             throw .capture(.jack(error))
         }
         let state = UnsafeMutablePointer<PlayerProcessState>.allocate(capacity: 1)
-        state.initialize(to: PlayerProcessState(client: client.handle, ports: ports, sources: sources))
+        state.initialize(to: PlayerProcessState(client: client.handle, ports: ports, sources: sources,
+                                                rampFrames: Player.rampFrames(sampleRate: client.sampleRate)))
+        Player.storeGains(in: state, volume: lock.withLock { gain.volume }, pan: lock.withLock { gain.pan })
         let (seek, loops) = lock.withLock { (seekRequest, self.loops) }
         state.pointee.seek.store(seek.packed, ordering: .relaxed)
         state.pointee.own.pointee.generation = seek.generation
@@ -333,6 +339,48 @@ public final class Player: @unchecked Sendable {
             lock.withLock {
                 loops = newValue
                 state?.pointee.numberOfLoops.store(newValue, ordering: .relaxed)
+            }
+        }
+    }
+
+    // MARK: Volume and pan
+
+    /// 0 (silent) ... 1 (the file as it is), clamped. Changed while playing, the gain moves in a
+    /// straight line over `rampSeconds` (no click, no zipper noise).
+    public var volume: Float {
+        get { lock.withLock { gain.volume } }
+        set { setGain(volume: min(max(newValue, 0), 1), pan: nil) }
+    }
+
+    /// -1 (left) ... 1 (right), clamped: equal power for a mono file spread to two ports
+    /// (`spreadsMonoToStereo`), balance for a stereo file, no effect on other layouts.
+    public var pan: Float {
+        get { lock.withLock { gain.pan } }
+        set { setGain(volume: nil, pan: min(max(newValue, -1), 1)) }
+    }
+
+    /// How long a volume or pan change takes: 10 ms.
+    public static let rampSeconds = 0.01
+
+    static func rampFrames(sampleRate: Int) -> Int { Int((rampSeconds * Double(sampleRate)).rounded()) }
+
+    private var gain: (volume: Float, pan: Float) = (1, 0)
+
+    private func setGain(volume: Float?, pan: Float?) {
+        lock.withLock {
+            if let volume { gain.volume = volume }
+            if let pan { gain.pan = pan }
+            if let state { Player.storeGains(in: state, volume: gain.volume, pan: gain.pan) }
+        }
+    }
+
+    /// Every port's target gain for `volume` and `pan` (`PanLaw`), for the callback to ramp to.
+    private static func storeGains(in state: UnsafeMutablePointer<PlayerProcessState>, volume: Float, pan: Float) {
+        for index in 0..<state.pointee.sourceCount {
+            let source = state.pointee.sources[index]
+            for port in 0..<source.portCount {
+                let gain = PanLaw.gain(volume: volume, pan: pan, channels: source.channels, ports: source.portCount, port: port)
+                state.pointee.targetGains[source.firstPort + port].store(gain.bitPattern, ordering: .relaxed)
             }
         }
     }

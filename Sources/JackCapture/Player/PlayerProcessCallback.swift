@@ -35,6 +35,8 @@ extension PlayerProcessState {
             // dropped now, so the reader refills the rings from the new position before playing.
             for index in 0..<sourceCount { dropStaleBlocks(source: index) }
         }
+        // Before a start is decided: a start plays at the gain asked for, not a ramp to it.
+        followGains(playing: own.pointee.phase == Self.playing)
         var offset = 0
         if own.pointee.phase == Self.waiting {
             guard let start = decideStart(reading: reading, frames: n) else {
@@ -52,6 +54,16 @@ extension PlayerProcessState {
         phase.store(own.pointee.phase, ordering: .relaxed)
         generation.store(own.pointee.generation, ordering: .relaxed)
         position.store(own.pointee.position, ordering: .releasing)
+    }
+
+    /// Each port heads for its target gain: over `rampFrames` while playing, at once while not.
+    @_noAllocation @_noLocks
+    private func followGains(playing: Bool) {
+        for index in 0..<portCount {
+            let target = Float(bitPattern: targetGains[index].load(ordering: .relaxed))
+            gains[index].retarget(target, frames: playing ? rampFrames : 0)
+            if !playing { gains[index].snap() }
+        }
     }
 
     @_noAllocation @_noLocks
@@ -270,12 +282,13 @@ extension PlayerProcessState {
             let samples = (base + PlaybackBlockHeader.byteCount).assumingMemoryBound(to: Float.self)
             let first = cursors[index].frontOffset
             let count = min(Int(block.frames) - first, frames - done)
-            for channel in 0..<channels {
-                guard let buffer = jack_port_get_buffer(ports[source.firstPort + channel], UInt32(n)) else { continue }
+            for port in 0..<source.portCount {
+                let portIndex = source.firstPort + port
+                guard let buffer = jack_port_get_buffer(ports[portIndex], UInt32(n)) else { continue }
                 let out = buffer.assumingMemoryBound(to: Float.self) + offset + done
-                var sample = samples + first * channels + channel
+                var sample = samples + first * channels + min(port, channels - 1)
                 for frame in 0..<count {
-                    out[frame] = sample.pointee
+                    out[frame] = sample.pointee * gains[portIndex].next()
                     sample += channels
                 }
             }

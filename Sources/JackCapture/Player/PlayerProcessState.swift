@@ -7,6 +7,9 @@ struct PlaybackSourceState {
     let channels: Int
     /// The index of its first output port in `PlayerProcessState.ports`.
     let firstPort: Int
+    /// Its output ports: one per channel, or two for a mono file spread to stereo (both play
+    /// channel 1, each with its pan gain).
+    let portCount: Int
     /// `PlaybackRing.blockByteCount(channels:)`.
     let blockBytes: Int
 }
@@ -53,6 +56,12 @@ struct PlayerProcessState {
     let sourceCount: Int
     let own: UnsafeMutablePointer<PlayerCallbackState>
     let cursors: UnsafeMutablePointer<PlaybackSourceCursor>
+    /// Each port's gain as the callback applies it (callback only).
+    let gains: UnsafeMutablePointer<GainRamp>
+    /// Each port's target gain (a Float's bits), set by the owner from volume and pan.
+    let targetGains: UnsafeMutablePointer<UnsafeAtomic<UInt32>>
+    /// Frames a gain change ramps over.
+    let rampFrames: Int
 
     // Written by the owner, read by the callback (and the reader).
     /// The packed `PlayerCommand`.
@@ -84,7 +93,14 @@ struct PlayerProcessState {
     let events: RingBuffer
     let droppedEvents: UnsafeAtomic<Int>
 
-    init(client: OpaquePointer, ports: [OpaquePointer], sources: [PlaybackSourceState]) {
+    init(client: OpaquePointer, ports: [OpaquePointer], sources: [PlaybackSourceState], rampFrames: Int) {
+        self.rampFrames = rampFrames
+        gains = .allocate(capacity: max(ports.count, 1))
+        gains.initialize(repeating: GainRamp(gain: 1), count: max(ports.count, 1))
+        targetGains = .allocate(capacity: max(ports.count, 1))
+        for index in 0..<max(ports.count, 1) {
+            (targetGains + index).initialize(to: .create(Float(1).bitPattern))
+        }
         self.client = client
         portCount = ports.count
         self.ports = .allocate(capacity: max(ports.count, 1))
@@ -116,6 +132,9 @@ struct PlayerProcessState {
 
     func deallocate() {
         for index in 0..<sourceCount { sources[index].ring.deallocate() }
+        for index in 0..<max(portCount, 1) { targetGains[index].destroy() }
+        targetGains.deallocate()
+        gains.deallocate()
         ports.deallocate()
         sources.deallocate()
         own.deallocate()
