@@ -70,8 +70,8 @@ final class PlaybackTests: JackTestCase {
     /// then silence.
     func testPlayedFileIsRecordedFrameForFrameFromTheStartFrame() throws {
         let frames = 30_000
-        let expected = try writeSignalFile("source.wav", frames: frames)
         try withoutXruns {
+            let expected = try writeSignalFile("source.wav", frames: frames)
             let start = frameAhead(2)
             let player = try launchJcap(["play", path("source.wav"), "--name", "pl", "--no-connect", "--at", "@\(start)"])
             try waitForPorts(["pl:out_1", "pl:out_2"])
@@ -93,9 +93,9 @@ final class PlaybackTests: JackTestCase {
 
     /// Two files play in sync, each on its own ports, from `--from`.
     func testTwoFilesPlayInSyncFromAPosition() throws {
-        let first = try writeSignalFile("a.wav", frames: 20_000, channels: 1, base: 1_000)
-        let second = try writeSignalFile("b.wav", frames: 20_000, channels: 2, base: 500_000)
         try withoutXruns {
+            let first = try writeSignalFile("a.wav", frames: 20_000, channels: 1, base: 1_000)
+            let second = try writeSignalFile("b.wav", frames: 20_000, channels: 2, base: 500_000)
             let start = frameAhead(2)
             let player = try launchJcap(["play", path("a.wav"), path("b.wav"), "--name", "pl2", "--no-connect",
                                          "--at", "@\(start)", "--from", "5000f"])
@@ -158,8 +158,8 @@ final class PlaybackTests: JackTestCase {
     /// again), then silence.
     func testLoopsPlayExactlyThreeCopiesBackToBack() throws {
         let frames = 10_000
-        let expected = try writeSignalFile("loop.wav", frames: frames, channels: 1)
         try withoutXruns {
+            let expected = try writeSignalFile("loop.wav", frames: frames, channels: 1)
             let start = frameAhead(2)
             let player = try launchJcap(["play", path("loop.wav"), "--name", "pll", "--no-connect", "--at", "@\(start)",
                                          "--loops", "2"])
@@ -177,8 +177,8 @@ final class PlaybackTests: JackTestCase {
 
     /// `--volume 0.5`: every sample is the file's times 0.5 exactly: -6.02 dB.
     func testVolumeHalfMeasuresMinus6dB() throws {
-        let expected = try writeSignalFile("vol.wav", frames: 20_000, channels: 1)
         try withoutXruns {
+            let expected = try writeSignalFile("vol.wav", frames: 20_000, channels: 1)
             let start = frameAhead(2)
             let player = try launchJcap(["play", path("vol.wav"), "--name", "plv", "--no-connect", "--at", "@\(start)",
                                          "--volume", "0.5"])
@@ -202,9 +202,9 @@ final class PlaybackTests: JackTestCase {
     /// `--pan -1`: a stereo file's right channel is silent and its left as it is (balance); a
     /// mono file gets two ports, the right silent, the left the file (equal power at the end).
     func testPanHardLeftSilencesTheRight() throws {
-        let stereo = try writeSignalFile("st.wav", frames: 20_000, channels: 2)
-        let mono = try writeSignalFile("mo.wav", frames: 20_000, channels: 1, base: 300_000)
         try withoutXruns {
+            let stereo = try writeSignalFile("st.wav", frames: 20_000, channels: 2)
+            let mono = try writeSignalFile("mo.wav", frames: 20_000, channels: 1, base: 300_000)
             let start = frameAhead(2)
             let player = try launchJcap(["play", path("st.wav"), path("mo.wav"), "--name", "plp", "--no-connect",
                                          "--at", "@\(start)", "--pan", "-1"])

@@ -64,8 +64,8 @@ final class PlayerTests: JackTestCase {
     /// finished, and the position is back at the start.
     func testPauseAndResumeOnAFrameContinueWhereItPaused() throws {
         let frames = 96_000
-        let source = try signalFile("resume.wav", frames: frames)
         try withoutXruns {
+            let source = try signalFile("resume.wav", frames: frames)
             let player = try makePlayer("resume.wav", client: "pr")
             defer { player.close() }
             let finish = Finish()
@@ -105,8 +105,8 @@ final class PlayerTests: JackTestCase {
     /// then exactly the frame asked for and on.
     func testSeeksLandOnTheExactFrame() throws {
         let frames = 96_000
-        let source = try signalFile("seek.wav", frames: frames)
         try withoutXruns {
+            let source = try signalFile("seek.wav", frames: frames)
             let player = try makePlayer("seek.wav", client: "ps")
             defer { player.close() }
             player.currentFrame = 12_345
@@ -139,8 +139,8 @@ final class PlayerTests: JackTestCase {
     /// steps (no jump larger than one step), then exactly half: -6.02 dB.
     func testVolumeChangesWhilePlayingRampThenMeasureMinus6dB() throws {
         let frames = 96_000
-        let source = try signalFile("ramp.wav", frames: frames)
         try withoutXruns {
+            let source = try signalFile("ramp.wav", frames: frames)
             let player = try makePlayer("ramp.wav", client: "pv")
             defer { player.close() }
             let start = frameAhead(1)
@@ -160,6 +160,50 @@ final class PlayerTests: JackTestCase {
             }
             let after = change + ramp
             XCTAssertEqual(PlaybackTests.decibels(take[after...], relativeTo: source[after...]), -6.0206, accuracy: 0.001)
+        }
+    }
+
+    /// A reader slowed by the test hook falls behind: the callback plays silence instead, and
+    /// each silence is reported with the file frame that was due and the JACK frame it began on.
+    /// Taking the silences out of the recording leaves the file frame for frame: nothing
+    /// repeated, nothing skipped.
+    func testASlowReaderUnderrunsAreSilenceCountedAndReportedAtTheirPositions() throws {
+        try withoutXruns {
+            let frames = 48_000
+            let source = try signalFile("slow.wav", frames: frames)
+            let player = try Player(contentsOf: URL(fileURLWithPath: path("slow.wav")))
+            try player.prepareToPlay(clientName: "pu", server: server.name, outputs: .none, bufferSeconds: 0.1)
+            defer { player.close() }
+            // A 4096-frame block (85 ms) every 150 ms: the reader runs at about half speed.
+            player.readerDelayMicroseconds = 150_000
+            let start = frameAhead(0.5)
+            let length = 4 * 48_000
+            let recorder = try record("pu:out_1", start: start, frames: length, name: "slow-take.wav")
+            try player.play(atFrame: start)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+            let take = try recorded("slow-take.wav")
+            var played = 0
+            var silences: [PlaybackUnderrun] = []
+            var index = 0
+            while index < take.count && played < frames {
+                if take[index] == 0 {
+                    let begin = index
+                    while index < take.count && take[index] == 0 { index += 1 }
+                    silences.append(PlaybackUnderrun(position: Int64(played), jackFrame: FrameTime.advance(start, by: begin),
+                                                     frames: index - begin))
+                    continue
+                }
+                guard take[index] == source[played] else {
+                    return XCTFail("recorded frame \(index) is not file frame \(played): a repeated or skipped frame")
+                }
+                played += 1
+                index += 1
+            }
+            XCTAssertEqual(played, frames, "every file frame was played")
+            XCTAssertGreaterThan(silences.count, 1)
+            XCTAssertEqual(player.underruns, silences, "each silence reported at its file frame and JACK frame")
+            XCTAssertEqual(player.underrunFrames, silences.reduce(0) { $0 + $1.frames })
         }
     }
 }
