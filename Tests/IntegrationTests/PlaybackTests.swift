@@ -223,4 +223,28 @@ final class PlaybackTests: JackTestCase {
         XCTAssertEqual(bad.status, 64, bad.errors)
         XCTAssertTrue(bad.errors.contains("--volume"), bad.errors)
     }
+
+    /// `--at` a wall-clock moment (a date in UTC, to the millisecond): jcap play and a jcap
+    /// recorder told the same moment decide its frame in the same cycle (`ClockStart`), so the
+    /// recording is the file from its first frame, frame for frame.
+    func testAWallClockStartPlaysOnTheFrameARecorderStartsOn() throws {
+        try withoutXruns {
+            let expected = try writeSignalFile("clock.wav", frames: 20_000, channels: 1)
+            let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_500_000) / 1_000 * 1_000
+            var seconds = time_t(target / 1_000_000)
+            var utc = tm()
+            gmtime_r(&seconds, &utc)
+            let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                                utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
+            let player = try launchJcap(["play", path("clock.wav"), "--name", "plc", "--no-connect", "--at", moment])
+            try waitForPorts(["plc:out_1"])
+            let recorder = try launchJcap(["--port", "plc:out_1", "--at", moment, "--for", "21000f",
+                                           "--format", "float", "-o", "clock-take.wav"])
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("clock-take.wav")[0]
+            assertSamples(recorded[0..<20_000], expected[0], "from the moment")
+            assertSamples(recorded[20_000...], silence(1_000), "after the end")
+        }
+    }
 }

@@ -206,4 +206,33 @@ final class PlayerTests: JackTestCase {
             XCTAssertEqual(player.underrunFrames, silences.reduce(0) { $0 + $1.frames })
         }
     }
+
+    /// play(atTime:) on JACK's clock (`deviceCurrentTime`'s seconds) and a jcap recorder told
+    /// the same moment as a wall-clock time decide its frame in the same cycle: the recording is
+    /// the file from its first frame, frame for frame (a start one frame off fails).
+    func testPlayAtTimeStartsOnTheMomentsFrame() throws {
+        try withoutXruns {
+            let frames = 24_000
+            let source = try signalFile("attime.wav", frames: frames)
+            let player = try makePlayer("attime.wav", client: "pt")
+            defer { player.close() }
+            let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_000_000) / 1_000 * 1_000
+            var seconds = time_t(target / 1_000_000)
+            var utc = tm()
+            gmtime_r(&seconds, &utc)
+            let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                                utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
+            let recorder = try launchJcap(["--port", "pt:out_1", "--at", moment, "--for", "\(frames + 1_000)f",
+                                           "--format", "float", "-o", "attime-take.wav"])
+            let deviceTime = Double(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target)) / 1e9
+            XCTAssertEqual(deviceTime - player.deviceCurrentTime, 2, accuracy: 0.1, "deviceCurrentTime is JACK's clock")
+            try player.play(atTime: deviceTime)
+            XCTAssertTrue(player.isPlaying)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertNotNil(player.startedFrame)
+            let take = try recorded("attime-take.wav")
+            assertSamples(take[0..<frames], source[...], "from the moment")
+            XCTAssertEqual(take[frames...].filter { $0 != 0 }.count, 0, "silence after the end")
+        }
+    }
 }
