@@ -247,4 +247,20 @@ final class PlaybackTests: JackTestCase {
             assertSamples(recorded[20_000...], silence(1_000), "after the end")
         }
     }
+
+    /// Ctrl-C (SIGINT) stops playing where it is: exit status 0, the position on the last line;
+    /// `--loops -1` plays until then.
+    func testInterruptStopsPlayingWhereItIs() throws {
+        _ = try writeSignalFile("forever.wav", frames: 10_000, channels: 1)
+        let player = try launchJcap(["play", path("forever.wav"), "--name", "pli", "--no-connect", "--loops", "-1"])
+        try Self.waitFor("playing") { player.errorOutput.contains("starting at JACK frame") }
+        usleep(500_000)
+        player.signal(SIGINT)
+        XCTAssertEqual(try player.wait(timeout: 10), 0, player.errorOutput)
+        let lines = player.errorOutput.split(separator: "\n")
+        guard let last = lines.last, let frame = number(after: "stopped at file frame ", in: String(last)) else {
+            return XCTFail("no stop line: \(player.errorOutput)")
+        }
+        XCTAssertTrue((0..<10_000).contains(frame), "a position in the file after looping: \(frame)")
+    }
 }
