@@ -313,7 +313,8 @@ public final class Player: @unchecked Sendable {
                 // Until the callback has taken the last seek, the position is the seek's.
                 let position = state.pointee.position.load(ordering: .acquiring)
                 guard state.pointee.generation.load(ordering: .relaxed) == seekRequest.generation else { return seekRequest.frame }
-                return position
+                // The cycle the file ends in counts on past its end until the end is seen.
+                return min(position, durationFrames)
             }
         }
         set {
