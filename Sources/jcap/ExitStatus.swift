@@ -38,6 +38,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case takeLogFailed = 22
     /// A take is being recorded (stop it first), or a take number the log does not have.
     case noSuchTake = 23
+    /// `jcap play`: a file that is missing, unreadable or not a regular file. (One libsndfile
+    /// cannot decode, or at another sample rate than the server's, is `unsupportedFormat`.)
+    case inputUnreadable = 24
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE), or a
     /// `--buffer` longer than this machine can hold.
     case usage = 64
@@ -68,6 +71,15 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .takeLog: self = .takeLogFailed
         case .takeInProgress: self = .noSuchTake
         case .takesNeedLength: self = .usage
+        }
+    }
+
+    public init(for error: PlayerError) {
+        switch error {
+        case .unreadableFile: self = .inputUnreadable
+        case .unreadableFormat, .sampleRateMismatch: self = .unsupportedFormat
+        case .noFiles: self = .usage
+        case .capture(let error): self.init(for: error)
         }
     }
 

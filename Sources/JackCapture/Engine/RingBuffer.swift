@@ -99,6 +99,7 @@ package struct RingBuffer: @unchecked Sendable {
 
     /// Bytes published and not yet consumed.
     @inlinable
+    @_noAllocation @_noLocks
     package func readableByteCount() -> Int {
         writeIndex.load(ordering: .acquiring) - readIndex.load(ordering: .relaxed)
     }
@@ -106,6 +107,7 @@ package struct RingBuffer: @unchecked Sendable {
     /// Copies `byteCount` published bytes, starting `offset` bytes past the read index, without
     /// consuming them. The caller has checked `readableByteCount()` covers `offset + byteCount`.
     @inlinable
+    @_noAllocation @_noLocks
     package func peek(into destination: UnsafeMutableRawPointer, byteCount: Int, at offset: Int) {
         let start = (readIndex.load(ordering: .relaxed) + offset) % capacity
         let first = min(byteCount, capacity - start)
@@ -119,6 +121,7 @@ package struct RingBuffer: @unchecked Sendable {
     /// they lie in one piece (nil when they wrap around the end: `peek` copies those). Valid until
     /// `commitRead` frees them.
     @inlinable
+    @_noAllocation @_noLocks
     package func readPointer(at offset: Int, byteCount: Int) -> UnsafeRawPointer? {
         let start = (readIndex.load(ordering: .relaxed) + offset) % capacity
         guard byteCount <= capacity - start else { return nil }
@@ -127,6 +130,7 @@ package struct RingBuffer: @unchecked Sendable {
 
     /// Frees `byteCount` bytes for the producer.
     @inlinable
+    @_noAllocation @_noLocks
     package func commitRead(byteCount: Int) {
         readIndex.store(readIndex.load(ordering: .relaxed) + byteCount, ordering: .releasing)
     }

@@ -1,0 +1,34 @@
+import CSndfile
+import Glibc
+
+extension SoundFile {
+    /// Moves the read position to `frame` (sf_seek, SEEK_SET). Returns false when libsndfile
+    /// refuses (a frame past the end, or a format that cannot seek).
+    package func seek(toFrame frame: Int64) -> Bool {
+        sf_seek(handle, sf_count_t(frame), SEEK_SET) == sf_count_t(frame)
+    }
+
+    /// Whether the last read failed rather than reached the end (sf_error).
+    package var hasReadError: Bool { sf_error(handle) != 0 }
+
+    /// Opens a file to play: one that is missing, unreadable or not a regular file is
+    /// `.unreadableFile` (strerror's reason), one libsndfile cannot decode `.unreadableFormat`.
+    package static func open(playing path: String) throws(PlayerError) -> SoundFile {
+        let descriptor = Glibc.open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw .unreadableFile(path, reason: String(cString: strerror(errno)))
+        }
+        var status = stat()
+        let statted = fstat(descriptor, &status) == 0
+        Glibc.close(descriptor)
+        guard statted, status.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadableFile(path, reason: "not a regular file")
+        }
+        do {
+            return try SoundFile.open(readingFrom: path)
+        } catch {
+            if case .outputUnwritable(_, let reason) = error { throw .unreadableFormat(path, reason: reason) }
+            throw .unreadableFormat(path, reason: "\(error)")
+        }
+    }
+}

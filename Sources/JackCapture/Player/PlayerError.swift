@@ -1,0 +1,64 @@
+/// Why a player could not open its files, prepare or start.
+public enum PlayerError: Error, Equatable, Sendable {
+    /// The file is missing, unreadable, or a directory: `reason` says which (strerror).
+    case unreadableFile(String, reason: String)
+    /// libsndfile cannot read the file's format (its message).
+    case unreadableFormat(String, reason: String)
+    /// The file's sample rate is not the server's, and resampling on playback is not built.
+    case sampleRateMismatch(String, fileRate: Int, serverRate: Int)
+    /// No file given.
+    case noFiles
+    /// The server, a port, a connection, a start time, a channel list or a pattern (the same
+    /// failures as recording's).
+    case capture(CaptureError)
+}
+
+extension PlayerError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unreadableFile(let path, let reason): "cannot read '\(path)': \(reason)"
+        case .unreadableFormat(let path, let reason): "'\(path)' is not a sound file libsndfile can read: \(reason)"
+        case .sampleRateMismatch(let path, let fileRate, let serverRate):
+            "'\(path)' is at \(fileRate) Hz and the server at \(serverRate) Hz (playback does not resample yet)"
+        case .noFiles: "no file to play"
+        case .capture(let error): "\(error)"
+        }
+    }
+}
+
+/// Where a player's output ports are connected when it is prepared.
+public enum PlayerOutputs: Equatable, Sendable {
+    /// To the server's physical playback ports in order (`system:playback_1` first): output `i`
+    /// to the `i`th, or, given channels (1-based), to those playback ports in the order given.
+    /// Outputs beyond the ports there are stay unconnected.
+    case physical(channels: [Int]?)
+    /// To the input ports matching these names or globs, in order (each pattern's matches in the
+    /// server's order).
+    case ports([String])
+    /// Not connected: patch by hand.
+    case none
+
+    public static let `default` = PlayerOutputs.physical(channels: nil)
+}
+
+/// An underrun: the reader had not supplied the frames in time, so `frames` frames of silence
+/// went out from JACK frame `jackFrame`, where file frame `position` was due; that frame played
+/// after the silence (nothing is repeated or skipped).
+public struct PlaybackUnderrun: Equatable, Sendable {
+    public let position: Int64
+    public let jackFrame: UInt32
+    public let frames: Int
+}
+
+/// Told what a player did. Called on the player's reader thread.
+public protocol PlayerDelegate: AnyObject, Sendable {
+    /// Playing reached the end of the last loop (`successfully`), or stopped because the server
+    /// went away or a file could not be read further (not `successfully`).
+    func playerDidFinishPlaying(_ player: Player, successfully: Bool)
+    /// An underrun ended (`Player.underruns` keeps them all).
+    func player(_ player: Player, didUnderrun underrun: PlaybackUnderrun)
+}
+
+extension PlayerDelegate {
+    public func player(_ player: Player, didUnderrun underrun: PlaybackUnderrun) {}
+}

@@ -1,0 +1,188 @@
+import ArgumentParser
+import Foundation
+import JackCapture
+
+/// `jcap play FILE...`: plays sound files through JACK with a `Player` (the library does the
+/// work; this parses, prints and waits).
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play sound files through JACK, sample-accurately (several files in sync).",
+        discussion: """
+            Registers out_1..N (the files' channels in order) and connects them to the physical
+            playback ports in order, or to --channels, or to --port; --no-connect leaves them
+            unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N
+            repeats the files N more times, the first frame right after the last. --volume and
+            --pan set the gain (balance for a stereo file; a mono file gets two ports with --pan).
+
+            Exit status: 0 played to the end (or stopped by Ctrl-C); 3 the reader fell behind and
+            silence was played (each underrun is reported); 5 the server went away; 10 no JACK
+            server; 11 unknown channel or port; 12 bad --at or --from; 13 --at in the past;
+            16 a format libsndfile cannot read, or a file not at the server's sample rate;
+            18 JACK refused a port or connection; 24 a missing or unreadable file; 64 bad option.
+            """)
+
+    @Argument(help: ArgumentHelp("Sound files (any format libsndfile reads), played together.", valueName: "file"))
+    var files: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("JACK client name.", valueName: "name"))
+    var name = "jcap-play"
+
+    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
+    var server: String?
+
+    @Option(name: .long, help: ArgumentHelp("Physical playback channels to connect out_1.. to, in order: 1,2 or 3-4.", valueName: "list"))
+    var channels: String?
+
+    @Option(name: .long, help: ArgumentHelp("Input ports (names or globs) to connect out_1.. to, in order; repeatable.", valueName: "pattern"))
+    var port: [String] = []
+
+    @Flag(name: .customLong("no-connect"), help: "Connect nothing: patch by hand.")
+    var noConnect = false
+
+    @Option(name: .long, help: ArgumentHelp("Start: +3s (from ready), @123456789 (a JACK frame, exact), 14:30:00 or a date.", valueName: "time"))
+    var at: String?
+
+    @Option(name: .long, help: ArgumentHelp("Start this far into the files: 1.5s, 250ms, 48000f.", valueName: "time"))
+    var from: String?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C).", valueName: "N"))
+    var loops = 0
+
+    @Option(name: .long, help: ArgumentHelp("Volume, 0 (silent) to 1 (as recorded; the default).", valueName: "gain"))
+    var volume: Float?
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pan, -1 (left) to 1 (right): balance for stereo files; a mono file gets two ports, panned with equal power.", valueName: "position"))
+    var pan: Float?
+
+    func run() throws {
+        let console = Console(display: MeterDisplay.none)
+        let status: ExitStatus
+        do {
+            status = try play(console)
+        } catch {
+            console.line("jcap: error: \(PlayCommand.message(for: error))")
+            throw ExitCode(ExitStatus(for: error).rawValue)
+        }
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    static func message(for error: PlayerError) -> String {
+        if case .capture(let capture) = error { return CommandLineAdvice.message(for: capture) }
+        return error.description
+    }
+
+    private func outputs() throws(PlayerError) -> PlayerOutputs {
+        let choices = (noConnect ? 1 : 0) + (channels != nil ? 1 : 0) + (port.isEmpty ? 0 : 1)
+        guard choices <= 1 else {
+            throw .capture(.badOption(flag: noConnect ? "--no-connect" : "--channels", value: "",
+                                      expected: "one of --channels, --port and --no-connect"))
+        }
+        if noConnect { return .none }
+        if !port.isEmpty { return .ports(port) }
+        if let channels {
+            do { return .physical(channels: try SourceSelection.parseChannelList(channels)) } catch { throw .capture(error) }
+        }
+        return .default
+    }
+
+    private func play(_ console: Console) throws(PlayerError) -> ExitStatus {
+        guard !files.isEmpty else { throw .noFiles }
+        let outputs = try outputs()
+        if let volume, !(0...1).contains(volume) {
+            throw .capture(.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1"))
+        }
+        if let pan, !(-1...1).contains(pan) {
+            throw .capture(.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)"))
+        }
+        var start: StartTime?
+        var fromFrames: Int64 = 0
+        do {
+            if let at { start = try StartTime(parsing: at) }
+        } catch { throw .capture(error) }
+        let player = try Player(contentsOf: files.map { URL(fileURLWithPath: $0) })
+        if let from {
+            do {
+                fromFrames = try CaptureDuration(parsing: from).frames(atSampleRate: player.fileSampleRate)
+            } catch {
+                if case .badDuration(_, let reason) = error { throw .capture(.badTime(from, reason: reason)) }
+                throw .capture(error)
+            }
+        }
+        let finish = FinishWaiter()
+        player.delegate = finish
+        let signals = ControlSignals()
+        if let volume { player.volume = volume }
+        if let pan { player.pan = pan }
+        try player.prepareToPlay(clientName: name, server: server, outputs: outputs, spreadsMonoToStereo: pan != nil)
+        defer { player.close() }
+        player.currentFrame = min(fromFrames, player.durationFrames)
+        player.numberOfLoops = loops
+        describe(player, console: console)
+        switch start {
+        case nil:
+            try player.play()
+        case .afterReady(let delay)?:
+            let frames: Int64
+            do { frames = try delay.frames(atSampleRate: player.fileSampleRate) } catch { throw .capture(error) }
+            try player.play(atFrame: FrameTime.advance(player.estimatedFrameTime, by: Int(frames)))
+        case .frame(let frame)?:
+            try player.play(atFrame: frame)
+        case let clock?:
+            let now = WallClockTime.nowMicrosecondsSinceEpoch()
+            guard let target = clock.wallClockMicroseconds(now: now), target > now else {
+                throw .capture(.startInPast(clock.description))
+            }
+            try player.play(atJackNanoseconds: WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
+        }
+        var announced = false
+        var stopped = false
+        while finish.outcome == nil {
+            if !announced, let frame = player.startedFrame {
+                announced = true
+                let late = player.lateStartFrames
+                console.line("jcap: playing from file frame \(fromFrames), starting at JACK frame \(frame)"
+                             + (late > 0 ? " (\(late) frames late)" : ""))
+            }
+            if signals.stopSignal != nil {
+                player.stop()
+                stopped = true
+                break
+            }
+            usleep(10_000)
+        }
+        let underruns = player.underruns
+        for underrun in underruns {
+            console.line("jcap: underrun: \(underrun.frames) frames of silence at file frame \(underrun.position) "
+                         + "(JACK frame \(underrun.jackFrame))")
+        }
+        let position = stopped ? player.currentFrame : player.durationFrames
+        if finish.outcome == false {
+            console.line("jcap: error: playing stopped early (the server went away or a file could not be read)")
+            return .serverShutDown
+        }
+        console.line("jcap: \(stopped ? "stopped at" : "played to") file frame \(position)"
+                     + (underruns.isEmpty ? "" : ", \(player.underrunFrames) frames of silence in \(underruns.count) underruns"))
+        return underruns.isEmpty ? .success : .lostFrames
+    }
+
+    private func describe(_ player: Player, console: Console) {
+        let names = player.urls.map(\.path).joined(separator: ", ")
+        console.line("jcap: client '\(player.clientName ?? name)', playing \(names): \(player.numberOfChannels) channels, "
+                     + "\(player.fileSampleRate) Hz, \(player.durationFrames) frames")
+        for (index, (port, connections)) in zip(player.portNames, player.connections).enumerated() {
+            console.line("  channel \(index + 1): \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
+        }
+    }
+}
+
+/// Waits for the player's delegate to say playing finished.
+private final class FinishWaiter: PlayerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var finished: Bool?
+    var outcome: Bool? { lock.withLock { finished } }
+
+    func playerDidFinishPlaying(_ player: Player, successfully: Bool) {
+        lock.withLock { finished = successfully }
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// `jcap play` and `Player` against a private dummy server, checked sample by sample by recording
+/// the player's ports with jcap.
+final class PlaybackTests: JackTestCase {
+    /// A float WAV of `frames` frames of the test signal (channel c, frame k: the signal of
+    /// channel c at frame time `base + k`): every sample differs from its neighbours.
+    func writeSignalFile(_ name: String, frames: Int, channels: Int = 2, base: UInt32 = 100_000) throws -> [[Float]] {
+        let file = path(name)
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: channels, sampleRate: server.sampleRate, overwrite: false)
+        var interleaved = [Float](repeating: 0, count: frames * channels)
+        var perChannel = [[Float]](repeating: [Float](repeating: 0, count: frames), count: channels)
+        for frame in 0..<frames {
+            for channel in 0..<channels {
+                let sample = TestSignal.sample(frameTime: FrameTime.advance(base, by: frame), channel: channel)
+                interleaved[frame * channels + channel] = sample
+                perChannel[channel][frame] = sample
+            }
+        }
+        try interleaved.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+        try writer.close()
+        return perChannel
+    }
+
+    /// Every channel of a recording, de-interleaved.
+    func readChannels(_ name: String) throws -> [[Float]] {
+        let sound = try SoundFile.open(readingFrom: path(name))
+        var samples = [Float](repeating: 0, count: Int(sound.frames) * sound.channels)
+        let read = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
+        XCTAssertEqual(read, Int(sound.frames))
+        return (0..<sound.channels).map { channel in (0..<read).map { samples[$0 * sound.channels + channel] } }
+    }
+
+    /// Compares sample by sample; a failure names the first differing index and how many differ
+    /// (not the whole arrays).
+    func assertSamples(_ actual: ArraySlice<Float>, _ expected: [Float], _ what: String, line: UInt = #line) {
+        guard actual.count == expected.count else {
+            return XCTFail("\(what): \(actual.count) samples, expected \(expected.count)", line: line)
+        }
+        let differing = zip(actual, expected).enumerated().filter { $0.element.0 != $0.element.1 }
+        if let first = differing.first {
+            XCTFail("\(what): \(differing.count) samples differ, the first at \(first.offset): "
+                    + "\(first.element.0) instead of \(first.element.1)", line: line)
+        }
+    }
+
+    func silence(_ count: Int) -> [Float] { [Float](repeating: 0, count: count) }
+
+    /// A frame `seconds` ahead of JACK's clock.
+    func frameAhead(_ seconds: Double) -> UInt32 {
+        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
+    }
+
+    /// Records `ports` from JACK frame `start` for `frames` frames into `name` (float WAV).
+    func launchRecorder(_ ports: [String], start: UInt32, frames: Int, name: String) throws -> Subprocess {
+        try launchJcap(ports.flatMap { ["--port", $0] } + ["--at", "@\(start)", "--for", "\(frames)f",
+                                                            "--format", "float", "-o", name])
+    }
+
+    func waitForPorts(_ names: [String]) throws {
+        try Self.waitFor("ports \(names)") { names.allSatisfy { observer.audioOutputPorts().contains($0) } }
+    }
+
+    /// The key test: a test-signal file played with `--at @F` and recorded from the player's
+    /// ports from 1000 frames before F is 1000 frames of silence, then the file frame for frame,
+    /// then silence.
+    func testPlayedFileIsRecordedFrameForFrameFromTheStartFrame() throws {
+        let frames = 30_000
+        try withoutXruns {
+            let expected = try writeSignalFile("source.wav", frames: frames)
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("source.wav"), "--name", "pl", "--no-connect", "--at", "@\(start)"])
+            try waitForPorts(["pl:out_1", "pl:out_2"])
+            let recorder = try launchRecorder(["pl:out_1", "pl:out_2"], start: FrameTime.advance(start, by: -1_000),
+                                              frames: frames + 2_000, name: "take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            XCTAssertTrue(player.errorOutput.contains("starting at JACK frame \(start)"), player.errorOutput)
+            let recorded = try readChannels("take.wav")
+            XCTAssertEqual(recorded.count, 2)
+            for channel in 0..<2 {
+                XCTAssertEqual(recorded[channel].count, frames + 2_000)
+                assertSamples(recorded[channel][0..<1_000], silence(1_000), "channel \(channel + 1) before the start")
+                assertSamples(recorded[channel][1_000..<(1_000 + frames)], expected[channel], "channel \(channel + 1)")
+                assertSamples(recorded[channel][(1_000 + frames)...], silence(1_000), "channel \(channel + 1) after the end")
+            }
+        }
+    }
+
+    /// Two files play in sync, each on its own ports, from `--from`.
+    func testTwoFilesPlayInSyncFromAPosition() throws {
+        try withoutXruns {
+            let first = try writeSignalFile("a.wav", frames: 20_000, channels: 1, base: 1_000)
+            let second = try writeSignalFile("b.wav", frames: 20_000, channels: 2, base: 500_000)
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("a.wav"), path("b.wav"), "--name", "pl2", "--no-connect",
+                                         "--at", "@\(start)", "--from", "5000f"])
+            try waitForPorts(["pl2:out_1", "pl2:out_2", "pl2:out_3"])
+            let recorder = try launchRecorder(["pl2:out_1", "pl2:out_2", "pl2:out_3"], start: start,
+                                              frames: 15_000, name: "sync.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("sync.wav")
+            assertSamples(recorded[0][...], Array(first[0][5_000...]), "a.wav")
+            assertSamples(recorded[1][...], Array(second[0][5_000...]), "b.wav channel 1")
+            assertSamples(recorded[2][...], Array(second[1][5_000...]), "b.wav channel 2")
+        }
+    }
+
+    /// Bad input: one line, its own exit status, and the file left as it was.
+    func testBadFilesAreRefusedWithTheirOwnExitStatus() throws {
+        let missing = try runJcap(["play", path("missing.wav"), "--no-connect"])
+        XCTAssertEqual(missing.status, 24, missing.errors)
+        XCTAssertTrue(missing.errors.contains("cannot read '\(path("missing.wav"))': No such file or directory"), missing.errors)
+        XCTAssertEqual(missing.errors.split(separator: "\n").count, 1, missing.errors)
+
+        let text = path("notes.wav")
+        try "not a sound file\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let garbage = try runJcap(["play", text, "--no-connect"])
+        XCTAssertEqual(garbage.status, 16, garbage.errors)
+        XCTAssertTrue(garbage.errors.contains("is not a sound file libsndfile can read"), garbage.errors)
+        XCTAssertEqual(garbage.errors.split(separator: "\n").count, 1, garbage.errors)
+        XCTAssertEqual(try String(contentsOfFile: text, encoding: .utf8), "not a sound file\n")
+
+        let directory = try runJcap(["play", directory, "--no-connect"])
+        XCTAssertEqual(directory.status, 24, directory.errors)
+
+        _ = try writeSignalFile("ok.wav", frames: 100)
+        let badTime = try runJcap(["play", path("ok.wav"), "--no-connect", "--at", "soon"])
+        XCTAssertEqual(badTime.status, 12, badTime.errors)
+        let past = try runJcap(["play", path("ok.wav"), "--no-connect", "--at", "@\(FrameTime.advance(observer.estimatedFrameTime, by: -48_000))"])
+        XCTAssertEqual(past.status, 13, past.errors)
+        let noPort = try runJcap(["play", path("ok.wav"), "--port", "nothing:here"])
+        XCTAssertEqual(noPort.status, 11, noPort.errors)
+    }
+
+    /// `--channels` picks the physical playback ports (the dummy server has 2), in the order given.
+    func testOutputsConnectToPlaybackPortsInOrder() throws {
+        _ = try writeSignalFile("long.wav", frames: 48_000 * 3)
+        let missing = try runJcap(["play", path("long.wav"), "--channels", "3"])
+        XCTAssertEqual(missing.status, 11, missing.errors)
+        let player = try launchJcap(["play", path("long.wav"), "--name", "pc", "--channels", "2,1"])
+        defer { player.signal(SIGTERM); _ = try? player.wait(timeout: 10) }
+        try waitForPorts(["pc:out_2"])
+        try Self.waitFor("connections") {
+            guard let out2 = try? observer.port(named: "pc:out_2") else { return false }
+            return !observer.connections(of: out2).isEmpty
+        }
+        XCTAssertEqual(observer.connections(of: try observer.port(named: "pc:out_1")), ["system:playback_2"])
+        XCTAssertEqual(observer.connections(of: try observer.port(named: "pc:out_2")), ["system:playback_1"])
+    }
+
+    /// `--loops 2`: exactly three copies back to back (the frame after the last is the first
+    /// again), then silence.
+    func testLoopsPlayExactlyThreeCopiesBackToBack() throws {
+        let frames = 10_000
+        try withoutXruns {
+            let expected = try writeSignalFile("loop.wav", frames: frames, channels: 1)
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("loop.wav"), "--name", "pll", "--no-connect", "--at", "@\(start)",
+                                         "--loops", "2"])
+            try waitForPorts(["pll:out_1"])
+            let recorder = try launchRecorder(["pll:out_1"], start: start, frames: 3 * frames + 1_000, name: "loops.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("loops.wav")[0]
+            for copy in 0..<3 {
+                assertSamples(recorded[(copy * frames)..<((copy + 1) * frames)], expected[0], "copy \(copy + 1)")
+            }
+            assertSamples(recorded[(3 * frames)...], silence(1_000), "after the third copy")
+        }
+    }
+
+    /// `--volume 0.5`: every sample is the file's times 0.5 exactly: -6.02 dB.
+    func testVolumeHalfMeasuresMinus6dB() throws {
+        try withoutXruns {
+            let expected = try writeSignalFile("vol.wav", frames: 20_000, channels: 1)
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("vol.wav"), "--name", "plv", "--no-connect", "--at", "@\(start)",
+                                         "--volume", "0.5"])
+            try waitForPorts(["plv:out_1"])
+            let recorder = try launchRecorder(["plv:out_1"], start: start, frames: 20_000, name: "vol-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("vol-take.wav")[0]
+            assertSamples(recorded[...], expected[0].map { $0 * 0.5 }, "half")
+            XCTAssertEqual(Self.decibels(recorded[...], relativeTo: expected[0][...]), -6.0206, accuracy: 0.001)
+        }
+    }
+
+    /// RMS level of `signal` relative to `reference`, in dB.
+    static func decibels(_ signal: ArraySlice<Float>, relativeTo reference: ArraySlice<Float>) -> Double {
+        let power = signal.reduce(0.0) { $0 + Double($1) * Double($1) }
+        let referencePower = reference.reduce(0.0) { $0 + Double($1) * Double($1) }
+        return 10 * log10(power / referencePower)
+    }
+
+    /// `--pan -1`: a stereo file's right channel is silent and its left as it is (balance); a
+    /// mono file gets two ports, the right silent, the left the file (equal power at the end).
+    func testPanHardLeftSilencesTheRight() throws {
+        try withoutXruns {
+            let stereo = try writeSignalFile("st.wav", frames: 20_000, channels: 2)
+            let mono = try writeSignalFile("mo.wav", frames: 20_000, channels: 1, base: 300_000)
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("st.wav"), path("mo.wav"), "--name", "plp", "--no-connect",
+                                         "--at", "@\(start)", "--pan", "-1"])
+            try waitForPorts(["plp:out_1", "plp:out_2", "plp:out_3", "plp:out_4"])
+            let recorder = try launchRecorder(["plp:out_1", "plp:out_2", "plp:out_3", "plp:out_4"], start: start,
+                                              frames: 20_000, name: "pan-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("pan-take.wav")
+            assertSamples(recorded[0][...], stereo[0], "stereo left")
+            assertSamples(recorded[1][...], silence(20_000), "stereo right")
+            assertSamples(recorded[2][...], mono[0], "mono left")
+            assertSamples(recorded[3][...], silence(20_000), "mono right")
+        }
+        let bad = try runJcap(["play", path("st.wav"), "--no-connect", "--volume", "1.5"])
+        XCTAssertEqual(bad.status, 64, bad.errors)
+        XCTAssertTrue(bad.errors.contains("--volume"), bad.errors)
+    }
+
+    /// `--at` a wall-clock moment (a date in UTC, to the millisecond): jcap play and a jcap
+    /// recorder told the same moment decide its frame in the same cycle (`ClockStart`), so the
+    /// recording is the file from its first frame, frame for frame.
+    func testAWallClockStartPlaysOnTheFrameARecorderStartsOn() throws {
+        try withoutXruns {
+            let expected = try writeSignalFile("clock.wav", frames: 20_000, channels: 1)
+            let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_500_000) / 1_000 * 1_000
+            var seconds = time_t(target / 1_000_000)
+            var utc = tm()
+            gmtime_r(&seconds, &utc)
+            let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                                utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
+            let player = try launchJcap(["play", path("clock.wav"), "--name", "plc", "--no-connect", "--at", moment])
+            try waitForPorts(["plc:out_1"])
+            let recorder = try launchJcap(["--port", "plc:out_1", "--at", moment, "--for", "21000f",
+                                           "--format", "float", "-o", "clock-take.wav"])
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let recorded = try readChannels("clock-take.wav")[0]
+            assertSamples(recorded[0..<20_000], expected[0], "from the moment")
+            assertSamples(recorded[20_000...], silence(1_000), "after the end")
+        }
+    }
+
+    /// Ctrl-C (SIGINT) stops playing where it is: exit status 0, the position on the last line;
+    /// `--loops -1` plays until then.
+    func testInterruptStopsPlayingWhereItIs() throws {
+        _ = try writeSignalFile("forever.wav", frames: 10_000, channels: 1)
+        let player = try launchJcap(["play", path("forever.wav"), "--name", "pli", "--no-connect", "--loops", "-1"])
+        try Self.waitFor("playing") { player.errorOutput.contains("starting at JACK frame") }
+        usleep(500_000)
+        player.signal(SIGINT)
+        XCTAssertEqual(try player.wait(timeout: 10), 0, player.errorOutput)
+        let lines = player.errorOutput.split(separator: "\n")
+        guard let last = lines.last, let frame = number(after: "stopped at file frame ", in: String(last)) else {
+            return XCTFail("no stop line: \(player.errorOutput)")
+        }
+        XCTAssertTrue((0..<10_000).contains(frame), "a position in the file after looping: \(frame)")
+    }
+}

@@ -1,0 +1,238 @@
+import Atomics
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// The `Player` API in this process, its ports recorded by jcap and checked sample by sample.
+final class PlayerTests: JackTestCase {
+    final class Finish: PlayerDelegate, @unchecked Sendable {
+        let lock = NSLock()
+        var results: [Bool] = []
+        func playerDidFinishPlaying(_ player: Player, successfully: Bool) { lock.withLock { results.append(successfully) } }
+        var finished: [Bool] { lock.withLock { results } }
+    }
+
+    /// A mono float WAV of the test signal (channel 0 from frame time 100000), and its samples.
+    func signalFile(_ name: String, frames: Int) throws -> [Float] {
+        let file = path(name)
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: 1, sampleRate: server.sampleRate, overwrite: false)
+        let samples = (0..<frames).map { TestSignal.sample(frameTime: FrameTime.advance(100_000, by: $0), channel: 0) }
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+        try writer.close()
+        return samples
+    }
+
+    func makePlayer(_ name: String, client: String) throws -> Player {
+        let player = try Player(contentsOf: URL(fileURLWithPath: path(name)))
+        try player.prepareToPlay(clientName: client, server: server.name, outputs: .none)
+        return player
+    }
+
+    func record(_ port: String, start: UInt32, frames: Int, name: String) throws -> Subprocess {
+        try launchJcap(["--port", port, "--at", "@\(start)", "--for", "\(frames)f", "--format", "float", "-o", name])
+    }
+
+    func recorded(_ name: String) throws -> [Float] {
+        let sound = try SoundFile.open(readingFrom: path(name))
+        var samples = [Float](repeating: 0, count: Int(sound.frames))
+        _ = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
+        return samples
+    }
+
+    func frameAhead(_ seconds: Double) -> UInt32 {
+        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
+    }
+
+    func waitUntilFrame(_ frame: UInt32) {
+        while FrameTime.distance(from: observer.estimatedFrameTime, to: frame) > 0 { usleep(5_000) }
+    }
+
+    /// Compares sample by sample, naming the first difference.
+    func assertSamples(_ actual: ArraySlice<Float>, _ expected: ArraySlice<Float>, _ what: String, line: UInt = #line) {
+        guard actual.count == expected.count else {
+            return XCTFail("\(what): \(actual.count) samples, expected \(expected.count)", line: line)
+        }
+        if let first = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
+            XCTFail("\(what): sample \(first.offset) is \(first.element.0), expected \(first.element.1)", line: line)
+        }
+    }
+
+    /// play(atFrame:), pause, play(atFrame:) again: the frames before the pause, silence, then
+    /// from exactly where it paused (nothing repeated or skipped); the delegate is told it
+    /// finished, and the position is back at the start.
+    func testPauseAndResumeOnAFrameContinueWhereItPaused() throws {
+        let frames = 96_000
+        try withoutXruns {
+            let source = try signalFile("resume.wav", frames: frames)
+            let player = try makePlayer("resume.wav", client: "pr")
+            defer { player.close() }
+            let finish = Finish()
+            player.delegate = finish
+            XCTAssertEqual(player.numberOfChannels, 1)
+            XCTAssertEqual(player.duration, 2, accuracy: 1e-9)
+            XCTAssertEqual(player.url.lastPathComponent, "resume.wav")
+            let start = frameAhead(1)
+            let recorder = try record("pr:out_1", start: start, frames: 4 * 48_000, name: "resume-take.wav")
+            try player.play(atFrame: start)
+            XCTAssertTrue(player.isPlaying)
+            waitUntilFrame(FrameTime.advance(start, by: 30_000))
+            player.pause()
+            usleep(100_000)
+            XCTAssertFalse(player.phase == .playing)
+            let paused = Int(player.currentFrame)
+            XCTAssertGreaterThan(paused, 30_000)
+            XCTAssertLessThan(paused, frames)
+            let resume = FrameTime.advance(start, by: 60_000)
+            try player.play(atFrame: resume)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            try Self.waitFor("the finish") { !finish.finished.isEmpty }
+            XCTAssertEqual(finish.finished, [true])
+            XCTAssertFalse(player.isPlaying)
+            XCTAssertEqual(player.currentFrame, 0, "back to the start at the end")
+            XCTAssertEqual(player.startedFrame, resume)
+            let take = try recorded("resume-take.wav")
+            assertSamples(take[0..<paused], source[0..<paused], "before the pause")
+            XCTAssertEqual(take[paused..<60_000].filter { $0 != 0 }.count, 0, "silence while paused")
+            assertSamples(take[60_000..<(60_000 + frames - paused)], source[paused...], "after the resume")
+            XCTAssertEqual(player.underrunFrames, 0)
+        }
+    }
+
+    /// A seek while stopped, then play(atFrame:): the frame asked for goes out on the start
+    /// frame. A seek while playing: the frames before it, silence while the reader catches up,
+    /// then exactly the frame asked for and on.
+    func testSeeksLandOnTheExactFrame() throws {
+        let frames = 96_000
+        try withoutXruns {
+            let source = try signalFile("seek.wav", frames: frames)
+            let player = try makePlayer("seek.wav", client: "ps")
+            defer { player.close() }
+            player.currentFrame = 12_345
+            XCTAssertEqual(player.currentFrame, 12_345)
+            let start = frameAhead(1)
+            let recorder = try record("ps:out_1", start: start, frames: 60_000, name: "seek-take.wav")
+            try player.play(atFrame: start)
+            waitUntilFrame(FrameTime.advance(start, by: 20_000))
+            player.currentFrame = 70_000
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            let take = try recorded("seek-take.wav")
+            // Up to the seek: from 12345 on.
+            guard let jump = (0..<take.count).first(where: { take[$0] != source[12_345 + $0] }) else {
+                return XCTFail("the seek never happened")
+            }
+            XCTAssertGreaterThan(jump, 20_000)
+            guard let resumed = (jump..<take.count).first(where: { take[$0] != 0 }) else {
+                return XCTFail("nothing after the seek")
+            }
+            XCTAssertLessThan(resumed - jump, 48_000 / 10, "the reader caught up within 100 ms")
+            let rest = frames - 70_000
+            guard resumed + rest <= take.count else { return XCTFail("resumed too late, at \(resumed)") }
+            assertSamples(take[resumed..<(resumed + rest)], source[70_000...], "after the seek")
+            XCTAssertEqual(take[(resumed + rest)...].filter { $0 != 0 }.count, 0, "silence after the end")
+            XCTAssertEqual(player.underrunFrames, 0, "the catch-up after a seek is not an underrun")
+        }
+    }
+
+    /// Volume 1 to 0.5 while playing: up to the change the file as it is, then a ramp of equal
+    /// steps (no jump larger than one step), then exactly half: -6.02 dB.
+    func testVolumeChangesWhilePlayingRampThenMeasureMinus6dB() throws {
+        let frames = 96_000
+        try withoutXruns {
+            let source = try signalFile("ramp.wav", frames: frames)
+            let player = try makePlayer("ramp.wav", client: "pv")
+            defer { player.close() }
+            let start = frameAhead(1)
+            let recorder = try record("pv:out_1", start: start, frames: frames, name: "ramp-take.wav")
+            try player.play(atFrame: start)
+            waitUntilFrame(FrameTime.advance(start, by: 30_000))
+            player.volume = 0.5
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            let take = try recorded("ramp-take.wav")
+            let gains = zip(take, source).map { $1 == 0 ? 1 : $0 / $1 }
+            guard let change = gains.firstIndex(where: { abs($0 - 1) > 1e-6 }) else { return XCTFail("the volume never changed") }
+            let ramp = Player.rampFrames(sampleRate: server.sampleRate)
+            XCTAssertGreaterThan(change, 30_000)
+            XCTAssertEqual(gains[(change + ramp - 1)...].filter { abs($0 - 0.5) > 1e-6 }.count, 0, "half after the ramp")
+            for index in change..<(change + ramp) {
+                XCTAssertLessThanOrEqual(abs(gains[index] - gains[index - 1]), 0.5 / Float(ramp) + 1e-4, "a jump at \(index)")
+            }
+            let after = change + ramp
+            XCTAssertEqual(PlaybackTests.decibels(take[after...], relativeTo: source[after...]), -6.0206, accuracy: 0.001)
+        }
+    }
+
+    /// A reader slowed by the test hook falls behind: the callback plays silence instead, and
+    /// each silence is reported with the file frame that was due and the JACK frame it began on.
+    /// Taking the silences out of the recording leaves the file frame for frame: nothing
+    /// repeated, nothing skipped.
+    func testASlowReaderUnderrunsAreSilenceCountedAndReportedAtTheirPositions() throws {
+        try withoutXruns {
+            let frames = 48_000
+            let source = try signalFile("slow.wav", frames: frames)
+            let player = try Player(contentsOf: URL(fileURLWithPath: path("slow.wav")))
+            try player.prepareToPlay(clientName: "pu", server: server.name, outputs: .none, bufferSeconds: 0.1)
+            defer { player.close() }
+            // A 4096-frame block (85 ms) every 150 ms: the reader runs at about half speed.
+            player.readerDelayMicroseconds = 150_000
+            let start = frameAhead(0.5)
+            let length = 4 * 48_000
+            let recorder = try record("pu:out_1", start: start, frames: length, name: "slow-take.wav")
+            try player.play(atFrame: start)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+            let take = try recorded("slow-take.wav")
+            var played = 0
+            var silences: [PlaybackUnderrun] = []
+            var index = 0
+            while index < take.count && played < frames {
+                if take[index] == 0 {
+                    let begin = index
+                    while index < take.count && take[index] == 0 { index += 1 }
+                    silences.append(PlaybackUnderrun(position: Int64(played), jackFrame: FrameTime.advance(start, by: begin),
+                                                     frames: index - begin))
+                    continue
+                }
+                guard take[index] == source[played] else {
+                    return XCTFail("recorded frame \(index) is not file frame \(played): a repeated or skipped frame")
+                }
+                played += 1
+                index += 1
+            }
+            XCTAssertEqual(played, frames, "every file frame was played")
+            XCTAssertGreaterThan(silences.count, 1)
+            XCTAssertEqual(player.underruns, silences, "each silence reported at its file frame and JACK frame")
+            XCTAssertEqual(player.underrunFrames, silences.reduce(0) { $0 + $1.frames })
+        }
+    }
+
+    /// play(atTime:) on JACK's clock (`deviceCurrentTime`'s seconds) and a jcap recorder told
+    /// the same moment as a wall-clock time decide its frame in the same cycle: the recording is
+    /// the file from its first frame, frame for frame (a start one frame off fails).
+    func testPlayAtTimeStartsOnTheMomentsFrame() throws {
+        try withoutXruns {
+            let frames = 24_000
+            let source = try signalFile("attime.wav", frames: frames)
+            let player = try makePlayer("attime.wav", client: "pt")
+            defer { player.close() }
+            let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_000_000) / 1_000 * 1_000
+            var seconds = time_t(target / 1_000_000)
+            var utc = tm()
+            gmtime_r(&seconds, &utc)
+            let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                                utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
+            let recorder = try launchJcap(["--port", "pt:out_1", "--at", moment, "--for", "\(frames + 1_000)f",
+                                           "--format", "float", "-o", "attime-take.wav"])
+            let deviceTime = Double(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target)) / 1e9
+            XCTAssertEqual(deviceTime - player.deviceCurrentTime, 2, accuracy: 0.1, "deviceCurrentTime is JACK's clock")
+            try player.play(atTime: deviceTime)
+            XCTAssertTrue(player.isPlaying)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertNotNil(player.startedFrame)
+            let take = try recorded("attime-take.wav")
+            assertSamples(take[0..<frames], source[...], "from the moment")
+            XCTAssertEqual(take[frames...].filter { $0 != 0 }.count, 0, "silence after the end")
+        }
+    }
+}
