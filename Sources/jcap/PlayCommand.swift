@@ -137,7 +137,16 @@ struct PlayCommand: ParsableCommand {
         }
         var announced = false
         var stopped = false
+        var wallClockTarget: Int64?
+        switch start {
+        case .wallClock?, .dateTime?: wallClockTarget = start?.wallClockMicroseconds()
+        default: break
+        }
         while finish.outcome == nil {
+            if let target = wallClockTarget, player.startedFrame == nil {
+                // Converted again each pass (every 10 ms) until the start's cycle decides it.
+                player.updateClockStart(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
+            }
             if !announced, let frame = player.startedFrame {
                 announced = true
                 let late = player.lateStartFrames

@@ -263,6 +263,17 @@ public final class Player: @unchecked Sendable {
         try send(.playAtClock, clockNanoseconds: nanoseconds)
     }
 
+    /// Moves a start asked for with `play(atJackNanoseconds:)` and not yet decided to a fresher
+    /// conversion of the same wall-clock moment (a caller waiting for a wall-clock start calls it
+    /// now and then, so NTP's slewing over the wait does not count). Once the callback has decided
+    /// the frame, this changes nothing.
+    public func updateClockStart(_ nanoseconds: Int64) {
+        lock.withLock {
+            guard let state, playRequested, state.pointee.startedFrame.load(ordering: .relaxed) < 0 else { return }
+            state.pointee.clockStart.store(nanoseconds, ordering: .relaxed)
+        }
+    }
+
     /// Stops sending audio from the next cycle; `currentTime` stays where playing stopped.
     public func pause() {
         guard lock.withLock({ jack != nil }) else { return }
