@@ -38,6 +38,7 @@ final class PlayerAllocationTests: JackTestCase {
         try player.prepareToPlay(clientName: "noalloc-play", server: server.name, outputs: .none)
         defer { player.close() }
         player.numberOfLoops = -1
+        player.isMeteringEnabled = true        // the callback measures every port it plays
         usleep(100_000)
         guard let thread = player.processThread else { return XCTFail("no process thread") }
         allocation_probe_watch(thread)
@@ -48,6 +49,8 @@ final class PlayerAllocationTests: JackTestCase {
         player.volume = 0.5
         player.pan = -0.5
         usleep(300_000)
+        player.updateMeters()
+        XCTAssertGreaterThan(player.peakPower(forChannel: 0), -160, "the meters measured")
         player.pause()
         usleep(200_000)
         player.currentTime = 4.9               // near the end: the loop comes round while playing

@@ -59,6 +59,42 @@ final class PlayerTests: JackTestCase {
         }
     }
 
+    /// Metering on playback measures what the ports play, after volume and pan, with the
+    /// recorder's scale: a 1 kHz sine at -6.02 dBFS played at volume 0.5 reads -12.04 peak and
+    /// -15.05 average; panned hard left, the right port reads -160 (silence).
+    func testMeteringReadsWhatThePortsPlay() throws {
+        let file = path("sine.wav")
+        let frames = 4 * server.sampleRate
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: 2, sampleRate: server.sampleRate, overwrite: false)
+        var samples = [Float](repeating: 0, count: frames * 2)
+        for frame in 0..<frames {
+            let value = Float(0.5 * sin(2 * Double.pi * 1_000 * Double(frame) / Double(server.sampleRate)))
+            samples[frame * 2] = value
+            samples[frame * 2 + 1] = value
+        }
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+        try writer.close()
+        let player = try makePlayer("sine.wav", client: "pm")
+        defer { player.close() }
+        XCTAssertFalse(player.isMeteringEnabled, "off by default, as in AVAudioPlayer")
+        player.isMeteringEnabled = true
+        player.volume = 0.5
+        player.pan = -1
+        try player.play()
+        // Read the way a console does, 20 times a second, for 2 s: ~7 averaging time constants.
+        for _ in 0..<40 {
+            usleep(50_000)
+            player.updateMeters()
+        }
+        XCTAssertEqual(player.peakPower(forChannel: 0), -12.04, accuracy: 0.1, "-6.02 dBFS at volume 0.5")
+        XCTAssertEqual(player.averagePower(forChannel: 0), -15.05, accuracy: 0.1, "a sine averages 3.01 dB below its peak")
+        XCTAssertEqual(player.peakPower(forChannel: 1), -160, "hard left: the right port plays silence")
+        XCTAssertEqual(player.averagePower(forChannel: 1), -160)
+        XCTAssertEqual(player.averagePower(forChannel: 7), -160, "a port the player lacks reads the floor")
+        player.stop()
+    }
+
     /// play(atFrame:), pause, play(atFrame:) again: the frames before the pause, silence, then
     /// from exactly where it paused (nothing repeated or skipped); the delegate is told it
     /// finished, and the position is back at the start.

@@ -44,6 +44,9 @@ public final class Player: @unchecked Sendable {
     private weak var _delegate: PlayerDelegate?
     private var jack: JackClient?
     private var state: UnsafeMutablePointer<PlayerProcessState>?
+    /// The meters of what the ports play, once prepared (`isMeteringEnabled`).
+    private var channelMeters: ChannelMeters?
+    private var metering = false
     private var readers: [PlaybackFileReader] = []
     private var readerThread: Thread?
     private let readerDone = DispatchSemaphore(value: 0)
@@ -131,6 +134,8 @@ public final class Player: @unchecked Sendable {
         state.initialize(to: PlayerProcessState(client: client.handle, ports: ports, sources: sources,
                                                 rampFrames: Player.rampFrames(sampleRate: client.sampleRate)))
         Player.storeGains(in: state, volume: lock.withLock { gain.volume }, pan: lock.withLock { gain.pan })
+        let meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
+        state.pointee.meteringEnabled.store(lock.withLock { metering }, ordering: .relaxed)
         let (seek, loops) = lock.withLock { (seekRequest, self.loops) }
         state.pointee.seek.store(seek.packed, ordering: .relaxed)
         state.pointee.own.pointee.generation = seek.generation
@@ -158,6 +163,7 @@ public final class Player: @unchecked Sendable {
             self.jack = client
             self.state = state
             self.readers = readers
+            channelMeters = meters
             portNames = names
         }
         do {
@@ -217,7 +223,7 @@ public final class Player: @unchecked Sendable {
     /// the player cannot play again after it.
     public func close() {
         let (client, state, thread) = lock.withLock { () -> (JackClient?, UnsafeMutablePointer<PlayerProcessState>?, Thread?) in
-            defer { jack = nil; self.state = nil; readerThread = nil }
+            defer { jack = nil; self.state = nil; readerThread = nil; channelMeters = nil }
             return (jack, self.state, readerThread)
         }
         guard let client, let state else { return }
@@ -228,6 +234,41 @@ public final class Player: @unchecked Sendable {
         state.pointee.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    // MARK: Metering, as AVAudioPlayer has it (channels are the output ports, 0-based)
+
+    /// Whether the process callback measures what each port plays (after volume and pan), with
+    /// the recorder's meters' scale and ballistics. Off by default, as in AVAudioPlayer.
+    public var isMeteringEnabled: Bool {
+        get { lock.withLock { metering } }
+        set {
+            lock.withLock {
+                metering = newValue
+                state?.pointee.meteringEnabled.store(newValue, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Takes in what was measured since the last call (AVAudioPlayer's `updateMeters`).
+    public func updateMeters() {
+        lock.withLock { channelMeters?.update() }
+    }
+
+    /// The average power of output port `channel` in dBFS, -160 (silence) to 0, as of the last
+    /// `updateMeters()`; -160 before the player is prepared.
+    public func averagePower(forChannel channel: Int) -> Float {
+        lock.withLock { channelMeters.map { $0.averagePower(forChannel: channel) } ?? -160 }
+    }
+
+    /// The peak power of output port `channel` in dBFS, as `averagePower(forChannel:)`.
+    public func peakPower(forChannel channel: Int) -> Float {
+        lock.withLock { channelMeters.map { $0.peakPower(forChannel: channel) } ?? -160 }
+    }
+
+    /// Each output port's reading (average, peak, hold, highest peak, clips) for a display.
+    public func meterReading(forChannel channel: Int) -> MeterReading {
+        lock.withLock { channelMeters?.reading(forChannel: channel) } ?? .silent
     }
 
     // MARK: Playing

@@ -27,6 +27,7 @@ extension PlayerProcessState {
     @_noAllocation @_noLocks
     func runCycle(frameCount n: Int) {
         silenceOutputs(frames: n)
+        let wasPlaying = own.pointee.phase == Self.playing
         followSeek()
         followCommand()
         let reading = jack_last_frame_time(client)
@@ -35,18 +36,34 @@ extension PlayerProcessState {
             // dropped now, so the reader refills the rings from the new position before playing.
             for index in 0..<sourceCount { dropStaleBlocks(source: index) }
         }
-        // Before a start is decided: a start plays at the gain asked for, not a ramp to it.
-        followGains(playing: own.pointee.phase == Self.playing)
+        // Before a start is decided, and in the cycle playing starts: a start plays at the gain
+        // asked for, not a ramp to it (also when the gain was set a moment before `play()`).
+        followGains(playing: wasPlaying && own.pointee.phase == Self.playing)
         var offset = 0
         if own.pointee.phase == Self.waiting {
             guard let start = decideStart(reading: reading, frames: n) else {
                 publish()
+                if meteringEnabled.load(ordering: .relaxed) { measureOutputs(frames: n) }
                 return
             }
             offset = start
         }
         if own.pointee.phase == Self.playing { play(from: offset, frames: n, reading: reading) }
         publish()
+        if meteringEnabled.load(ordering: .relaxed) { measureOutputs(frames: n) }
+    }
+
+    /// Feeds what each port plays this cycle (after gain, silence included) to the meters.
+    @_noAllocation @_noLocks
+    private func measureOutputs(frames n: Int) {
+        var index = 0
+        while index < portCount {
+            if let buffer = jack_port_get_buffer(ports[index], UInt32(n)) {
+                meters.measure(channel: index, samples: UnsafePointer(buffer.assumingMemoryBound(to: Float.self)), count: n)
+            }
+            index += 1
+        }
+        meters.finishCycle(frames: n)
     }
 
     @_noAllocation @_noLocks

@@ -89,6 +89,10 @@ struct PlayerProcessState {
     let underrunFrames: UnsafeAtomic<Int>
     let seekSilenceFrames: UnsafeAtomic<Int>
     let serverGone: UnsafeAtomic<Bool>
+    /// Levels of what each port played (after gain), as the recorder's meters measure them; read
+    /// through `ChannelMeters`. Measured only with `meteringEnabled`.
+    let meters: MeterAccumulators
+    let meteringEnabled: UnsafeAtomic<Bool>
     /// Underruns, each a `PlaybackUnderrunRecord`, for the owner's thread.
     let events: RingBuffer
     let droppedEvents: UnsafeAtomic<Int>
@@ -128,6 +132,8 @@ struct PlayerProcessState {
         serverGone = .create(false)
         events = RingBuffer(capacity: 4_096 * PlaybackUnderrunRecord.byteCount)
         droppedEvents = .create(0)
+        meters = MeterAccumulators(channelCount: ports.count)
+        meteringEnabled = .create(false)
     }
 
     func deallocate() {
@@ -144,6 +150,8 @@ struct PlayerProcessState {
         for atomic in [numberOfLoops, readerDelayMicroseconds, phase, finishedCount, underrunFrames,
                        seekSilenceFrames, droppedEvents] { atomic.destroy() }
         serverGone.destroy()
+        meters.deallocate()
+        meteringEnabled.destroy()
     }
 }
 
