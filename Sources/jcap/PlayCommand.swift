@@ -142,7 +142,34 @@ struct PlayCommand: ParsableCommand {
         case .wallClock?, .dateTime?: wallClockTarget = start?.wallClockMicroseconds()
         default: break
         }
+        let terminal = TerminalKeys(readingPipes: true)
+        defer { terminal.restore() }
+        var keys = PlayKeys()
+        if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
+        var paused = false
         while finish.outcome == nil {
+            for key in keys.keys(in: terminal.keys()) {
+                switch key {
+                case .togglePause:
+                    if paused {
+                        try player.play()
+                        console.line("jcap: playing from file frame \(player.currentFrame)")
+                    } else {
+                        player.pause()
+                        console.line("jcap: paused at file frame \(player.currentFrame)")
+                    }
+                    paused.toggle()
+                case .seekBack, .seekForward:
+                    let step = Int64(PlayKeys.seekSeconds * player.fileSampleRate) * (key == .seekBack ? -1 : 1)
+                    let target = min(max(0, player.currentFrame + step), player.durationFrames)
+                    player.currentFrame = target
+                    console.line("jcap: seeking to file frame \(target)")
+                case .stop:
+                    player.stop()
+                    stopped = true
+                }
+            }
+            if stopped { break }
             if let target = wallClockTarget, player.startedFrame == nil {
                 // Converted again each pass (every 10 ms) until the start's cycle decides it.
                 player.updateClockStart(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))

@@ -14,3 +14,17 @@ struct TerminalKeysTests {
         }
     }
 }
+
+@Suite("jcap play's keys")
+struct PlayKeysTests {
+    @Test("space, arrows (also split across reads), q and Enter; other keys and sequences ignored")
+    func parse() {
+        var keys = PlayKeys()
+        #expect(keys.keys(in: [UInt8(ascii: " "), 0x1B, UInt8(ascii: "["), UInt8(ascii: "C")]) == [.togglePause, .seekForward])
+        #expect(keys.keys(in: [0x1B]) == [])
+        #expect(keys.keys(in: [UInt8(ascii: "[")]) == [])
+        #expect(keys.keys(in: [UInt8(ascii: "D"), UInt8(ascii: "q")]) == [.seekBack, .stop])
+        #expect(keys.keys(in: [0x1B, UInt8(ascii: "x"), UInt8(ascii: "\n")]) == [.stop], "a broken sequence is dropped")
+        #expect(keys.keys(in: [0x1B, UInt8(ascii: "["), UInt8(ascii: "A"), UInt8(ascii: "z")]) == [], "up arrow, z: nothing")
+    }
+}
