@@ -25,6 +25,9 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Sound files (any format libsndfile reads), played together.", valueName: "file"))
     var files: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("With a session file instead of sound files: play this take's files, each track on a port named after it.", valueName: "n"))
+    var take: Int?
+
     @Option(name: .long, help: ArgumentHelp("JACK client name.", valueName: "name"))
     var name = "jcap-play"
 
@@ -100,7 +103,8 @@ struct PlayCommand: ParsableCommand {
         do {
             if let at { start = try StartTime(parsing: at) }
         } catch { throw .capture(error) }
-        let player = try Player(contentsOf: files.map { URL(fileURLWithPath: $0) })
+        let (paths, portNames) = try playedFiles()
+        let player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })
         if let from {
             do {
                 fromFrames = try CaptureDuration(parsing: from).frames(atSampleRate: player.fileSampleRate)
@@ -114,7 +118,8 @@ struct PlayCommand: ParsableCommand {
         let signals = ControlSignals()
         if let volume { player.volume = volume }
         if let pan { player.pan = pan }
-        try player.prepareToPlay(clientName: name, server: server, outputs: outputs, spreadsMonoToStereo: pan != nil)
+        try player.prepareToPlay(clientName: name, server: server, outputs: outputs, spreadsMonoToStereo: pan != nil,
+                                 portNames: portNames)
         defer { player.close() }
         player.currentFrame = min(fromFrames, player.durationFrames)
         player.numberOfLoops = loops
@@ -200,6 +205,34 @@ struct PlayCommand: ParsableCommand {
         console.line("jcap: \(stopped ? "stopped at" : "played to") file frame \(position)"
                      + (underruns.isEmpty ? "" : ", \(player.underrunFrames) frames of silence in \(underruns.count) underruns"))
         return underruns.isEmpty ? .success : .lostFrames
+    }
+
+    /// The files to play and their ports' names: the sound files given, or with `--take N` a
+    /// session take's files (from its take log), each track's port named after the track.
+    private func playedFiles() throws(PlayerError) -> (paths: [String], portNames: [String]?) {
+        guard let take else { return (files, nil) }
+        guard files.count == 1, let sessionFile = files.first else {
+            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "one session file (TOML) before it"))
+        }
+        let definition: SessionDefinition
+        do { definition = try SessionDefinition.load(path: sessionFile) } catch {
+            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "a session file: \(error)"))
+        }
+        let entries: [TakeLogEntry]
+        do { entries = try TakeLog(folder: definition.folder).entries() } catch {
+            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "a readable take log: \(error)"))
+        }
+        guard let entry = entries.first(where: { $0.take == take }), !entry.status.isRemoved else {
+            let known = entries.filter { !$0.status.isRemoved }.map { String($0.take) }
+            throw .capture(.badOption(flag: "--take", value: "\(take)",
+                                      expected: "a take of \(definition.name) (\(known.isEmpty ? "none recorded" : known.joined(separator: ", ")))"))
+        }
+        let folder = definition.folder.hasSuffix("/") ? definition.folder : definition.folder + "/"
+        // Each track's port as the session names its input port (`:` replaced).
+        let portNames = entry.files.flatMap(\.tracks).map { track in
+            definition.tracks.first { $0.name == track }?.portName ?? track.replacingOccurrences(of: ":", with: "-")
+        }
+        return (entry.files.map { folder + $0.path }, portNames)
     }
 
     private func describe(_ player: Player, console: Console) {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import JackCapture
 import JackCaptureTestSignal
+import jcap
 
 /// `jcap play` and `Player` against a private dummy server, checked sample by sample by recording
 /// the player's ports with jcap.
@@ -150,6 +151,52 @@ final class PlaybackTests: JackTestCase {
             XCTAssertGreaterThan(runs[1].first, runs[0].last + 4 * server.sampleRate, "about 5 s forward")
             XCTAssertEqual(runs[2].first, runs[1].last + 1, "resumed on the frame after the last one played")
         }
+    }
+
+    /// `jcap play SESSION --take N`: every file of a recorded take, each track on a port named
+    /// after it, all starting on the `--at` frame: recorded again, each track is its take file.
+    func testASessionTakePlaysEachTrackOnItsOwnPort() throws {
+        let session = path("band.toml")
+        try """
+            [session]
+            name = "band"
+            format = "wav"
+            bit_depth = "float"
+
+            [[track]]
+            name = "Kick In"
+            source = "sig:out_1"
+
+            [[track]]
+            name = "OH L"
+            source = "sig:out_2"
+            group = "overheads"
+
+            [[track]]
+            name = "OH R"
+            source = "sig:out_3"
+            group = "overheads"
+            """.write(toFile: session, atomically: true, encoding: .utf8)
+        let recording = try runJcap(["session", session, "--for", "24000f", "--meter", "none"])
+        XCTAssertEqual(recording.status, 0, recording.errors)
+        let kick = try readChannels("band/take-001-Kick In.wav")
+        let overheads = try readChannels("band/take-001-overheads.wav")
+        try withoutXruns {
+            try? FileManager.default.removeItem(atPath: path("again.wav"))
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", session, "--take", "1", "--name", "plt", "--no-connect", "--at", "@\(start)"])
+            try waitForPorts(["plt:Kick In", "plt:OH L", "plt:OH R"])
+            let recorder = try launchRecorder(["plt:Kick In", "plt:OH L", "plt:OH R"], start: start, frames: 24_000, name: "again.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let again = try readChannels("again.wav")
+            assertSamples(again[0][...], kick[0], "Kick In")
+            assertSamples(again[1][...], overheads[0], "OH L")
+            assertSamples(again[2][...], overheads[1], "OH R")
+        }
+        let missing = try runJcap(["play", session, "--take", "7"])
+        XCTAssertEqual(missing.status, ExitStatus.usage.rawValue, missing.errors)
+        XCTAssertTrue(missing.errors.contains("a take of band (1)"), missing.errors)
     }
 
     /// Two files play in sync, each on its own ports, from `--from`.

@@ -99,9 +99,12 @@ public final class Player: @unchecked Sendable {
     /// - Parameters:
     ///   - bufferSeconds: audio the rings hold ahead of the callback.
     ///   - spreadsMonoToStereo: a mono file gets two ports, panned with equal power (`pan`).
+    ///
+    /// `portNames`: the output ports' short names, one per port in order (a session take's track
+    /// names); nil: `out_1`, `out_2`...
     public func prepareToPlay(clientName: String = "jcap-play", server: String? = nil,
                               outputs: PlayerOutputs = .default, bufferSeconds: Double = 2,
-                              spreadsMonoToStereo: Bool = false) throws(PlayerError) {
+                              spreadsMonoToStereo: Bool = false, portNames: [String]? = nil) throws(PlayerError) {
         guard lock.withLock({ jack == nil }) else { return }
         let client: JackClient
         do { client = try JackClient(name: clientName, server: server) } catch { throw .capture(.jack(error)) }
@@ -122,7 +125,9 @@ public final class Player: @unchecked Sendable {
                                                    portCount: portCount, blockBytes: blockBytes))
                 readers.append(PlaybackFileReader(file: file, ring: ring))
                 for _ in 0..<portCount {
-                    ports.append(try client.registerAudioOutput(named: "out_\(ports.count + 1)"))
+                    let index = ports.count
+                    let name = portNames.flatMap { index < $0.count ? $0[index] : nil } ?? "out_\(index + 1)"
+                    ports.append(try client.registerAudioOutput(named: name))
                 }
             }
         } catch {
@@ -164,7 +169,7 @@ public final class Player: @unchecked Sendable {
             self.state = state
             self.readers = readers
             channelMeters = meters
-            portNames = names
+            self.portNames = names
         }
         do {
             try connect(names, outputs: outputs, client: client)
