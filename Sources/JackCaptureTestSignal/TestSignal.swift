@@ -178,6 +178,14 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
                 let base = local * channels
                 var silent = true
                 for channel in 0..<channels where buffer[base + channel] != 0 { silent = false; break }
+                if silent, report.firstFrameTime != nil {
+                    // The signal itself is 0 once every 2^22 frames on each channel: a frame whose
+                    // every channel should be 0 there is the signal, not silence.
+                    let due = (segmentBase + Int(frame % Int64(TestSignal.timeModulus))) % TestSignal.timeModulus
+                    if (0..<channels).allSatisfy({ TestSignal.sample(frameTime: UInt32(due), channel: signalChannel[$0]) == 0 }) {
+                        silent = false
+                    }
+                }
                 if silent {
                     if silentStart == nil { silentStart = frame }
                     continue

@@ -1,3 +1,5 @@
+import Foundation
+@testable import JackCapture
 import JackCaptureTestSignal
 import Testing
 
@@ -60,5 +62,35 @@ struct TestSignalTests {
             #expect(pcm == code)
             #expect(Float(pcm) / Float(1 << 23) == sample)
         }
+    }
+}
+
+@Suite("The verifier and the signal's own zeros")
+struct TestSignalZeroTests {
+    @Test("a recording across the frame where the signal is 0 is intact, not silent there; real silence still counts")
+    func zeroIsNotSilence() throws {
+        let path = NSTemporaryDirectory() + "/jcap-zero-\(UUID().uuidString).wav"
+        defer { unlink(path) }
+        // Channel 0 is 0 at frame time 2^21 exactly; 2,000 frames around it.
+        let start = UInt32(TestSignal.timeModulus / 2 - 1_000)
+        var samples = (0..<2_000).map { TestSignal.sample(frameTime: start + UInt32($0), channel: 0) }
+        #expect(samples[1_000] == 0)
+        let writer = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                          channels: 1, sampleRate: 48_000, overwrite: false)
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 2_000) }
+        try writer.close()
+        let report = TestSignalReport.check(file: try SoundFile.open(readingFrom: path))
+        #expect(report.isIntact, "\(report)")
+
+        // With a real gap of 3 frames after it, the gap is silence.
+        for index in 1_500..<1_503 { samples[index] = 0 }
+        let gapped = NSTemporaryDirectory() + "/jcap-gap-\(UUID().uuidString).wav"
+        defer { unlink(gapped) }
+        let second = try SoundFile.create(path: gapped, format: try RecordingSettings(format: .float).resolveFormat(forPath: gapped),
+                                          channels: 1, sampleRate: 48_000, overwrite: false)
+        try samples.withUnsafeBufferPointer { try second.write(interleaved: $0.baseAddress!, frames: 2_000) }
+        try second.close()
+        let gappedReport = TestSignalReport.check(file: try SoundFile.open(readingFrom: gapped))
+        #expect(gappedReport.silentSpans.map(\.frames) == [3], "\(gappedReport)")
     }
 }
