@@ -7,7 +7,7 @@ struct TestSignalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jcap-testsignal",
         abstract: "Play jcap's test signal on JACK ports, or check a recording of it sample by sample.",
-        subcommands: [Play.self, Verify.self],
+        subcommands: [Play.self, Verify.self, Loopback.self],
         defaultSubcommand: Play.self)
 
     struct Play: ParsableCommand {
@@ -108,6 +108,62 @@ struct TestSignalCommand: ParsableCommand {
                 reported = changes.count
             }
             if generator.serverGone {
+                StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
+                throw ExitCode(ExitStatuses.serverShutDown)
+            }
+        }
+    }
+
+    struct Loopback: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stand in for an audio interface with a cable from its outputs to its inputs, until SIGINT/SIGTERM.",
+            discussion: """
+                Registers playback_1..N (inputs) and capture_1..N (outputs): what reaches playback_K
+                leaves capture_K exactly PLAYBACK + CAPTURE_K frames later, and those latencies are
+                declared on the ports as a driver declares its converters'.
+                """)
+
+        @Option(name: .long, help: "Number of channels.")
+        var channels = 2
+
+        @Option(name: .long, help: "JACK client name.")
+        var name = "loop"
+
+        @Option(name: .long, help: "JACK server name.")
+        var server: String?
+
+        @Option(name: .long, help: "Playback latency in frames, declared on every playback_K.")
+        var playbackLatency = 0
+
+        @Option(name: .long, help: "Capture latency in frames, declared on capture_K: one for all, or a comma-separated list cycled over the channels.")
+        var captureLatency = "0"
+
+        func run() throws {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGINT)
+            sigaddset(&blocked, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            let captures = try captureLatency.split(separator: ",").map { text -> Int in
+                guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+                    throw ValidationError("--capture-latency takes whole frames, 0 or more, like 1024 or 256,1024")
+                }
+                return value
+            }
+            guard playbackLatency >= 0 else { throw ValidationError("--playback-latency takes whole frames, 0 or more") }
+            let loopback: LoopbackClient
+            do {
+                loopback = try LoopbackClient(client: try JackClient(name: name, server: server), channels: channels,
+                                              playbackLatency: playbackLatency, captureLatencies: captures)
+            } catch {
+                StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
+                if case .noServer = error { throw ExitCode(ExitStatuses.noServer) }
+                throw ExitCode(ExitStatuses.jackRefused)
+            }
+            StandardStreams.writeOutput("looping \(loopback.playbackPorts.joined(separator: " ")) to \(loopback.capturePorts.joined(separator: " "))\n")
+            var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+            while sigtimedwait(&blocked, nil, &timeout) < 0 && !loopback.serverGone {}
+            if loopback.serverGone {
                 StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
                 throw ExitCode(ExitStatuses.serverShutDown)
             }

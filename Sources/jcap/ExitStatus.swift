@@ -71,6 +71,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .takeLog: self = .takeLogFailed
         case .takeInProgress: self = .noSuchTake
         case .takesNeedLength: self = .usage
+        case .playback(let error): self.init(for: error)
+        case .overdub: self = .noSuchTake
         }
     }
 

@@ -227,12 +227,9 @@ struct PlayCommand: ParsableCommand {
             throw .capture(.badOption(flag: "--take", value: "\(take)",
                                       expected: "a take of \(definition.name) (\(known.isEmpty ? "none recorded" : known.joined(separator: ", ")))"))
         }
-        let folder = definition.folder.hasSuffix("/") ? definition.folder : definition.folder + "/"
         // Each track's port as the session names its input port (`:` replaced).
-        let portNames = entry.files.flatMap(\.tracks).map { track in
-            definition.tracks.first { $0.name == track }?.portName ?? track.replacingOccurrences(of: ":", with: "-")
-        }
-        return (entry.files.map { folder + $0.path }, portNames)
+        let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)
+        return (paths, portNames)
     }
 
     private func describe(_ player: Player, console: Console) {

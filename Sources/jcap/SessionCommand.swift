@@ -15,9 +15,17 @@ struct SessionCommand: ParsableCommand {
             With --at, --for, --takes or --split it records unattended: one take (or N
             back to back, or a new take on each clock boundary with --split) and exits.
 
+            With --overdub N, take N plays (its tracks on ports <session>-play:<track>, connected
+            to the physical playback ports or --playback-channels/--playback-port) while the
+            armed tracks record the next take, as long as take N unless --for says otherwise. The
+            new take lines up with take N to the sample: it starts the playback latency of the
+            ports take N plays to after take N's first frame goes out, and each track is aligned
+            to its capture latency (as --align-latency). The log's "overdub" says how.
+
             Exit status as jcap's, and: 8 a take stopped because the disk was nearly full;
             20 bad session file (file:line: key: why); 21 the server runs another sample rate;
-            22 the take log failed or another jcap has the session open.
+            22 the take log failed or another jcap has the session open; 23 --overdub names a
+            take the log lacks (or one discarded); 24 and 16 a take's file unreadable.
             """)
 
     @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md).", valueName: "file"))
@@ -42,6 +50,15 @@ struct SessionCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Record unattended, a new take (files of its own) on each wall-clock boundary: 15m at :00, :15, :30, :45, on the exact frame; names get the start time. Whole seconds, 1s to 24h.", valueName: "duration"))
     var split: String?
+
+    @Option(name: .long, help: ArgumentHelp("Overdub: play take N (each track on a port named after it) while recording the next take, aligned to it sample for sample (playback and capture latency compensated). Unattended with --at/--for; else r starts each pass.", valueName: "n"))
+    var overdub: Int?
+
+    @Option(name: .long, help: ArgumentHelp("With --overdub: physical playback channels to play the take on, in order: 1,2 (default: all, in order).", valueName: "list"))
+    var playbackChannels: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --overdub: input ports (names or globs) to play the take on, in order; repeatable.", valueName: "pattern"))
+    var playbackPort: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Live meter: bars, compact, none, or json.", valueName: "style"))
     var meter: MeterDisplay?
@@ -83,10 +100,18 @@ struct SessionCommand: ParsableCommand {
             throw console.fail(error)
         }
         if takes ?? 1 > 1 && length == nil { throw console.fail(StudioSessionError.takesNeedLength) }
+        let playbackOutputs: PlayerOutputs
+        do {
+            playbackOutputs = try overdubOutputs(start: start, transport: transport, trigger: triggerLevel,
+                                                 preRoll: preRollLength, split: splitInterval)
+        } catch {
+            throw console.fail(error)
+        }
         var definition: SessionDefinition
         do {
             definition = try SessionDefinition.load(path: file)
-            if alignLatency { definition.alignsToCaptureLatency = true }
+            // An overdub is aligned to capture latency as well as playback latency.
+            if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength
             definition.triggerStop = quietStop
         } catch {
@@ -100,6 +125,16 @@ struct SessionCommand: ParsableCommand {
         }
         defer { session.close() }
         console.describe(session)
+        var overdubbing: SessionOverdub?
+        if let overdub {
+            do {
+                overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: server)
+            } catch {
+                throw console.fail(error)
+            }
+            if let overdubbing { console.describe(overdubbing) }
+        }
+        defer { overdubbing?.player.close() }
 
         if transport || triggerLevel != nil {
             let status = try followTriggers(session, level: triggerLevel, length: length, console: console, signals: signals)
@@ -109,34 +144,90 @@ struct SessionCommand: ParsableCommand {
         let unattended = at != nil || duration != nil || takes != nil || splitInterval != nil
         let status = unattended
             ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, split: splitInterval,
-                                   console: console, signals: signals)
-            : try runInteractively(session, console: console, signals: signals, preRolled: preRollLength != nil)
+                                   overdub: overdubbing, console: console, signals: signals)
+            : try runInteractively(session, overdub: overdubbing, console: console, signals: signals,
+                                   preRolled: preRollLength != nil)
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
     /// One take (or N back to back), then the exit status of the worst of them.
     private func recordUnattended(_ session: StudioSession, start: StartTime?, length: CaptureDuration?, takes: Int,
-                                  split: SplitInterval?, console: Console, signals: ControlSignals) throws -> ExitStatus {
+                                  split: SplitInterval?, overdub: SessionOverdub?, console: Console,
+                                  signals: ControlSignals) throws -> ExitStatus {
         let studioTake: StudioTake
         do {
-            studioTake = try session.record(at: start, length: length, takes: takes, split: split)
-        } catch {
+            if let overdub {
+                studioTake = try overdub.record(playingAt: try overdubStartFrame(start, overdub: overdub), length: length)
+            } else {
+                studioTake = try session.record(at: start, length: length, takes: takes, split: split)
+            }
+        } catch let error as StudioSessionError {
+            throw console.fail(error)
+        } catch let error as CaptureError {
             throw console.fail(error)
         }
         console.announce(studioTake, session: session)
+        if let overdub { console.announce(overdub, studioTake) }
         // Connections made while the session opened are already listed above; later ones are news.
         _ = studioTake.take.takeEvents()
         var stopping = false
         while studioTake.take.waitUntilFinished(timeout: 0.05) == nil {
             if !stopping, let signal = signals.stopSignal {
-                let frame = studioTake.stop()
+                let frame = overdub?.stop(studioTake) ?? studioTake.stop()
                 console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
                 stopping = true
             }
             for event in studioTake.take.takeEvents() { console.report(event) }
             show(session, studioTake, console)
         }
-        return console.summarize(studioTake, entries: studioTake.finish(), session: session)
+        let status = console.summarize(studioTake, entries: studioTake.finish(), session: session)
+        guard let overdub else { return status }
+        return console.summarizePlayback(overdub, status: status)
+    }
+
+    /// The playback outputs of an overdub, once the options are checked against the rest: an
+    /// overdub starts on a frame, so it cannot wait for the transport, sound or a wall-clock
+    /// time, and is one take.
+    private func overdubOutputs(start: StartTime?, transport: Bool, trigger: Double?, preRoll: CaptureDuration?,
+                                split: SplitInterval?) throws(CaptureError) -> PlayerOutputs {
+        guard let overdub else {
+            if playbackChannels != nil || !playbackPort.isEmpty {
+                throw .badOption(flag: playbackChannels != nil ? "--playback-channels" : "--playback-port",
+                                 value: playbackChannels ?? playbackPort[0], expected: "--overdub too")
+            }
+            return .default
+        }
+        let value = "\(overdub)"
+        guard overdub >= 1 else { throw .badOption(flag: "--overdub", value: value, expected: "a take number, 1 or more") }
+        if transport || trigger != nil {
+            throw .badOption(flag: "--overdub", value: value, expected: "no --transport or --trigger with it (an overdub starts on a frame)")
+        }
+        if preRoll != nil { throw .badOption(flag: "--overdub", value: value, expected: "no --pre-roll with it") }
+        if split != nil { throw .badOption(flag: "--overdub", value: value, expected: "no --split with it") }
+        if let takes, takes != 1 { throw .badOption(flag: "--takes", value: "\(takes)", expected: "1 with --overdub") }
+        switch start {
+        case .wallClock?, .dateTime?:
+            throw .badOption(flag: "--at", value: at ?? "", expected: "+DELAY or @FRAME with --overdub (the frame take \(overdub) starts playing on)")
+        default: break
+        }
+        if playbackChannels != nil && !playbackPort.isEmpty {
+            throw .badOption(flag: "--playback-channels", value: playbackChannels ?? "", expected: "--playback-channels or --playback-port, not both")
+        }
+        if !playbackPort.isEmpty { return .ports(playbackPort) }
+        if let playbackChannels { return .physical(channels: try SourceSelection.parseChannelList(playbackChannels)) }
+        return .default
+    }
+
+    /// The JACK frame an unattended overdub plays take N's first frame on: `@FRAME` as given,
+    /// `+DELAY` from now, or nil (the overdub's lead from now).
+    private func overdubStartFrame(_ start: StartTime?, overdub: SessionOverdub) throws(CaptureError) -> UInt32? {
+        switch start {
+        case .frame(let frame)?: return frame
+        case .afterReady(let delay)?:
+            let frames = try delay.frames(atSampleRate: overdub.session.client.sampleRate)
+            return FrameTime.advance(overdub.session.client.jack.estimatedFrameTime, by: Int(clamping: max(frames, 1)))
+        default: return nil
+        }
     }
 
     /// Each roll of the JACK transport is the session's next take, until a stop signal; returns
@@ -188,12 +279,15 @@ struct SessionCommand: ParsableCommand {
     }
 
     /// Keys drive the session until `q` or a stop signal; returns the worst status of its takes.
-    private func runInteractively(_ session: StudioSession, console: Console, signals: ControlSignals,
-                                  preRolled: Bool) throws -> ExitStatus {
+    private func runInteractively(_ session: StudioSession, overdub: SessionOverdub?, console: Console,
+                                  signals: ControlSignals, preRolled: Bool) throws -> ExitStatus {
         let keys = TerminalKeys(readingPipes: true)
         defer { keys.restore() }
         console.line("jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
         if preRolled { console.line("jcap: each take starts \(waiting.preRoll ?? "") before the r key (the pre-roll)") }
+        if let overdub {
+            console.line("jcap: r plays take \(overdub.playedTake.take) from its start and records the next take along with it")
+        }
         var studioTake: StudioTake?
         // With a pre-roll, the next take waits armed for the r key, so the ring keeps the pre-roll.
         var cued: StudioTake?
@@ -218,7 +312,9 @@ struct SessionCommand: ParsableCommand {
         func finishTake() {
             guard let running = studioTake else { return }
             for event in running.take.takeEvents() { console.report(event) }
-            let status = console.summarize(running, entries: running.finish(), session: session)
+            overdub?.player.stop()
+            var status = console.summarize(running, entries: running.finish(), session: session)
+            if let overdub { status = console.summarizePlayback(overdub, status: status) }
             if status != .success && worst == .success { worst = status }
             studioTake = nil
         }
@@ -254,9 +350,11 @@ struct SessionCommand: ParsableCommand {
                         continue
                     }
                     do {
-                        let take = try session.record()
+                        let take: StudioTake
+                        if let overdub { take = try overdub.record() } else { take = try session.record() }
                         studioTake = take
                         console.announce(take, session: session)
+                        if let overdub { console.announce(overdub, take) }
                         _ = take.take.takeEvents()
                     } catch {
                         console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
@@ -266,7 +364,7 @@ struct SessionCommand: ParsableCommand {
                     if take.state == .paused { take.resume() } else { take.pause() }
                 case UInt8(ascii: "s"), UInt8(ascii: "S"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                     guard let running = studioTake else { continue }
-                    console.line("jcap: stopping take \(running.currentNumber) before JACK frame \(running.stop())")
+                    console.line("jcap: stopping take \(running.currentNumber) before JACK frame \(overdub?.stop(running) ?? running.stop())")
                     finishTake()
                 case UInt8(ascii: "d"), UInt8(ascii: "D"):
                     guard studioTake == nil else { console.line("jcap: a take is recording; stop it before discarding"); continue }
@@ -335,6 +433,33 @@ extension Console {
         for entry in session.recoveredTakes {
             line("jcap: take \(entry.take) was interrupted (its process ended mid-take); logged with the \(entry.frames) frames its files hold")
         }
+    }
+
+    func describe(_ overdub: SessionOverdub) {
+        let played = overdub.playedTake
+        line("jcap: overdub of take \(played.take) (\(played.frames) frames): client '\(overdub.player.clientName ?? "")', "
+            + "playback latency \(overdub.playbackLatency) frames")
+        for (port, connections) in zip(overdub.player.portNames, overdub.player.connections) {
+            line("  \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
+        }
+    }
+
+    func announce(_ overdub: SessionOverdub, _ studioTake: StudioTake) {
+        guard let alignment = studioTake.overdubAlignment else { return }
+        line("jcap: take \(alignment.take) plays from JACK frame \(alignment.playbackStartFrame); take \(studioTake.numbers.lowerBound) "
+            + "starts \(alignment.playbackLatency) frames later on the converters' clock, aligned to it")
+    }
+
+    /// The player's underruns after an overdub: each shifts the rest of the playback against
+    /// the recording, so the status says frames were lost.
+    func summarizePlayback(_ overdub: SessionOverdub, status: ExitStatus) -> ExitStatus {
+        let underruns = overdub.playbackUnderruns
+        guard !underruns.isEmpty else { return status }
+        for underrun in underruns {
+            line("jcap: playback fell behind: \(underrun.frames) frames of silence at take \(overdub.playedTake.take)'s frame "
+                + "\(underrun.position) (JACK frame \(underrun.jackFrame)); the overdub is out of line with it after that")
+        }
+        return status == .success ? .lostFrames : status
     }
 
     func announce(_ studioTake: StudioTake, session: StudioSession) {

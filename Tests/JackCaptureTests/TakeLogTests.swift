@@ -162,6 +162,32 @@ struct TakeLogTests {
         #expect(try log.entries().first?.triggerPosition == 24_000)
     }
 
+    @Test("an overdub's key: the take it played, the JACK frame it played on and the playback latency, after the trigger position; read back and kept by later records")
+    func overdubKey() throws {
+        let log = folder.log
+        var entry = endRecord(2)
+        entry.startFrame = 50_300
+        entry.overdub = TakeLogOverdub(take: 1, playbackStartFrame: 50_000, playbackLatency: 300)
+        try log.append(entry)
+        let line = try folder.logText()
+        #expect(line.hasPrefix(#"{"take":2,"status":"frames lost","start_frame":50300,"overdub":{"take":1,"playback_start_frame":50000,"playback_latency":300},"sample_rate":48000"#), "\(line)")
+        #expect(try log.entries().first == entry)
+        try log.setNote(take: 2, "bass overdub")
+        #expect(try log.entries().first?.overdub == entry.overdub)
+        #expect(TakeListing.problems(try #require(try log.entries().first)).hasSuffix("overdub of take 1"))
+    }
+
+    @Test("an overdub of take 0 or with a negative playback latency is refused, not written")
+    func overdubKeyRefusesNonsense() throws {
+        var entry = endRecord(2)
+        entry.overdub = TakeLogOverdub(take: 0, playbackStartFrame: 0, playbackLatency: 0)
+        #expect(entry.invalidity() != nil)
+        entry.overdub = TakeLogOverdub(take: 1, playbackStartFrame: 0, playbackLatency: -1)
+        #expect(entry.invalidity() != nil)
+        entry.overdub = TakeLogOverdub(take: 1, playbackStartFrame: 0, playbackLatency: 0)
+        #expect(entry.invalidity() == nil)
+    }
+
     @Test("every status is written as the log spells it")
     func statusNames() throws {
         #expect(TakeStatus.allCases.map(\.rawValue) == ["recording", "complete", "frames lost", "interrupted",

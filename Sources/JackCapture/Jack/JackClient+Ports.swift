@@ -77,6 +77,24 @@ extension JackClient {
         jack_port_set_latency_range(port, JackCaptureLatency, &latency)
     }
 
+    /// How long from now, in frames, the signal put in the port's buffer takes to leave the
+    /// system's outputs (jack_port_get_latency_range with JackPlaybackLatency): for a physical
+    /// playback port the driver's output latency, for a client's input the latency of what it
+    /// feeds.
+    public func playbackLatency(of port: OpaquePointer) -> JackLatencyRange {
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(port, JackPlaybackLatency, &range)
+        return JackLatencyRange(minimum: Int(range.min), maximum: Int(range.max))
+    }
+
+    /// Declares a port's playback latency (jack_port_set_latency_range with JackPlaybackLatency):
+    /// how long, in frames, the sound in its buffer takes to reach the system's outputs. Meant
+    /// for the latency callback, or before others read it.
+    public static func setPlaybackLatency(_ range: JackLatencyRange, of port: OpaquePointer) {
+        var latency = jack_latency_range_t(min: jack_nframes_t(clamping: range.minimum), max: jack_nframes_t(clamping: range.maximum))
+        jack_port_set_latency_range(port, JackPlaybackLatency, &latency)
+    }
+
     /// Full names of every port connected to this one, whichever client owns it
     /// (jack_port_get_all_connections; the list is freed with jack_free).
     public func connections(of port: OpaquePointer) -> [String] {

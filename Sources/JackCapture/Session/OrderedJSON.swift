@@ -116,6 +116,13 @@ extension TakeLogTrack {
     }
 }
 
+extension TakeLogOverdub {
+    var orderedJSON: OrderedJSON {
+        .object([("take", .integer(Int64(take))), ("playback_start_frame", .unsigned(UInt64(playbackStartFrame))),
+                 ("playback_latency", .integer(Int64(playbackLatency)))])
+    }
+}
+
 extension TakeLogSpan {
     var orderedJSON: OrderedJSON {
         .object([("position", .integer(position)), ("frames", .integer(frames))])
@@ -143,6 +150,7 @@ extension TakeLogRecord {
         object.add("transport_frame", transportFrame.map { .unsigned(UInt64($0)) })
         object.add("bbt", bbt.map(OrderedJSON.string))
         object.add("trigger_position", triggerPosition.map(OrderedJSON.integer))
+        object.add("overdub", overdub.map(\.orderedJSON))
         object.add("sample_rate", sampleRate.map { .integer(Int64($0)) })
         object.add("frames", frames.map(OrderedJSON.integer))
         object.add("files", files.map { .array($0.map(\.orderedJSON)) })

@@ -15,6 +15,10 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     case takeInProgress
     /// `--takes` needs a length for each take.
     case takesNeedLength
+    /// Playing a take back (an overdub): a file, the player's client or its outputs.
+    case playback(PlayerError)
+    /// The take to overdub has no files to play (discarded or deleted).
+    case overdub(String)
 
     public var description: String {
         switch self {
@@ -23,6 +27,8 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .takeLog(let error): error.description
         case .takeInProgress: "a take is being recorded; stop it first"
         case .takesNeedLength: "several takes back to back need a length for each (--for)"
+        case .playback(let error): error.description
+        case .overdub(let reason): "overdub: \(reason)"
         }
     }
 }
@@ -172,9 +178,12 @@ public final class StudioSession: @unchecked Sendable {
     ///
     /// With `onLevel`, the take starts on the first sample at or above that level (dBFS); with
     /// `onCue`, when `Take.cue()` is called; both a pre-roll earlier (`definition.preRoll`).
+    ///
+    /// `overdub` is written to the take's log entry (`SessionOverdub` records overdubs).
     public func record(at start: StartTime? = nil, length: CaptureDuration? = nil,
                        takes count: Int = 1, split: SplitInterval? = nil, onTransportRoll: Bool = false,
-                       onLevel decibels: Double? = nil, onCue: Bool = false) throws(StudioSessionError) -> StudioTake {
+                       onLevel decibels: Double? = nil, onCue: Bool = false,
+                       overdub: TakeLogOverdub? = nil) throws(StudioSessionError) -> StudioTake {
         guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
         if split != nil && (onTransportRoll || decibels != nil || onCue) {
             throw .capture(.badOption(flag: "--split", value: split?.description ?? "",
@@ -188,7 +197,7 @@ public final class StudioSession: @unchecked Sendable {
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
         if count > 1 && lengthFrames == nil { throw .takesNeedLength }
         let first = log.nextTakeNumber()
-        let studioTake = StudioTake(session: context, firstNumber: first, count: count)
+        let studioTake = StudioTake(session: context, firstNumber: first, count: count, overdub: overdub)
         var layout = TakeLayout(files: takeFiles(number: first))
         if let split {
             layout = splitLayout(split, first: first, start: start, studioTake: studioTake)
@@ -345,11 +354,16 @@ public final class StudioTake: @unchecked Sendable {
     private var logFailure: TakeLogError?
 
     private var endEntries: [TakeLogEntry]?
+    /// For an overdub: the take it played and how they were aligned (in its log entry).
+    let overdub: TakeLogOverdub?
+    /// For an overdub: the take it plays and how the two line up.
+    public var overdubAlignment: TakeLogOverdub? { overdub }
     /// Each segment's take number (a split's pieces are numbered as they begin).
     private var segmentNumbers: [Int: Int]
 
-    init(session: StudioSessionContext, firstNumber: Int, count: Int) {
+    init(session: StudioSessionContext, firstNumber: Int, count: Int, overdub: TakeLogOverdub? = nil) {
         self.session = session
+        self.overdub = overdub
         numbers = firstNumber...(firstNumber + count - 1)
         segmentNumbers = Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })
     }
@@ -426,6 +440,7 @@ public final class StudioTake: @unchecked Sendable {
         }
         var entry = TakeLogEntry(take: number, status: .recording, sampleRate: session.client.sampleRate, frames: 0)
         entry.startFrame = frameTime
+        entry.overdub = overdub
         entry.startTime = startMicroseconds.map { microseconds in
             // Floor division keeps the fraction in 0..<1 s.
             let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000

@@ -121,6 +121,7 @@ public enum TakeListing {
         if !entry.pauses.isEmpty {
             parts.append("paused \(entry.pauses.count)x")
         }
+        if let overdub = entry.overdub { parts.append("overdub of take \(overdub.take)") }
         return parts.joined(separator: ", ")
     }
 

@@ -73,6 +73,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// For a take started by sound (`--trigger`), or by the transport with a pre-roll: how many
     /// frames into the take the trigger (or the roll) fell.
     public var triggerPosition: Int64?
+    /// For an overdub (`jcap session --overdub N`): the take played while this one was recorded,
+    /// and how the two were aligned.
+    public var overdub: TakeLogOverdub?
     /// The server's sample rate, which `frames` and every position count in.
     public var sampleRate: Int
     /// Frames in the take at `sampleRate`: 0 while recording; for a recovered take the shortest
@@ -117,6 +120,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case transportFrame = "transport_frame"
         case bbt
         case triggerPosition = "trigger_position"
+        case overdub
         case sampleRate = "sample_rate"
         case frames, files, tracks, xruns, lost, pauses, note
     }
@@ -141,6 +145,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encodeIfPresent(transportFrame, forKey: .transportFrame)
         try container.encodeIfPresent(bbt, forKey: .bbt)
         try container.encodeIfPresent(triggerPosition, forKey: .triggerPosition)
+        try container.encodeIfPresent(overdub, forKey: .overdub)
         try container.encode(sampleRate, forKey: .sampleRate)
         try container.encode(frames, forKey: .frames)
         try container.encode(files, forKey: .files)
@@ -166,6 +171,8 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
             return "span of \(span.frames) frames at \(span.position) is negative"
         }
         if let triggerPosition, triggerPosition < 0 { return "trigger position \(triggerPosition) is negative" }
+        if let overdub, overdub.take < 1 { return "overdub of take \(overdub.take), below 1" }
+        if let overdub, overdub.playbackLatency < 0 { return "playback latency \(overdub.playbackLatency) is negative" }
         for pause in pauses where pause.position < 0 {
             return "pause at \(pause.position) is negative"
         }
@@ -271,6 +278,31 @@ public struct TakeLogTrack: Codable, Sendable, Equatable {
     }
 
     static func floored(_ peak: Double) -> Double { max(peakFloor, peak) }
+}
+
+/// How an overdub lined up with the take it played: frame k of the overdub is what reached the
+/// converters while frame k of take `take` was leaving the outputs.
+public struct TakeLogOverdub: Codable, Sendable, Equatable {
+    /// The take played.
+    public var take: Int
+    /// The JACK frame its first frame was played on.
+    public var playbackStartFrame: UInt32
+    /// The playback latency, in frames, of the ports it played to (the largest): the overdub's
+    /// start frame is this much after `playbackStartFrame`, and each track is aligned to its
+    /// capture latency as well (`aligned_latency`).
+    public var playbackLatency: Int
+
+    public init(take: Int, playbackStartFrame: UInt32, playbackLatency: Int) {
+        self.take = take
+        self.playbackStartFrame = playbackStartFrame
+        self.playbackLatency = playbackLatency
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case take
+        case playbackStartFrame = "playback_start_frame"
+        case playbackLatency = "playback_latency"
+    }
 }
 
 /// A span of a take: where it starts (a take frame) and how many frames it covers.

@@ -22,6 +22,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var transportFrame: UInt32?
     var bbt: String?
     var triggerPosition: Int64?
+    var overdub: TakeLogOverdub?
     var sampleRate: Int?
     var frames: Int64?
     var files: [TakeLogFile]?
@@ -49,6 +50,7 @@ struct TakeLogRecord: Decodable, Equatable {
         transportFrame = entry.transportFrame
         bbt = entry.bbt
         triggerPosition = entry.triggerPosition
+        overdub = entry.overdub
         sampleRate = entry.sampleRate
         frames = entry.frames
         files = entry.files
@@ -73,6 +75,7 @@ struct TakeLogRecord: Decodable, Equatable {
         transportFrame = try container.decodeIfPresent(UInt32.self, forKey: .transportFrame)
         bbt = try container.decodeIfPresent(String.self, forKey: .bbt)
         triggerPosition = try container.decodeIfPresent(Int64.self, forKey: .triggerPosition)
+        overdub = try container.decodeIfPresent(TakeLogOverdub.self, forKey: .overdub)
         sampleRate = try container.decodeIfPresent(Int.self, forKey: .sampleRate)
         frames = try container.decodeIfPresent(Int64.self, forKey: .frames)
         files = try container.decodeIfPresent([TakeLogFile].self, forKey: .files)
@@ -105,6 +108,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let transportFrame { entry.transportFrame = transportFrame }
         if let bbt { entry.bbt = bbt }
         if let triggerPosition { entry.triggerPosition = triggerPosition }
+        if let overdub { entry.overdub = overdub }
         if let sampleRate { entry.sampleRate = sampleRate }
         if let frames { entry.frames = frames }
         if let files { entry.files = files }

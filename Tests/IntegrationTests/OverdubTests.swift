@@ -1,0 +1,211 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// `jcap session --overdub N` through a loopback client (`jcap-testsignal loopback`), which
+/// stands in for an interface with a cable from its outputs to its inputs: what reaches
+/// `loop:playback_K` leaves `loop:capture_K` exactly 300 + capture latency K frames later, and
+/// the latencies are declared on its ports as a driver's are. The overdub of a take, played out
+/// and recorded back through it, must be the take again, sample for sample.
+final class OverdubTests: JackTestCase {
+    nonisolated(unsafe) static var loop: Subprocess?
+    static let playbackLatency = 300
+    /// Each `loop:capture_K`'s declared latency.
+    static let captureLatencies = [100, 700, 0]
+
+    override class func setUp() {
+        super.setUp()
+        guard setUpFailure == nil else { return }
+        do {
+            loop = try Subprocess(try Executables.built("jcap-testsignal"),
+                                  ["loopback", "--channels", "3", "--name", "loop", "--playback-latency", "\(playbackLatency)",
+                                   "--capture-latency", captureLatencies.map(String.init).joined(separator: ",")],
+                                  server: server.name, directory: NSTemporaryDirectory())
+            try waitFor("the loopback's ports") { observer.audioOutputPorts().contains("loop:capture_3") }
+            try waitFor("declared latencies") {
+                (try? observer.port(named: "loop:capture_2")).map { observer.captureLatency(of: $0).maximum } == 700
+                    && (try? observer.port(named: "loop:playback_1")).map { observer.playbackLatency(of: $0).maximum } == 300
+            }
+        } catch {
+            setUpFailure = error
+        }
+    }
+
+    override class func tearDown() {
+        loop?.signal(SIGTERM)
+        _ = try? loop?.wait(timeout: 10)
+        loop = nil
+        super.tearDown()
+    }
+
+    /// Tracks A (mono) and a stereo group B+C, recording the loopback's three returns.
+    func writeSession(alignLatency: Bool = false) throws -> String {
+        let text = """
+            [session]
+            name = "dub"
+            format = "wav"
+            bit_depth = "float"
+            \(alignLatency ? "align_latency = true" : "")
+
+            [[track]]
+            name = "A"
+            source = "loop:capture_1"
+
+            [[track]]
+            name = "B"
+            source = "loop:capture_2"
+            group = "BC"
+
+            [[track]]
+            name = "C"
+            source = "loop:capture_3"
+            group = "BC"
+            """
+        let file = path("dub.toml")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    var takeNames: [String] { ["A", "BC"] }
+
+    func takeFile(_ take: Int, _ name: String) -> String { path("dub/take-00\(take)-\(name).wav") }
+
+    /// Every sample of a file, interleaved.
+    func samples(_ file: String) throws -> (channels: Int, data: [Float]) {
+        let sound = try SoundFile.open(readingFrom: file)
+        var data = [Float](repeating: 0, count: Int(sound.frames) * sound.channels)
+        let read = data.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
+        XCTAssertEqual(Int64(read), sound.frames, file)
+        return (sound.channels, data)
+    }
+
+    /// Take 1: the test signal through the loopback (sig:out_K to loop:playback_K), recorded
+    /// aligned to capture latency: each file is the signal from JACK frame (start − 300) on.
+    func recordTakeOne(_ session: String) throws -> TakeLogEntry {
+        let sources = (1...3).map { "sig:out_\($0)" }
+        let returns = (1...3).map { "loop:playback_\($0)" }
+        for (source, destination) in zip(sources, returns) { try observer.connect(source, to: destination) }
+        defer { for (source, destination) in zip(sources, returns) { try? observer.disconnect(source, from: destination) } }
+        let run = try runJcap(["session", session, "--for", "24000f", "--align-latency", "--meter", "none"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let entry = try XCTUnwrap(try TakeLog(folder: path("dub")).entries().first { $0.take == 1 }, run.errors)
+        let start = try XCTUnwrap(entry.startFrame)
+        for (name, firstChannel) in zip(takeNames, [0, 1]) {
+            let (channels, data) = try samples(takeFile(1, name))
+            var wrong = 0
+            for index in data.indices {
+                let frame = index / channels
+                let expected = TestSignal.sample(frameTime: FrameTime.advance(start, by: frame - Self.playbackLatency),
+                                                 channel: firstChannel + index % channels)
+                if data[index] != expected { wrong += 1 }
+            }
+            XCTAssertEqual(wrong, 0, "take 1's \(name): the signal from JACK frame start - 300, every sample")
+            XCTAssertEqual(data.count / channels, 24_000)
+        }
+        return entry
+    }
+
+    func testAnOverdubPlayedThroughALoopbackIsTheTakeAgainSampleForSample() throws {
+        let session = try writeSession()
+        let (run, entries) = try withoutXruns { () -> ((status: Int32, errors: String), [TakeLogEntry]) in
+            _ = try recordTakeOne(session)
+            let run = try runJcap(["session", session, "--overdub", "1", "--at", "+0.5s",
+                                   "--playback-port", "loop:playback_*", "--meter", "none"])
+            return (run, try TakeLog(folder: path("dub")).entries())
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("dub-play:A -> loop:playback_1"), run.errors)
+        XCTAssertTrue(run.errors.contains("playback latency 300 frames"), run.errors)
+        let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, run.errors)
+        XCTAssertEqual(overdub.status, .complete)
+        XCTAssertEqual(overdub.frames, 24_000, "as long as the take it played")
+        let alignment = try XCTUnwrap(overdub.overdub, "the log says how it was aligned")
+        XCTAssertEqual(alignment.take, 1)
+        XCTAssertEqual(alignment.playbackLatency, Self.playbackLatency)
+        XCTAssertEqual(overdub.startFrame, FrameTime.advance(alignment.playbackStartFrame, by: Self.playbackLatency))
+        XCTAssertEqual(overdub.tracks.map(\.alignedLatency), Self.captureLatencies, "each track aligned to its own capture latency")
+        for name in takeNames {
+            let played = try samples(takeFile(1, name))
+            let recorded = try samples(takeFile(2, name))
+            XCTAssertEqual(recorded.channels, played.channels)
+            XCTAssertEqual(recorded.data.count, played.data.count, name)
+            let firstDifference = zip(recorded.data, played.data).enumerated().first { $0.element.0 != $0.element.1 }
+            XCTAssertNil(firstDifference.map { "sample \($0.offset): \($0.element.0) recorded, \($0.element.1) played" },
+                         "take 2's \(name) is take 1's, sample for sample")
+        }
+    }
+
+    func testAnOverdubOnAChosenFrameLogsItAndThePlayerStartsThere() throws {
+        let session = try writeSession(alignLatency: true)
+        var playFrame: UInt32 = 0
+        let (run, entries) = try withoutXruns { () -> ((status: Int32, errors: String), [TakeLogEntry]) in
+            _ = try recordTakeOne(session)
+            playFrame = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            let run = try runJcap(["session", session, "--overdub", "1", "--at", "@\(playFrame)", "--for", "4800f",
+                                   "--playback-port", "loop:playback_*", "--meter", "none"])
+            return (run, try TakeLog(folder: path("dub")).entries())
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, run.errors)
+        XCTAssertEqual(overdub.overdub?.playbackStartFrame, playFrame)
+        XCTAssertEqual(overdub.startFrame, FrameTime.advance(playFrame, by: Self.playbackLatency))
+        XCTAssertEqual(overdub.frames, 4_800, "--for sets the length")
+        for name in takeNames {
+            let played = try samples(takeFile(1, name))
+            let recorded = try samples(takeFile(2, name))
+            XCTAssertEqual(recorded.data.count, 4_800 * recorded.channels)
+            XCTAssertTrue(recorded.data == Array(played.data.prefix(recorded.data.count)), "take 2's \(name) is take 1's start")
+        }
+    }
+
+    func testTheRecordKeyPlaysTheTakeAndRecordsAnOverdubUntilStopped() throws {
+        let session = try writeSession()
+        let (status, errors, entries) = try withoutXruns { () -> (Int32, String, [TakeLogEntry]) in
+            _ = try recordTakeOne(session)
+            let keys = Pipe()
+            let jcap = try Subprocess(try Executables.built("jcap"),
+                                      ["session", session, "--overdub", "1", "--playback-port", "loop:playback_*", "--meter", "none"],
+                                      server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
+            try Self.waitFor("the session") { jcap.errorOutput.contains("r plays take 1 from its start") }
+            keys.fileHandleForWriting.write(Data("r".utf8))
+            try Self.waitFor("the overdub to start") { jcap.errorOutput.contains("take 1 plays from JACK frame") }
+            usleep(500_000)
+            keys.fileHandleForWriting.write(Data("s".utf8))
+            try Self.waitFor("the overdub to be logged") {
+                ((try? TakeLog(folder: self.path("dub")).entries()) ?? []).contains { $0.take == 2 && $0.status == .complete }
+            }
+            keys.fileHandleForWriting.write(Data("q".utf8))
+            let status = try jcap.wait(timeout: 20)
+            return (status, jcap.errorOutput, try TakeLog(folder: path("dub")).entries())
+        }
+        XCTAssertEqual(status, 0, errors)
+        let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, errors)
+        XCTAssertEqual(overdub.overdub?.take, 1)
+        XCTAssertGreaterThan(overdub.frames, 0)
+        XCTAssertLessThan(overdub.frames, 24_000, "stopped by the key before take 1 ended")
+        for name in takeNames {
+            let played = try samples(takeFile(1, name))
+            let recorded = try samples(takeFile(2, name))
+            XCTAssertEqual(Int64(recorded.data.count / recorded.channels), overdub.frames)
+            XCTAssertTrue(recorded.data == Array(played.data.prefix(recorded.data.count)), "take 2's \(name) is take 1's start")
+        }
+    }
+
+    func testBadOverdubsAreRefusedInOneLine() throws {
+        let session = try writeSession()
+        let missing = try runJcap(["session", session, "--overdub", "9", "--for", "1s", "--meter", "none"])
+        XCTAssertEqual(missing.status, 23, missing.errors)
+        XCTAssertTrue(missing.errors.contains("jcap: error: no take 9 in the take log"), missing.errors)
+        for (arguments, flag) in [(["--overdub", "1", "--at", "14:00:00"], "--at"),
+                                  (["--overdub", "1", "--trigger", "-40dB"], "--overdub"),
+                                  (["--overdub", "1", "--split", "10s"], "--overdub"),
+                                  (["--overdub", "0"], "--overdub"),
+                                  (["--playback-port", "loop:playback_1", "--for", "1s"], "--playback-port")] {
+            let run = try runJcap(["session", session, "--meter", "none"] + arguments)
+            XCTAssertEqual(run.status, 64, "\(arguments): \(run.errors)")
+            XCTAssertTrue(run.errors.contains("jcap: error: ") && run.errors.contains(flag), "\(arguments): \(run.errors)")
+            XCTAssertEqual(run.errors.split(separator: "\n").filter { $0.hasPrefix("jcap: error") }.count, 1, run.errors)
+        }
+    }
+}
