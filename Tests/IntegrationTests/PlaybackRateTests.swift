@@ -292,6 +292,11 @@ final class PlaybackRateTests: JackTestCase {
                 return XCTFail("the file from frame \(position) does not follow the rate-2 part (ending at \(gapStart))")
             }
             XCTAssertGreaterThan(resumed, 9_000, "rate 2 until the change")
+            // The position read at the change was published after the cycle before the one the
+            // seek was taken in: the file frame of the first output frame not played at rate 2,
+            // twice its output frame (a cycle's leeway, for a callback between the two reads).
+            XCTAssertEqual(Double(changedAt), Double(2 * gapStart), accuracy: 2 * 256,
+                           "currentFrame at rate 2 is the file frame playing")
             assertSamples(take[..<min(resumed, gapStart)], fast[..<min(resumed, gapStart)], "rate 2 up to the change")
             XCTAssertTrue(take[min(resumed, gapStart)..<resumed].allSatisfy { $0 == 0 }, "then silence while the reader restarts")
             assertSamples(take[resumed..<(resumed + 20_000)], samples[position..<(position + 20_000)],
