@@ -176,6 +176,18 @@ final class PlaybackRateTests: JackTestCase {
         XCTAssertEqual(inRange.status, ExitStatus.noServer.rawValue, "a rate in range goes on to JACK: \(inRange.errors)")
     }
 
+    /// Files played together must share a sample rate (their frames are one position): two at
+    /// different rates are refused with one line, status 16, before JACK is asked.
+    func testFilesAtDifferentRatesTogetherAreRefused() throws {
+        try writeSineFile("at48.wav", frames: 100)
+        try writeSineFile("at44.wav", frames: 100, sampleRate: 44_100)
+        let refused = try runJcap(["play", path("at48.wav"), path("at44.wav"), "--server", "no-such-server"])
+        XCTAssertEqual(refused.status, ExitStatus.unsupportedFormat.rawValue, refused.errors)
+        XCTAssertEqual(refused.errors.split(separator: "\n"),
+                       ["jcap: error: '\(path("at44.wav"))' is at 44100 Hz and '\(path("at48.wav"))' at 48000 Hz: "
+                        + "files played together must share a sample rate"])
+    }
+
     private func writeSineFileQuietly(_ name: String) {
         XCTAssertNoThrow(try writeSineFile(name, frames: 100))
     }

@@ -135,6 +135,15 @@ struct VarispeedTests {
         #expect(seeked.flatMap(\.samples) == (try offline(Array(samples[10_000...]), inputRate: 2, outputRate: 1)))
     }
 
+    @Test("rate 1 at the server's rate: no converter, the file's own samples in full blocks")
+    func asItIs() throws {
+        let (path, samples) = try sineFile("same.wav", frames: 10_000)
+        let played = try blocks(of: path, rate: PlaybackRate(1.00001))
+        #expect(played.flatMap(\.samples) == samples)
+        #expect(played.map(\.header.frames) == [4_096, 4_096, 1_808, 0])
+        #expect(played.allSatisfy { $0.header.endPosition - $0.header.position == $0.header.frames })
+    }
+
     @Test("rate 0.5 doubles the length; 44.1 kHz on 48 kHz is round(F × 48000 / 44100)")
     func slowAndOtherRates() throws {
         let (path, samples) = try sineFile("slow.wav", frames: 10_001)
