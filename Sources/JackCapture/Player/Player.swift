@@ -437,7 +437,9 @@ public final class Player: @unchecked Sendable {
     /// Changed while prepared, it takes effect as a seek to the frame playing now: the reader
     /// restarts its converters there at the new rate, so while playing the frames already on
     /// the rings are dropped and a short silence (the reader catching up, typically a few ms;
-    /// not counted as an underrun) comes before the file continues from that frame.
+    /// not counted as an underrun) comes before the file continues from that frame. (The frame
+    /// is `currentFrame` when the rate is set; a cycle that runs between that and the reader's
+    /// restart plays its frames at the old rate, and they play again at the new one.)
     public var rate: Float {
         get { lock.withLock { playbackRate.value } }
         set {
