@@ -316,6 +316,53 @@ final class PlaybackRateTests: JackTestCase {
         }
     }
 
+    /// A reader slowed by the test hook at rate 2: the callback plays silence instead, each
+    /// silence reported at the file frame that was due (twice the output frames played before
+    /// it: file frames, not output frames); with the silences taken out the recording is
+    /// libsamplerate's offline output, nothing repeated or skipped.
+    func testUnderrunsAtARateAreReportedAtFileFrames() throws {
+        try withoutXruns {
+            let frames = 4 * 48_000
+            let samples = try writeSineFile("under.wav", frames: frames)
+            let expected = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
+            let player = try Player(contentsOf: URL(fileURLWithPath: path("under.wav")))
+            player.enableRate = true
+            player.rate = 2
+            try player.prepareToPlay(clientName: "pru", server: server.name, outputs: .none, bufferSeconds: 0.1)
+            defer { player.close() }
+            // Each step (a chunk converted, or a block written) then 60 ms: a 4096-frame block
+            // (85 ms) about every 120 ms, so the reader runs at about 0.7 times real time.
+            player.readerDelayMicroseconds = 60_000
+            let start = frameAhead(0.5)
+            let recorder = try record(["pru:out_1"], start: start, frames: 4 * 48_000, name: "under-take.wav")
+            try player.play(atFrame: start)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+            let take = try readChannels("under-take.wav")[0]
+            var played = 0
+            var silences: [PlaybackUnderrun] = []
+            var index = 0
+            while index < take.count && played < expected.count {
+                // The sine is never 0: a 0 is silence, unless the converter's padded last frame.
+                if take[index] == 0 && expected[played] != 0 {
+                    let begin = index
+                    while index < take.count && take[index] == 0 { index += 1 }
+                    silences.append(PlaybackUnderrun(position: Int64(2 * played), jackFrame: FrameTime.advance(start, by: begin),
+                                                     frames: index - begin))
+                    continue
+                }
+                guard take[index] == expected[played] else {
+                    return XCTFail("recorded frame \(index) is not output frame \(played): a repeated or skipped frame")
+                }
+                played += 1
+                index += 1
+            }
+            XCTAssertEqual(played, expected.count, "every output frame was played")
+            XCTAssertGreaterThan(silences.count, 1)
+            XCTAssertEqual(player.underruns, silences, "each silence reported at its file frame and JACK frame")
+        }
+    }
+
     func waitUntil(_ frame: UInt32) {
         while FrameTime.distance(from: observer.estimatedFrameTime, to: frame) > 0 { usleep(5_000) }
     }
