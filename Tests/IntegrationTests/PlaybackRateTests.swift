@@ -136,6 +136,33 @@ final class PlaybackRateTests: JackTestCase {
         }
     }
 
+    /// `--loops 1 --rate 1.5`: the two copies are one converter stream (no flush at the wrap):
+    /// sample for sample libsamplerate's offline output of the file twice over, round(2F / 1.5)
+    /// frames, and jcap ends at the file's last frame.
+    func testLoopsAtARateAreSeamless() throws {
+        let frames = 12_345
+        let ratio = try XCTUnwrap(PlaybackRate(1.5).converterRates(fileRate: server.sampleRate, serverRate: server.sampleRate))
+        let played = Int(SampleRateConverter.outputLength(forInputFrames: Int64(2 * frames), inputRate: ratio.input,
+                                                          outputRate: ratio.output))
+        XCTAssertEqual(played, 16_460)
+        try withoutXruns {
+            let samples = try writeSineFile("loop.wav", frames: frames)
+            let expected = try offline(samples + samples, channels: 1, inputRate: ratio.input, outputRate: ratio.output)[0]
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("loop.wav"), "--name", "prl", "--no-connect", "--at", "@\(start)",
+                                         "--loops", "1", "--rate", "1.5"])
+            try waitForPorts(["prl:out_1"])
+            let recorder = try record(["prl:out_1"], start: FrameTime.advance(start, by: -1_000), frames: played + 2_000,
+                                      name: "loop-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
+            let recorded = try readChannels("loop-take.wav")[0]
+            assertPlayedSpan(recorded, from: 1_000, frames: played, "round(2F / 1.5) frames")
+            assertSamples(recorded[1_000..<(1_000 + played)], expected[...], "two copies as one stream")
+        }
+    }
+
     /// A file at 44.1 kHz on the 48 kHz server plays at its own speed: F frames become
     /// round(F × 48000 / 44100), libsamplerate's offline output sample for sample, the sine
     /// still 100 Hz; positions are the file's frames.
