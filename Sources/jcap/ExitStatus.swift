@@ -39,10 +39,11 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// A take is being recorded (stop it first), or a take number the log does not have.
     case noSuchTake = 23
     /// `jcap play`: a file that is missing, unreadable or not a regular file. (One libsndfile
-    /// cannot decode, or at another sample rate than the server's, is `unsupportedFormat`.)
+    /// cannot decode, or files played together at different sample rates, is `unsupportedFormat`.)
     case inputUnreadable = 24
-    /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE), or a
-    /// `--buffer` longer than this machine can hold.
+    /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE) or is
+    /// out of its range (`jcap play --volume 1.5`, `--rate 3`), or a `--buffer` longer than this
+    /// machine can hold.
     case usage = 64
 
     public init(for error: CaptureError) {

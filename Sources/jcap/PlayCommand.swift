@@ -14,12 +14,18 @@ struct PlayCommand: ParsableCommand {
             unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N
             repeats the files N more times, the first frame right after the last. --volume and
             --pan set the gain (balance for a stereo file; a mono file gets two ports with --pan).
+            --rate R (0.5 to 2) is varispeed, as on tape: pitch follows the speed (2 is twice as
+            fast and an octave up); a file of F frames plays round(F / R) frames, resampled by
+            libsamplerate, and positions (--from, the frames jcap names) stay the file's. A file
+            at another sample rate than the server's is resampled the same way to play at its
+            own speed.
 
             Exit status: 0 played to the end (or stopped by Ctrl-C); 3 the reader fell behind and
             silence was played (each underrun is reported); 5 the server went away; 10 no JACK
             server; 11 unknown channel or port; 12 bad --at or --from; 13 --at in the past;
-            16 a format libsndfile cannot read, or a file not at the server's sample rate;
-            18 JACK refused a port or connection; 24 a missing or unreadable file; 64 bad option.
+            16 a format libsndfile cannot read, or files together at different sample rates;
+            18 JACK refused a port or connection; 24 a missing or unreadable file; 64 bad option,
+            or a value out of its range (--volume 1.5, --rate 3: nothing is played).
             """)
 
     @Argument(help: ArgumentHelp("Sound files (any format libsndfile reads), played together.", valueName: "file"))
@@ -58,6 +64,9 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pan, -1 (left) to 1 (right): balance for stereo files; a mono file gets two ports, panned with equal power.", valueName: "position"))
     var pan: Float?
 
+    @Option(name: .long, help: ArgumentHelp("Speed, 0.5 to 2 (1: as recorded): varispeed, pitch follows as on tape.", valueName: "rate"))
+    var rate: Float?
+
     func run() throws {
         let console = Console(display: MeterDisplay.none)
         let status: ExitStatus
@@ -91,6 +100,11 @@ struct PlayCommand: ParsableCommand {
 
     private func play(_ console: Console) throws(PlayerError) -> ExitStatus {
         guard !files.isEmpty else { throw .noFiles }
+        // Before any file is opened or JACK is asked: a refused rate plays nothing.
+        if let rate, !Player.rateRange.contains(rate) {
+            throw .capture(.badOption(flag: "--rate", value: "\(rate)",
+                                      expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)"))
+        }
         let outputs = try outputs()
         if let volume, !(0...1).contains(volume) {
             throw .capture(.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1"))
@@ -118,6 +132,10 @@ struct PlayCommand: ParsableCommand {
         let signals = ControlSignals()
         if let volume { player.volume = volume }
         if let pan { player.pan = pan }
+        if let rate {
+            player.enableRate = true
+            player.rate = rate
+        }
         try player.prepareToPlay(clientName: name, server: server, outputs: outputs, spreadsMonoToStereo: pan != nil,
                                  portNames: portNames)
         defer { player.close() }
@@ -129,7 +147,9 @@ struct PlayCommand: ParsableCommand {
             try player.play()
         case .afterReady(let delay)?:
             let frames: Int64
-            do { frames = try delay.frames(atSampleRate: player.fileSampleRate) } catch { throw .capture(error) }
+            // JACK frames: at the server's rate (a resampled file's rate differs).
+            let serverRate = player.deviceSampleRate ?? player.fileSampleRate
+            do { frames = try delay.frames(atSampleRate: serverRate) } catch { throw .capture(error) }
             try player.play(atFrame: FrameTime.advance(player.estimatedFrameTime, by: Int(frames)))
         case .frame(let frame)?:
             try player.play(atFrame: frame)
@@ -234,8 +254,11 @@ struct PlayCommand: ParsableCommand {
 
     private func describe(_ player: Player, console: Console) {
         let names = player.urls.map(\.path).joined(separator: ", ")
+        let serverRate = player.deviceSampleRate ?? player.fileSampleRate
+        let resampled = player.fileSampleRate != serverRate ? ", resampled to \(serverRate) Hz" : ""
+        let speed = rate == nil ? "" : ", rate \(player.rate) (pitch follows)"
         console.line("jcap: client '\(player.clientName ?? name)', playing \(names): \(player.numberOfChannels) channels, "
-                     + "\(player.fileSampleRate) Hz, \(player.durationFrames) frames")
+                     + "\(player.fileSampleRate) Hz, \(player.durationFrames) frames\(resampled)\(speed)")
         for (index, (port, connections)) in zip(player.portNames, player.connections).enumerated() {
             console.line("  channel \(index + 1): \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
         }

@@ -25,6 +25,44 @@ final class PlayerAllocationTests: JackTestCase {
         try super.tearDownWithError()
     }
 
+    /// At a rate (the reader resamples through libsamplerate): playing, a seek, a rate change
+    /// (a new converter, made on the reader's thread) and a loop's wrap allocate nothing on the
+    /// process thread either.
+    func testPlayingAtARateAllocatesNothingOnTheProcessThread() throws {
+        let file = path("noalloc-rate.wav")
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: 2, sampleRate: server.sampleRate, overwrite: false)
+        let frames = 5 * 48_000
+        let samples = (0..<(2 * frames)).map { TestSignal.sample(frameTime: UInt32($0 / 2), channel: $0 % 2) }
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+        try writer.close()
+
+        let player = try Player(contentsOf: URL(fileURLWithPath: file))
+        player.enableRate = true
+        player.rate = 1.5
+        try player.prepareToPlay(clientName: "noalloc-rate", server: server.name, outputs: .none)
+        defer { player.close() }
+        player.numberOfLoops = -1
+        usleep(100_000)
+        guard let thread = player.processThread else { return XCTFail("no process thread") }
+        allocation_probe_watch(thread)
+        try player.play()
+        usleep(400_000)
+        player.currentFrame = 100_000          // a seek at the rate
+        usleep(300_000)
+        player.rate = 0.75                     // a new ratio while playing
+        usleep(300_000)
+        player.rate = 2
+        player.currentTime = 4.8               // near the end: the loop comes round at rate 2
+        usleep(600_000)
+        allocation_probe_unwatch()
+        let counted = allocation_probe_count()
+        XCTAssertTrue(player.isPlaying)
+        XCTAssertEqual(player.underrunFrames, 0)
+        XCTAssertLessThan(player.currentFrame, 96_000, "looped round to the start (0.1 s to the end, then 1 s of file a second)")
+        XCTAssertEqual(counted, 0, "allocations on the process thread while playing at a rate")
+    }
+
     func testPlayingSeekingAndChangingVolumeAllocatesNothingOnTheProcessThread() throws {
         let file = path("noalloc.wav")
         let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),

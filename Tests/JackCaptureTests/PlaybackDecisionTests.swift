@@ -50,8 +50,34 @@ final class PlaybackDecisionTests: XCTestCase {
     func testBlocksFillTheRingWithoutWrapping() {
         let blocks = PlaybackRing.blockCount(seconds: 2, sampleRate: 48_000)
         XCTAssertEqual(blocks, 24)
-        XCTAssertEqual(PlaybackRing.blockByteCount(channels: 2), 32 + 4_096 * 2 * 4)
+        XCTAssertEqual(PlaybackRing.blockByteCount(channels: 2), 48 + 4_096 * 2 * 4)
         XCTAssertEqual(PlaybackRing.blockCount(seconds: 0, sampleRate: 48_000), 4)
+    }
+
+    /// The header's fields are what is copied to and from the ring; the room it takes keeps the
+    /// samples after it 16-byte aligned.
+    func testTheBlockHeaderKeepsTheSamplesAligned() {
+        XCTAssertEqual(MemoryLayout<PlaybackBlockHeader>.size, PlaybackBlockHeader.fieldByteCount)
+        XCTAssertGreaterThanOrEqual(PlaybackBlockHeader.byteCount, PlaybackBlockHeader.fieldByteCount)
+        XCTAssertEqual(PlaybackBlockHeader.byteCount % 16, 0)
+    }
+
+    /// A block's file position at each output frame: the identity when it plays as it is;
+    /// through a converter, linear in integers from `position` to `endPosition`.
+    func testABlockMapsItsOutputFramesToFileFrames() {
+        let direct = PlaybackBlockHeader(generation: 0, position: 1_000, frames: 4_096)
+        XCTAssertEqual(direct.endPosition, 5_096)
+        XCTAssertEqual((0...4_096).map { direct.position(atOffset: $0) }, (0...4_096).map { 1_000 + Int64($0) })
+        // Rate 2: 4096 output frames cover 8192 file frames.
+        let fast = PlaybackBlockHeader(generation: 0, position: 8_192, endPosition: 16_384, frames: 4_096)
+        XCTAssertEqual(fast.position(atOffset: 0), 8_192)
+        XCTAssertEqual(fast.position(atOffset: 1), 8_194)
+        XCTAssertEqual(fast.position(atOffset: 4_096), 16_384)
+        // Rate 0.5: two output frames per file frame, rounded down.
+        let slow = PlaybackBlockHeader(generation: 0, position: 10, endPosition: 2_058, frames: 4_096)
+        XCTAssertEqual([0, 1, 2, 3, 4_095, 4_096].map { slow.position(atOffset: $0) }, [10, 10, 11, 11, 2_057, 2_058])
+        let end = PlaybackBlockHeader(generation: 0, position: 500, frames: 0, flags: PlaybackBlockHeader.endOfPlayback)
+        XCTAssertEqual(end.position(atOffset: 0), 500)
     }
 }
 

@@ -20,12 +20,18 @@ import Foundation
 ///   the frame asked for; blocks read before it are dropped unplayed (silence, not counted as an
 ///   underrun, while the reader catches up: typically less than a period).
 /// - `numberOfLoops`: the frame after the file's last is its first again, in the same cycle.
+/// - `enableRate` and `rate` (0.5 ... 2): varispeed, as a tape machine does it: pitch follows
+///   the speed (2 is twice as fast and an octave up). The reader thread resamples each file
+///   through libsamplerate onto the ring, so a file of F frames plays round(F / rate) frames
+///   (at the server's rate); positions (`currentFrame`, `currentTime`, seeks, underruns,
+///   `duration`) stay in the file's frames. Loops are seamless at a rate too. A file at another
+///   sample rate than the server's is resampled the same way, so it plays at its own speed:
+///   F frames at 44.1 kHz play round(F × 48000 / 44100) frames on a 48 kHz server. At rate 1
+///   with the file at the server's rate nothing is converted: the file plays bit for bit.
 ///
 /// `stop()` is `pause()`: the position is kept (as AVAudioPlayer's stop keeps `currentTime`),
 /// and the JACK client stays open until `close()`. At the end of playing the position goes back
 /// to the start, as AVAudioPlayer's does.
-///
-/// The files must be at the server's sample rate: resampling (`rate`) is not built yet.
 public final class Player: @unchecked Sendable {
     public let urls: [URL]
     /// The (first) file.
@@ -55,6 +61,11 @@ public final class Player: @unchecked Sendable {
     private var seekRequest = SeekRequest(generation: 0, frame: 0)
     private var playRequested = false
     private var loops = 0
+    private var rateEnabled = false
+    private var playbackRate = PlaybackRate.normal
+    /// Whether `enableRate` was set when the player was prepared (what counts from then on).
+    private var preparedWithRate = false
+    private var serverRate: Int?
     private var recordedUnderruns: [PlaybackUnderrun] = []
     private var finishedSeen = 0
     private var reportedShutdown = false
@@ -69,13 +80,14 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Opens several files to play together, in sync, each on its own ports. They must share a
-    /// sample rate.
+    /// sample rate (any rate: one that is not the server's is resampled).
     public init(contentsOf urls: [URL]) throws(PlayerError) {
         guard !urls.isEmpty else { throw .noFiles }
         var files: [SoundFile] = []
         for url in urls { files.append(try SoundFile.open(playing: url.path)) }
         for file in files where file.sampleRate != files[0].sampleRate {
-            throw .sampleRateMismatch(file.path, fileRate: file.sampleRate, serverRate: files[0].sampleRate)
+            throw .sampleRateMismatch(file.path, fileRate: file.sampleRate, firstPath: files[0].path,
+                                      firstRate: files[0].sampleRate)
         }
         self.urls = urls
         self.files = files
@@ -108,10 +120,6 @@ public final class Player: @unchecked Sendable {
         guard lock.withLock({ jack == nil }) else { return }
         let client: JackClient
         do { client = try JackClient(name: clientName, server: server) } catch { throw .capture(.jack(error)) }
-        guard client.sampleRate == fileSampleRate else {
-            client.close()
-            throw .sampleRateMismatch(files[0].path, fileRate: fileSampleRate, serverRate: client.sampleRate)
-        }
         var ports: [OpaquePointer] = []
         var sources: [PlaybackSourceState] = []
         var readers: [PlaybackFileReader] = []
@@ -123,7 +131,7 @@ public final class Player: @unchecked Sendable {
                 let portCount = spreadsMonoToStereo && file.channels == 1 ? 2 : file.channels
                 sources.append(PlaybackSourceState(ring: ring, channels: file.channels, firstPort: ports.count,
                                                    portCount: portCount, blockBytes: blockBytes))
-                readers.append(PlaybackFileReader(file: file, ring: ring))
+                readers.append(PlaybackFileReader(file: file, ring: ring, serverRate: client.sampleRate))
                 for _ in 0..<portCount {
                     let index = ports.count
                     let name = portNames.flatMap { index < $0.count ? $0[index] : nil } ?? "out_\(index + 1)"
@@ -141,7 +149,9 @@ public final class Player: @unchecked Sendable {
         Player.storeGains(in: state, volume: lock.withLock { gain.volume }, pan: lock.withLock { gain.pan })
         let meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
         state.pointee.meteringEnabled.store(lock.withLock { metering }, ordering: .relaxed)
-        let (seek, loops) = lock.withLock { (seekRequest, self.loops) }
+        let (seek, loops, withRate, rate) = lock.withLock { (seekRequest, self.loops, rateEnabled, playbackRate) }
+        let readerRate = withRate ? rate : .normal
+        state.pointee.rateTenThousandths.store(readerRate.tenThousandths, ordering: .relaxed)
         state.pointee.seek.store(seek.packed, ordering: .relaxed)
         state.pointee.own.pointee.generation = seek.generation
         state.pointee.own.pointee.position = seek.frame
@@ -149,7 +159,17 @@ public final class Player: @unchecked Sendable {
         state.pointee.numberOfLoops.store(loops, ordering: .relaxed)
         // The rings filled ahead before the callback runs.
         for reader in readers {
-            while reader.fillOne(seek: seek, numberOfLoops: loops) {}
+            while reader.fillOne(seek: seek, numberOfLoops: loops, rate: readerRate) {}
+        }
+        func discard() {
+            client.close()
+            state.pointee.deallocate()
+            state.deinitialize(count: 1)
+            state.deallocate()
+        }
+        if let refused = readers.lazy.compactMap(\.converterError).first {
+            discard()
+            throw .capture(refused)
         }
         let argument = UnsafeMutableRawPointer(state)
         client.setProcessCallback(playerProcessCallback, argument: argument)
@@ -157,14 +177,13 @@ public final class Player: @unchecked Sendable {
         do {
             try client.activate()
         } catch {
-            client.close()
-            state.pointee.deallocate()
-            state.deinitialize(count: 1)
-            state.deallocate()
+            discard()
             throw .capture(.jack(error))
         }
         let names = ports.map { client.fullName(of: $0) }
         lock.withLock {
+            preparedWithRate = withRate
+            serverRate = client.sampleRate
             self.jack = client
             self.state = state
             self.readers = readers
@@ -364,22 +383,22 @@ public final class Player: @unchecked Sendable {
     /// The file frame that plays next (frame-exact `currentTime`). Set, also while playing: the
     /// next frame out is this one (clamped to the file's length).
     public var currentFrame: Int64 {
-        get {
-            lock.withLock {
-                guard let state else { return seekRequest.frame }
-                // Until the callback has taken the last seek, the position is the seek's.
-                let position = state.pointee.position.load(ordering: .acquiring)
-                guard state.pointee.generation.load(ordering: .relaxed) == seekRequest.generation else { return seekRequest.frame }
-                // The cycle the file ends in counts on past its end until the end is seen.
-                return min(position, durationFrames)
-            }
-        }
+        get { lock.withLock { positionWhileLocked() } }
         set {
             lock.withLock {
                 seekRequest = seekRequest.next(to: min(max(newValue, 0), durationFrames))
                 state?.pointee.seek.store(seekRequest.packed, ordering: .releasing)
             }
         }
+    }
+
+    private func positionWhileLocked() -> Int64 {
+        guard let state else { return seekRequest.frame }
+        // Until the callback has taken the last seek, the position is the seek's.
+        let position = state.pointee.position.load(ordering: .acquiring)
+        guard state.pointee.generation.load(ordering: .relaxed) == seekRequest.generation else { return seekRequest.frame }
+        // The cycle the file ends in counts on past its end until the end is seen.
+        return min(position, durationFrames)
     }
 
     /// Seconds into the file of the frame that plays next; set to seek (rounded to the nearest
@@ -400,6 +419,49 @@ public final class Player: @unchecked Sendable {
             }
         }
     }
+
+    // MARK: Rate (varispeed)
+
+    /// Whether `rate` applies, as AVAudioPlayer's `enableRate`: set it before `prepareToPlay`
+    /// (or the first `play`); a change after that counts for nothing. Off by default.
+    public var enableRate: Bool {
+        get { lock.withLock { rateEnabled } }
+        set { lock.withLock { rateEnabled = newValue } }
+    }
+
+    /// The playback rate, 0.5 (half speed) ... 2 (double speed), clamped as AVAudioPlayer clamps
+    /// it, kept to 1/10 000 (1.23456 is 1.2346); 1 by default. Applies only with `enableRate`.
+    /// Varispeed: pitch follows, as on tape (2 is an octave up). A file of F frames plays
+    /// round(F / rate) frames; positions stay in the file's frames.
+    ///
+    /// Changed while prepared, it takes effect as a seek to the frame playing now: the reader
+    /// restarts its converters there at the new rate, so while playing the frames already on
+    /// the rings are dropped and a short silence (the reader catching up, typically a few ms;
+    /// not counted as an underrun) comes before the file continues from that frame. (The frame
+    /// is `currentFrame` when the rate is set; a cycle that runs between that and the reader's
+    /// restart plays its frames at the old rate, and they play again at the new one.)
+    public var rate: Float {
+        get { lock.withLock { playbackRate.value } }
+        set {
+            lock.withLock {
+                let changed = PlaybackRate(newValue)
+                guard changed != playbackRate else { return }
+                playbackRate = changed
+                guard preparedWithRate, let state else { return }
+                let here = positionWhileLocked()
+                // The rate before the seek that makes the reader read it (released with the seek).
+                state.pointee.rateTenThousandths.store(changed.tenThousandths, ordering: .relaxed)
+                seekRequest = seekRequest.next(to: here)
+                state.pointee.seek.store(seekRequest.packed, ordering: .releasing)
+            }
+        }
+    }
+
+    /// The lowest and highest `rate`.
+    public static var rateRange: ClosedRange<Float> { PlaybackRate.range }
+
+    /// The JACK server's sample rate, once prepared: the rate the ports play at.
+    public var deviceSampleRate: Int? { lock.withLock { serverRate } }
 
     // MARK: Volume and pan
 
@@ -493,8 +555,9 @@ public final class Player: @unchecked Sendable {
         while !quit.load(ordering: .acquiring) {
             let seek = SeekRequest(packed: state.pointee.seek.load(ordering: .acquiring))
             let loops = state.pointee.numberOfLoops.load(ordering: .relaxed)
+            let rate = PlaybackRate(tenThousandths: state.pointee.rateTenThousandths.load(ordering: .relaxed))
             var worked = false
-            for reader in readers where reader.fillOne(seek: seek, numberOfLoops: loops) {
+            for reader in readers where reader.fillOne(seek: seek, numberOfLoops: loops, rate: rate) {
                 worked = true
                 let delay = state.pointee.readerDelayMicroseconds.load(ordering: .relaxed)
                 if delay > 0 { usleep(useconds_t(delay)) }

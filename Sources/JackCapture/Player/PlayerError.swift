@@ -4,8 +4,9 @@ public enum PlayerError: Error, Equatable, Sendable {
     case unreadableFile(String, reason: String)
     /// libsndfile cannot read the file's format (its message).
     case unreadableFormat(String, reason: String)
-    /// The file's sample rate is not the server's, and resampling on playback is not built.
-    case sampleRateMismatch(String, fileRate: Int, serverRate: Int)
+    /// Files played together are at different sample rates (a file at another rate than the
+    /// server's is resampled; files together must share one, as their frames are one position).
+    case sampleRateMismatch(String, fileRate: Int, firstPath: String, firstRate: Int)
     /// No file given.
     case noFiles
     /// The server, a port, a connection, a start time, a channel list or a pattern (the same
@@ -18,8 +19,8 @@ extension PlayerError: CustomStringConvertible {
         switch self {
         case .unreadableFile(let path, let reason): "cannot read '\(path)': \(reason)"
         case .unreadableFormat(let path, let reason): "'\(path)' is not a sound file libsndfile can read: \(reason)"
-        case .sampleRateMismatch(let path, let fileRate, let serverRate):
-            "'\(path)' is at \(fileRate) Hz and the server at \(serverRate) Hz (playback does not resample yet)"
+        case .sampleRateMismatch(let path, let fileRate, let firstPath, let firstRate):
+            "'\(path)' is at \(fileRate) Hz and '\(firstPath)' at \(firstRate) Hz: files played together must share a sample rate"
         case .noFiles: "no file to play"
         case .capture(let error): "\(error)"
         }

@@ -198,10 +198,18 @@ extension PlayerProcessState {
         }
         closeUnderrun()
         own.pointee.seekFilling = false
+        var lead = -1
         for index in 0..<sourceCount where !cursors[index].ended {
+            if lead < 0 { lead = index }
             copy(source: index, frames: needed, to: offset, cycleFrames: n)
         }
-        own.pointee.position += Int64(needed)
+        // The position is the first still-playing source's (all share the rate, so their file
+        // frames agree); when the last ones ended in this cycle, where the first of them ended.
+        for index in 0..<sourceCount where !cursors[index].ended {
+            lead = index
+            break
+        }
+        own.pointee.position = cursors[lead].position
         // Every source ended within the cycle: finished now, not a cycle later.
         var ended = true
         for index in 0..<sourceCount where !cursors[index].ended {
@@ -222,7 +230,7 @@ extension PlayerProcessState {
     private func header(of ring: RingBuffer, at byteOffset: Int) -> PlaybackBlockHeader {
         var header = PlaybackBlockHeader(generation: 0, position: 0, frames: 0)
         withUnsafeMutableBytes(of: &header) { bytes in
-            ring.peek(into: bytes.baseAddress!, byteCount: PlaybackBlockHeader.byteCount, at: byteOffset)
+            ring.peek(into: bytes.baseAddress!, byteCount: PlaybackBlockHeader.fieldByteCount, at: byteOffset)
         }
         return header
     }
@@ -294,7 +302,6 @@ extension PlayerProcessState {
                 cursors[index].ended = true
                 return
             }
-            if cursors[index].frontOffset == 0 && index == 0 { own.pointee.position = block.position - Int64(done) }
             guard let base = source.ring.readPointer(at: 0, byteCount: source.blockBytes) else { return }
             let samples = (base + PlaybackBlockHeader.byteCount).assumingMemoryBound(to: Float.self)
             let first = cursors[index].frontOffset
@@ -311,6 +318,7 @@ extension PlayerProcessState {
             }
             done += count
             cursors[index].frontOffset += count
+            cursors[index].position = block.position(atOffset: cursors[index].frontOffset)
             if cursors[index].frontOffset >= Int(block.frames) {
                 source.ring.commitRead(byteCount: source.blockBytes)
                 cursors[index].frontOffset = 0

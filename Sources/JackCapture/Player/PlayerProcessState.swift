@@ -20,6 +20,9 @@ struct PlaybackSourceCursor {
     var frontOffset = 0
     /// The source's end block (of the current generation) has been reached: it plays silence.
     var ended = false
+    /// The file frame of the source's next frame out (from its blocks' positions), once it has
+    /// played a frame since the last seek.
+    var position: Int64 = 0
 
     @_noAllocation @_noLocks
     init() {}
@@ -74,6 +77,9 @@ struct PlayerProcessState {
     let numberOfLoops: UnsafeAtomic<Int>
     /// Test hook: the reader sleeps this long (microseconds) after each block it reads.
     let readerDelayMicroseconds: UnsafeAtomic<Int>
+    /// The rate the reader converts at, in ten-thousandths (`PlaybackRate`); 10 000 unless
+    /// `Player.enableRate`. The owner changes it together with a seek, which the reader follows.
+    let rateTenThousandths: UnsafeAtomic<Int>
 
     // Published by the callback.
     let phase: UnsafeAtomic<Int>
@@ -121,6 +127,7 @@ struct PlayerProcessState {
         seek = .create(0)
         numberOfLoops = .create(0)
         readerDelayMicroseconds = .create(0)
+        rateTenThousandths = .create(PlaybackRate.unit)
         phase = .create(PlaybackPhase.idle.rawValue)
         position = .create(0)
         generation = .create(0)
@@ -147,7 +154,7 @@ struct PlayerProcessState {
         cursors.deallocate()
         events.deallocate()
         for atomic in [command, clockStart, seek, position, generation, startedFrame, lateStartFrames] { atomic.destroy() }
-        for atomic in [numberOfLoops, readerDelayMicroseconds, phase, finishedCount, underrunFrames,
+        for atomic in [numberOfLoops, readerDelayMicroseconds, rateTenThousandths, phase, finishedCount, underrunFrames,
                        seekSilenceFrames, droppedEvents] { atomic.destroy() }
         serverGone.destroy()
         meters.deallocate()

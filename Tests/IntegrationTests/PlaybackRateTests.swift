@@ -1,0 +1,396 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import jcap
+
+/// Varispeed (`jcap play --rate`, `Player.enableRate` and `rate`) and files at another sample
+/// rate than the server's, against a private dummy server: the player's ports are recorded by
+/// jcap and compared sample by sample with libsamplerate run offline on the same file, through
+/// the same wrapper (`SampleRateConverter`) at the same quality.
+final class PlaybackRateTests: JackTestCase {
+    /// The sine's frequency in the file: 100 Hz (at the file's own rate).
+    static let sineHertz = 100.0
+
+    /// A float WAV of a 100 Hz sine around 0.5 (0.25 to 0.75: never zero, so the played span is
+    /// where the recording is not silent), each channel a different phase; returns it interleaved.
+    @discardableResult
+    func writeSineFile(_ name: String, frames: Int, channels: Int = 1, sampleRate: Int? = nil) throws -> [Float] {
+        let rate = sampleRate ?? server.sampleRate
+        let file = path(name)
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: channels, sampleRate: rate, overwrite: true)
+        var samples = [Float](repeating: 0, count: frames * channels)
+        for frame in 0..<frames {
+            for channel in 0..<channels {
+                samples[frame * channels + channel] = Float(0.5 + 0.25 * sin(2 * Double.pi * Self.sineHertz * Double(frame) / Double(rate)
+                                                                             + Double(channel)))
+            }
+        }
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+        try writer.close()
+        return samples
+    }
+
+    /// libsamplerate offline over the whole of `interleaved`, de-interleaved: what the player
+    /// should play for it.
+    func offline(_ interleaved: [Float], channels: Int, inputRate: Int, outputRate: Int) throws -> [[Float]] {
+        let converter = try SampleRateConverter(channels: channels, inputRate: inputRate, outputRate: outputRate, quality: .best)
+        var output: [Float] = []
+        try interleaved.withUnsafeBufferPointer { buffer throws(CaptureError) in
+            try converter.convert(buffer.baseAddress!, frames: interleaved.count / channels) {
+                output.append(contentsOf: UnsafeBufferPointer(start: $0, count: $1 * channels))
+            }
+        }
+        try converter.finish { output.append(contentsOf: UnsafeBufferPointer(start: $0, count: $1 * channels)) }
+        return (0..<channels).map { channel in stride(from: channel, to: output.count, by: channels).map { output[$0] } }
+    }
+
+    func readChannels(_ name: String) throws -> [[Float]] {
+        let sound = try SoundFile.open(readingFrom: path(name))
+        var samples = [Float](repeating: 0, count: Int(sound.frames) * sound.channels)
+        let read = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
+        return (0..<sound.channels).map { channel in (0..<read).map { samples[$0 * sound.channels + channel] } }
+    }
+
+    /// Equal within `tolerance` (0: bit for bit), naming the first difference.
+    func assertSamples(_ actual: ArraySlice<Float>, _ expected: ArraySlice<Float>, _ what: String, tolerance: Float = 0,
+                       line: UInt = #line) {
+        guard actual.count == expected.count else {
+            return XCTFail("\(what): \(actual.count) samples, expected \(expected.count)", line: line)
+        }
+        let differing = zip(actual, expected).enumerated().filter { abs($0.element.0 - $0.element.1) > tolerance }
+        if let first = differing.first {
+            XCTFail("\(what): \(differing.count) samples differ, the first at \(first.offset): "
+                    + "\(first.element.0) instead of \(first.element.1)", line: line)
+        }
+    }
+
+    /// The played span of a recording (from its first sample that is not silence to its last)
+    /// begins on `start` and is `frames` long within one frame (libsamplerate may leave the last
+    /// output frame unfilled: the converter pads it with silence, so the length is exact though
+    /// the sound ends a frame early; the sample comparison with the offline run checks it), and
+    /// nothing plays after those frames.
+    func assertPlayedSpan(_ samples: [Float], from start: Int, frames: Int, _ what: String, line: UInt = #line) {
+        guard let first = samples.firstIndex(where: { $0 != 0 }), let last = samples.lastIndex(where: { $0 != 0 }) else {
+            return XCTFail("\(what): silence", line: line)
+        }
+        XCTAssertEqual(first, start, "\(what): the first frame on the start frame", line: line)
+        XCTAssertEqual(last + 1 - first, frames, accuracy: 1, "\(what): the played span", line: line)
+        XCTAssertLessThanOrEqual(last + 1, start + frames, "\(what): nothing after round(F / rate) frames", line: line)
+    }
+
+    /// Rising crossings of 0.5 per second of `samples` at `sampleRate`: the sine's frequency.
+    func sineFrequency(_ samples: ArraySlice<Float>, sampleRate: Int) -> Double {
+        let centred = samples.map { $0 - 0.5 }
+        var crossings: [Double] = []
+        for index in 1..<centred.count where centred[index - 1] < 0 && centred[index] >= 0 {
+            crossings.append(Double(index - 1) + Double(centred[index - 1] / (centred[index - 1] - centred[index])))
+        }
+        guard crossings.count > 1 else { return 0 }
+        return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * Double(sampleRate)
+    }
+
+    func frameAhead(_ seconds: Double) -> UInt32 {
+        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
+    }
+
+    func waitForPorts(_ names: [String]) throws {
+        try Self.waitFor("ports \(names)") { names.allSatisfy { observer.audioOutputPorts().contains($0) } }
+    }
+
+    func record(_ ports: [String], start: UInt32, frames: Int, name: String) throws -> Subprocess {
+        try launchJcap(ports.flatMap { ["--port", $0] } + ["--at", "@\(start)", "--for", "\(frames)f", "--format", "float", "-o", name])
+    }
+
+    /// `jcap play --rate 2` with two files (mono and stereo, F = 30001 frames): each port plays
+    /// round(F / 2) = 15001 frames from the start frame on, libsamplerate's offline output sample
+    /// for sample, all three in sync; the 100 Hz sine comes out at 200 Hz (pitch follows).
+    func testRateTwoPlaysHalfTheFramesAnOctaveUpInSync() throws {
+        let frames = 30_001
+        let played = 15_001
+        try withoutXruns {
+            let mono = try writeSineFile("fast-a.wav", frames: frames)
+            let stereo = try writeSineFile("fast-b.wav", frames: frames, channels: 2)
+            let expectedMono = try offline(mono, channels: 1, inputRate: 2, outputRate: 1)
+            let expectedStereo = try offline(stereo, channels: 2, inputRate: 2, outputRate: 1)
+            XCTAssertEqual(expectedMono[0].count, played)
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("fast-a.wav"), path("fast-b.wav"), "--name", "plr", "--no-connect",
+                                         "--at", "@\(start)", "--rate", "2"])
+            let ports = ["plr:out_1", "plr:out_2", "plr:out_3"]
+            try waitForPorts(ports)
+            let recorder = try record(ports, start: FrameTime.advance(start, by: -1_000), frames: played + 2_000, name: "fast.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
+            let recorded = try readChannels("fast.wav")
+            XCTAssertEqual(recorded.count, 3)
+            guard recorded.count == 3 else { return }
+            let expected = [expectedMono[0], expectedStereo[0], expectedStereo[1]]
+            for channel in 0..<3 {
+                assertPlayedSpan(recorded[channel], from: 1_000, frames: played, "channel \(channel + 1): round(F / 2) frames")
+                assertSamples(recorded[channel][1_000..<(1_000 + played)], expected[channel][...], "channel \(channel + 1)")
+            }
+            XCTAssertEqual(sineFrequency(recorded[0][2_000..<14_000], sampleRate: server.sampleRate), 2 * Self.sineHertz,
+                           accuracy: 0.5, "an octave up")
+        }
+    }
+
+    /// `--loops 1 --rate 1.5`: the two copies are one converter stream (no flush at the wrap):
+    /// sample for sample libsamplerate's offline output of the file twice over, round(2F / 1.5)
+    /// frames, and jcap ends at the file's last frame.
+    func testLoopsAtARateAreSeamless() throws {
+        let frames = 12_345
+        let ratio = try XCTUnwrap(PlaybackRate(1.5).converterRates(fileRate: server.sampleRate, serverRate: server.sampleRate))
+        let played = Int(SampleRateConverter.outputLength(forInputFrames: Int64(2 * frames), inputRate: ratio.input,
+                                                          outputRate: ratio.output))
+        XCTAssertEqual(played, 16_460)
+        try withoutXruns {
+            let samples = try writeSineFile("loop.wav", frames: frames)
+            let expected = try offline(samples + samples, channels: 1, inputRate: ratio.input, outputRate: ratio.output)[0]
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("loop.wav"), "--name", "prl", "--no-connect", "--at", "@\(start)",
+                                         "--loops", "1", "--rate", "1.5"])
+            try waitForPorts(["prl:out_1"])
+            let recorder = try record(["prl:out_1"], start: FrameTime.advance(start, by: -1_000), frames: played + 2_000,
+                                      name: "loop-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
+            let recorded = try readChannels("loop-take.wav")[0]
+            assertPlayedSpan(recorded, from: 1_000, frames: played, "round(2F / 1.5) frames")
+            assertSamples(recorded[1_000..<(1_000 + played)], expected[...], "two copies as one stream")
+        }
+    }
+
+    /// A file at 44.1 kHz on the 48 kHz server plays at its own speed: F frames become
+    /// round(F × 48000 / 44100), libsamplerate's offline output sample for sample, the sine
+    /// still 100 Hz; positions are the file's frames.
+    func testAFileAtAnotherSampleRateIsResampledToTheServers() throws {
+        let frames = 44_100 + 7
+        let played = Int(SampleRateConverter.outputLength(forInputFrames: Int64(frames), inputRate: 44_100, outputRate: 48_000))
+        XCTAssertEqual(played, 48_008)
+        try withoutXruns {
+            let samples = try writeSineFile("cd.wav", frames: frames, sampleRate: 44_100)
+            let expected = try offline(samples, channels: 1, inputRate: 44_100, outputRate: 48_000)[0]
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("cd.wav"), "--name", "plcd", "--no-connect", "--at", "@\(start)"])
+            try waitForPorts(["plcd:out_1"])
+            let recorder = try record(["plcd:out_1"], start: FrameTime.advance(start, by: -1_000), frames: played + 2_000,
+                                      name: "cd-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            XCTAssertTrue(player.errorOutput.contains("44100 Hz, \(frames) frames, resampled to 48000 Hz"), player.errorOutput)
+            XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
+            let recorded = try readChannels("cd-take.wav")[0]
+            assertPlayedSpan(recorded, from: 1_000, frames: played, "round(F × 48000 / 44100) frames")
+            assertSamples(recorded[1_000..<(1_000 + played)], expected[...], "resampled")
+            XCTAssertEqual(sineFrequency(recorded[2_000..<40_000], sampleRate: server.sampleRate), Self.sineHertz, accuracy: 0.5)
+        }
+    }
+
+    /// A rate out of range: one line naming the value and the range, exit status 64 (as
+    /// `--volume 1.5`), and no JACK client made (the server named does not exist: asking it would
+    /// be status 10).
+    func testARateOutOfRangeIsRefusedBeforeAnythingPlays() throws {
+        writeSineFileQuietly("ok.wav")
+        for (value, shown) in [("3", "3.0"), ("0.2", "0.2")] {
+            let refused = try runJcap(["play", path("ok.wav"), "--server", "no-such-server", "--rate", value])
+            XCTAssertEqual(refused.status, ExitStatus.usage.rawValue, refused.errors)
+            XCTAssertEqual(refused.errors.split(separator: "\n"), ["jcap: error: bad --rate '\(shown)': use a rate from 0.5 to 2.0"])
+        }
+        let inRange = try runJcap(["play", path("ok.wav"), "--server", "no-such-server", "--rate", "2"])
+        XCTAssertEqual(inRange.status, ExitStatus.noServer.rawValue, "a rate in range goes on to JACK: \(inRange.errors)")
+    }
+
+    /// Files played together must share a sample rate (their frames are one position): two at
+    /// different rates are refused with one line, status 16, before JACK is asked.
+    func testFilesAtDifferentRatesTogetherAreRefused() throws {
+        try writeSineFile("at48.wav", frames: 100)
+        try writeSineFile("at44.wav", frames: 100, sampleRate: 44_100)
+        let refused = try runJcap(["play", path("at48.wav"), path("at44.wav"), "--server", "no-such-server"])
+        XCTAssertEqual(refused.status, ExitStatus.unsupportedFormat.rawValue, refused.errors)
+        XCTAssertEqual(refused.errors.split(separator: "\n"),
+                       ["jcap: error: '\(path("at44.wav"))' is at 44100 Hz and '\(path("at48.wav"))' at 48000 Hz: "
+                        + "files played together must share a sample rate"])
+    }
+
+    private func writeSineFileQuietly(_ name: String) {
+        XCTAssertNoThrow(try writeSineFile(name, frames: 100))
+    }
+
+    // MARK: The Player API
+
+    final class Finish: PlayerDelegate, @unchecked Sendable {
+        let lock = NSLock()
+        var results: [Bool] = []
+        func playerDidFinishPlaying(_ player: Player, successfully: Bool) { lock.withLock { results.append(successfully) } }
+        var finished: [Bool] { lock.withLock { results } }
+    }
+
+    func makePlayer(_ name: String, client: String, rate: Float) throws -> Player {
+        let player = try Player(contentsOf: URL(fileURLWithPath: path(name)))
+        player.enableRate = true
+        player.rate = rate
+        try player.prepareToPlay(clientName: client, server: server.name, outputs: .none)
+        return player
+    }
+
+    /// Rate 0.5 doubles the length (F = 20001 frames play 40002), libsamplerate's offline output
+    /// sample for sample, the sine at 50 Hz; `duration` and the end position stay the file's.
+    func testRateHalfDoublesTheLength() throws {
+        let frames = 20_001
+        try withoutXruns {
+            let samples = try writeSineFile("slow.wav", frames: frames)
+            let expected = try offline(samples, channels: 1, inputRate: 1, outputRate: 2)[0]
+            XCTAssertEqual(expected.count, 2 * frames)
+            let player = try makePlayer("slow.wav", client: "prs", rate: 0.5)
+            defer { player.close() }
+            let finish = Finish()
+            player.delegate = finish
+            XCTAssertEqual(player.rate, 0.5)
+            XCTAssertEqual(player.duration, Double(frames) / Double(server.sampleRate), "the file's seconds")
+            let start = frameAhead(1)
+            let recorder = try record(["prs:out_1"], start: FrameTime.advance(start, by: -1_000), frames: 2 * frames + 2_000,
+                                      name: "slow-take.wav")
+            try player.play(atFrame: start)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            try Self.waitFor("the end") { finish.finished == [true] }
+            let recorded = try readChannels("slow-take.wav")[0]
+            assertPlayedSpan(recorded, from: 1_000, frames: 2 * frames, "round(F / 0.5) frames")
+            assertSamples(recorded[1_000..<(1_000 + 2 * frames)], expected[...], "rate 0.5")
+            XCTAssertEqual(sineFrequency(recorded[2_000..<40_000], sampleRate: server.sampleRate), Self.sineHertz / 2, accuracy: 0.5)
+            XCTAssertEqual(player.currentFrame, 0, "back to the start at the end")
+        }
+    }
+
+    /// Seeks at rate 2 land on the file frame asked for: while stopped, currentFrame reads it
+    /// back and what plays from the start frame is the file from there (libsamplerate's offline
+    /// output of the file from that frame); while playing, after the catch-up silence, what
+    /// plays is again the file from the frame asked for, and currentFrame counts on from it in
+    /// file frames, twice as fast as JACK's frames.
+    func testSeeksAtARateLandOnTheFileFrameAsked() throws {
+        let frames = 96_000
+        try withoutXruns {
+            let samples = try writeSineFile("seek.wav", frames: frames)
+            let player = try makePlayer("seek.wav", client: "prk", rate: 2)
+            defer { player.close() }
+            player.currentFrame = 12_345
+            XCTAssertEqual(player.currentFrame, 12_345)
+            let fromStop = try offline(Array(samples[12_345...]), channels: 1, inputRate: 2, outputRate: 1)[0]
+            let fromSeek = try offline(Array(samples[60_000...]), channels: 1, inputRate: 2, outputRate: 1)[0]
+            let start = frameAhead(1)
+            let recorder = try record(["prk:out_1"], start: start, frames: 40_000, name: "seek-take.wav")
+            try player.play(atFrame: start)
+            waitUntil(FrameTime.advance(start, by: 10_000))
+            let playing = player.currentFrame
+            XCTAssertEqual(Double(playing - 12_345), 2 * 10_000, accuracy: 2 * 4_096,
+                           "file frames advance twice as fast as JACK's: \(playing)")
+            player.currentFrame = 60_000
+            XCTAssertEqual(player.currentFrame, 60_000, "read back at once")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            let take = try readChannels("seek-take.wav")[0]
+            guard let jump = (0..<take.count).first(where: { take[$0] != fromStop[$0] }) else {
+                return XCTFail("the seek never happened")
+            }
+            XCTAssertGreaterThan(jump, 10_000, "the file from 12345 until the seek")
+            guard let resumed = (jump..<take.count).first(where: { take[$0] != 0 }) else { return XCTFail("nothing after the seek") }
+            XCTAssertLessThan(resumed - jump, server.sampleRate / 10, "the reader caught up within 100 ms")
+            let rest = fromSeek.count
+            guard resumed + rest <= take.count else { return XCTFail("resumed too late, at \(resumed)") }
+            assertSamples(take[resumed..<(resumed + rest)], fromSeek[...], "from file frame 60000 on")
+            XCTAssertEqual(player.underrunFrames, 0)
+        }
+    }
+
+    /// `rate` changed while playing: a seek to the frame playing at the new rate. The recording
+    /// is rate 2 up to the change, a short silence, then the rest of the file at rate 1, bit for
+    /// bit the file (rate 1 plays it as it is) from a frame near where the change came.
+    func testChangingTheRateWhilePlayingContinuesFromTheFramePlaying() throws {
+        let frames = 96_000
+        try withoutXruns {
+            let samples = try writeSineFile("change.wav", frames: frames)
+            let player = try makePlayer("change.wav", client: "prc", rate: 2)
+            defer { player.close() }
+            let start = frameAhead(1)
+            let recorder = try record(["prc:out_1"], start: start, frames: 60_000, name: "change-take.wav")
+            try player.play(atFrame: start)
+            waitUntil(FrameTime.advance(start, by: 10_000))
+            player.rate = 1
+            let changedAt = player.currentFrame
+            XCTAssertEqual(player.rate, 1)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            let take = try readChannels("change-take.wav")[0]
+            let fast = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
+            let position = Int(changedAt)
+            // Where the file as it is from the frame the change came on begins (at rate 2 the
+            // slow sine's output can equal the file's own samples, so look for it, not a change).
+            let gapStart = (0..<take.count).first { take[$0] != fast[$0] } ?? take.count
+            let window = max(0, gapStart - 2)..<min(take.count - 20_000, gapStart + server.sampleRate / 10)
+            guard let resumed = window.first(where: { start in (0..<64).allSatisfy { take[start + $0] == samples[position + $0] } }) else {
+                return XCTFail("the file from frame \(position) does not follow the rate-2 part (ending at \(gapStart))")
+            }
+            XCTAssertGreaterThan(resumed, 9_000, "rate 2 until the change")
+            // The position read at the change was published after the cycle before the one the
+            // seek was taken in: the file frame of the first output frame not played at rate 2,
+            // twice its output frame (a cycle's leeway, for a callback between the two reads).
+            XCTAssertEqual(Double(changedAt), Double(2 * gapStart), accuracy: 2 * 256,
+                           "currentFrame at rate 2 is the file frame playing")
+            assertSamples(take[..<min(resumed, gapStart)], fast[..<min(resumed, gapStart)], "rate 2 up to the change")
+            XCTAssertTrue(take[min(resumed, gapStart)..<resumed].allSatisfy { $0 == 0 }, "then silence while the reader restarts")
+            assertSamples(take[resumed..<(resumed + 20_000)], samples[position..<(position + 20_000)],
+                          "the file as it is from frame \(position), where the change came")
+        }
+    }
+
+    /// A reader slowed by the test hook at rate 2: the callback plays silence instead, each
+    /// silence reported at the file frame that was due (twice the output frames played before
+    /// it: file frames, not output frames); with the silences taken out the recording is
+    /// libsamplerate's offline output, nothing repeated or skipped.
+    func testUnderrunsAtARateAreReportedAtFileFrames() throws {
+        try withoutXruns {
+            let frames = 4 * 48_000
+            let samples = try writeSineFile("under.wav", frames: frames)
+            let expected = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
+            let player = try Player(contentsOf: URL(fileURLWithPath: path("under.wav")))
+            player.enableRate = true
+            player.rate = 2
+            try player.prepareToPlay(clientName: "pru", server: server.name, outputs: .none, bufferSeconds: 0.1)
+            defer { player.close() }
+            // Each step (a chunk converted, or a block written) then 60 ms: a 4096-frame block
+            // (85 ms) about every 120 ms, so the reader runs at about 0.7 times real time.
+            player.readerDelayMicroseconds = 60_000
+            let start = frameAhead(0.5)
+            let recorder = try record(["pru:out_1"], start: start, frames: 4 * 48_000, name: "under-take.wav")
+            try player.play(atFrame: start)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+            let take = try readChannels("under-take.wav")[0]
+            var played = 0
+            var silences: [PlaybackUnderrun] = []
+            var index = 0
+            while index < take.count && played < expected.count {
+                // The sine is never 0: a 0 is silence, unless the converter's padded last frame.
+                if take[index] == 0 && expected[played] != 0 {
+                    let begin = index
+                    while index < take.count && take[index] == 0 { index += 1 }
+                    silences.append(PlaybackUnderrun(position: Int64(2 * played), jackFrame: FrameTime.advance(start, by: begin),
+                                                     frames: index - begin))
+                    continue
+                }
+                guard take[index] == expected[played] else {
+                    return XCTFail("recorded frame \(index) is not output frame \(played): a repeated or skipped frame")
+                }
+                played += 1
+                index += 1
+            }
+            XCTAssertEqual(played, expected.count, "every output frame was played")
+            XCTAssertGreaterThan(silences.count, 1)
+            XCTAssertEqual(player.underruns, silences, "each silence reported at its file frame and JACK frame")
+        }
+    }
+
+    func waitUntil(_ frame: UInt32) {
+        while FrameTime.distance(from: observer.estimatedFrameTime, to: frame) > 0 { usleep(5_000) }
+    }
+}
