@@ -143,6 +143,8 @@ final class Console {
         case .countdown(let frames): text = "starts in \(clockText(frames: frames, sampleRate: snapshot.sampleRate))"
         case .paused:
             text = "PAUSED at \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
+        case .playing:
+            text = "play \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
         case .recording, .finished:
             text = "rec \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
         }

@@ -41,6 +41,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// `jcap play`: a file that is missing, unreadable or not a regular file. (One libsndfile
     /// cannot decode, or files played together at different sample rates, is `unsupportedFormat`.)
     case inputUnreadable = 24
+    /// `jcap play`: a file stopped decoding partway (a damaged file); what came before it played.
+    case decodeFailed = 25
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE) or is
     /// out of its range (`jcap play --volume 1.5`, `--rate 3`), or a `--buffer` longer than this
     /// machine can hold.
@@ -82,6 +84,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .unreadableFile: self = .inputUnreadable
         case .unreadableFormat, .sampleRateMismatch: self = .unsupportedFormat
         case .noFiles: self = .usage
+        case .decodeFailed: self = .decodeFailed
         case .capture(let error): self.init(for: error)
         }
     }

@@ -32,6 +32,7 @@ struct MeterJSONLine: Encodable {
         case .waitingForPorts: state = "waiting_for_ports"; countdown_frames = nil
         case .countdown(let frames): state = "countdown"; countdown_frames = frames
         case .recording: state = "recording"; countdown_frames = nil
+        case .playing: state = "playing"; countdown_frames = nil
         case .paused: state = "paused"; countdown_frames = nil
         case .finished: state = "finished"; countdown_frames = nil
         }

@@ -49,6 +49,9 @@ struct MeterScreen {
         case .recording:
             parts.append(paint("● REC", .red) + " \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
             parts.append("\(snapshot.elapsedFrames) frames")
+        case .playing:
+            parts.append(paint("▶ PLAY", .green) + " \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
+            parts.append("\(snapshot.elapsedFrames) frames")
         case .paused:
             parts.append(paint("‖ PAUSED", .yellow) + " \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
             parts.append("\(snapshot.elapsedFrames) frames")
@@ -56,7 +59,7 @@ struct MeterScreen {
             parts.append("■ DONE \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
             parts.append("\(snapshot.elapsedFrames) frames")
         }
-        if let remaining = snapshot.remainingFrames, snapshot.state == .recording || snapshot.state == .paused {
+        if let remaining = snapshot.remainingFrames, snapshot.state == .recording || snapshot.state == .playing || snapshot.state == .paused {
             parts.append("left \(clockText(frames: remaining, sampleRate: rate))")
         }
         parts.append("buffer \(Int((snapshot.bufferFill * 100).rounded()))%")

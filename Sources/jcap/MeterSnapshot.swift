@@ -10,6 +10,8 @@ struct MeterSnapshot: Equatable {
         /// Armed; the start is this many frames away.
         case countdown(frames: Int64)
         case recording
+        /// `jcap play`: playing; `elapsedFrames` is the file frame playing.
+        case playing
         /// Paused by the user: nothing is recorded until resumed.
         case paused
         case finished

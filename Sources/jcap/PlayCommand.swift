@@ -20,11 +20,13 @@ struct PlayCommand: ParsableCommand {
             at another sample rate than the server's is resampled the same way to play at its
             own speed.
 
+            --meter shows what each port plays (after volume and pan) as recording's console does.
+
             Exit status: 0 played to the end (or stopped by Ctrl-C); 3 the reader fell behind and
             silence was played (each underrun is reported); 5 the server went away; 10 no JACK
             server; 11 unknown channel or port; 12 bad --at or --from; 13 --at in the past;
             16 a format libsndfile cannot read, or files together at different sample rates;
-            18 JACK refused a port or connection; 24 a missing or unreadable file; 64 bad option,
+            18 JACK refused a port or connection; 24 a missing or unreadable file; 25 a file that stops decoding partway (a damaged file); 64 bad option,
             or a value out of its range (--volume 1.5, --rate 3: nothing is played).
             """)
 
@@ -67,8 +69,12 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Speed, 0.5 to 2 (1: as recorded): varispeed, pitch follows as on tape.", valueName: "rate"))
     var rate: Float?
 
+    @Option(name: .long, help: ArgumentHelp("Live meter of what each port plays: bars, compact, none, or json.", valueName: "style"))
+    var meter: MeterDisplay?
+
     func run() throws {
-        let console = Console(display: MeterDisplay.none)
+        let console = Console(display: meter)
+        defer { console.endDisplay() }
         let status: ExitStatus
         do {
             status = try play(console)
@@ -141,7 +147,9 @@ struct PlayCommand: ParsableCommand {
         defer { player.close() }
         player.currentFrame = min(fromFrames, player.durationFrames)
         player.numberOfLoops = loops
+        if console.wantsMeters { player.isMeteringEnabled = true }
         describe(player, console: console)
+        var startFrame: UInt32?
         switch start {
         case nil:
             try player.play()
@@ -150,8 +158,10 @@ struct PlayCommand: ParsableCommand {
             // JACK frames: at the server's rate (a resampled file's rate differs).
             let serverRate = player.deviceSampleRate ?? player.fileSampleRate
             do { frames = try delay.frames(atSampleRate: serverRate) } catch { throw .capture(error) }
-            try player.play(atFrame: FrameTime.advance(player.estimatedFrameTime, by: Int(frames)))
+            startFrame = FrameTime.advance(player.estimatedFrameTime, by: Int(frames))
+            try player.play(atFrame: startFrame!)
         case .frame(let frame)?:
+            startFrame = frame
             try player.play(atFrame: frame)
         case let clock?:
             let now = WallClockTime.nowMicrosecondsSinceEpoch()
@@ -172,6 +182,9 @@ struct PlayCommand: ParsableCommand {
         var keys = PlayKeys()
         if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
         var paused = false
+        var passes = 0
+        var interruptionsShown = 0
+        let meterNames = MeterSnapshot.channelNames(sources: player.portNames)
         while finish.outcome == nil {
             for key in keys.keys(in: terminal.keys()) {
                 switch key {
@@ -205,21 +218,37 @@ struct PlayCommand: ParsableCommand {
                 console.line("jcap: playing from file frame \(fromFrames), starting at JACK frame \(frame)"
                              + (late > 0 ? " (\(late) frames late)" : ""))
             }
+            let interruptions = player.interruptions
+            for case .outputDisconnected(let port) in interruptions.dropFirst(interruptionsShown) {
+                console.line("jcap: \(port) lost its last connection: playing goes on, unheard there until patched again")
+            }
+            interruptionsShown = interruptions.count
             if signals.stopSignal != nil {
                 player.stop()
                 stopped = true
                 break
             }
+            passes += 1
+            if passes % 5 == 0 {
+                player.updateMeters()
+                console.show(MeterSnapshot(player: player, names: meterNames, paused: paused, startFrame: startFrame))
+            }
             usleep(10_000)
         }
+        console.endDisplay()
         let underruns = player.underruns
         for underrun in underruns {
             console.line("jcap: underrun: \(underrun.frames) frames of silence at file frame \(underrun.position) "
                          + "(JACK frame \(underrun.jackFrame))")
         }
         let position = stopped ? player.currentFrame : player.durationFrames
+        if let error = player.decodeErrors.first {
+            // Its ports played silence from there; the other files played on.
+            console.line("jcap: error: \(error)")
+            return .decodeFailed
+        }
         if finish.outcome == false {
-            console.line("jcap: error: playing stopped early (the server went away or a file could not be read)")
+            console.line("jcap: error: the JACK server shut down; playing stopped at file frame \(player.currentFrame)")
             return .serverShutDown
         }
         console.line("jcap: \(stopped ? "stopped at" : "played to") file frame \(position)"

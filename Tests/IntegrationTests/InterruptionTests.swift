@@ -111,3 +111,27 @@ final class ServerShutdownJcapTests: JackTestCase {
         XCTAssertTrue(report.isIntact, report.description)
     }
 }
+
+final class ServerShutdownPlayerTests: JackTestCase {
+    func testThePlayerIsInterruptedAndFinishesUnsuccessfully() throws {
+        let file = path("loop.wav")
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: 1, sampleRate: server.sampleRate, overwrite: false)
+        let samples = [Float](repeating: 0.1, count: 48_000)
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
+        try writer.close()
+        let player = try Player(contentsOf: URL(fileURLWithPath: file))
+        let events = PlayerEvents()
+        player.delegate = events
+        player.numberOfLoops = -1
+        try player.prepareToPlay(clientName: "gone", server: server.name, outputs: .none)
+        defer { player.close() }
+        try player.play()
+        usleep(300_000)
+        server.stop()
+        try Self.waitFor("the player to finish") { !events.finished.isEmpty }
+        XCTAssertEqual(events.interruptions, [.serverShutDown])
+        XCTAssertEqual(events.finished, [false])
+        XCTAssertFalse(player.isPlaying)
+    }
+}

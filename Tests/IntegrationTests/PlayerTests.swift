@@ -272,3 +272,135 @@ final class PlayerTests: JackTestCase {
         }
     }
 }
+
+/// Records everything a player's delegate is told.
+final class PlayerEvents: PlayerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var finishedResults: [Bool] = []
+    private var decodeErrorList: [PlayerError] = []
+    private var interruptionList: [PlayerInterruption] = []
+    func playerDidFinishPlaying(_ player: Player, successfully: Bool) { lock.withLock { finishedResults.append(successfully) } }
+    func playerDecodeErrorDidOccur(_ player: Player, error: PlayerError) { lock.withLock { decodeErrorList.append(error) } }
+    func player(_ player: Player, wasInterrupted interruption: PlayerInterruption) { lock.withLock { interruptionList.append(interruption) } }
+    var finished: [Bool] { lock.withLock { finishedResults } }
+    var decodeErrors: [PlayerError] { lock.withLock { decodeErrorList } }
+    var interruptions: [PlayerInterruption] { lock.withLock { interruptionList } }
+}
+
+/// What interrupts a player, and a file that stops decoding partway: each told to the delegate
+/// once, with where and why.
+final class PlayerInterruptionTests: JackTestCase {
+    /// A 2-second FLAC of noise with 2000 bytes in its middle scrambled: libsndfile's FLAC
+    /// decoder loses sync there (measured: 45,056 of 96,000 frames read, "flac decoder lost
+    /// sync"). Returns its path.
+    func damagedFLAC() throws -> String {
+        let file = path("damaged.flac")
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(bitDepth: 16).resolveFormat(forPath: file),
+                                          channels: 1, sampleRate: server.sampleRate, overwrite: false)
+        var generator = SystemRandomNumberGenerator()
+        let samples = (0..<96_000).map { index in Float(sin(Double(index) * 0.01) * 0.25) + Float.random(in: -0.1...0.1, using: &generator) }
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: samples.count) }
+        try writer.close()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        for index in (bytes.count / 2)..<(bytes.count / 2 + 2_000) { bytes[index] ^= 0xA5 }
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    func testADecodeErrorIsToldWithItsFrameAndPlayingFinishesUnsuccessfully() throws {
+        let file = try damagedFLAC()
+        let player = try Player(contentsOf: URL(fileURLWithPath: file))
+        let events = PlayerEvents()
+        player.delegate = events
+        try player.prepareToPlay(clientName: "dmg", server: server.name, outputs: .none)
+        defer { player.close() }
+        try player.play()
+        try Self.waitFor("playing to end") { !events.finished.isEmpty }
+        XCTAssertEqual(events.finished, [false], "not successfully")
+        XCTAssertEqual(events.decodeErrors.count, 1, "told once")
+        guard case .decodeFailed(let failedPath, let frame, let reason)? = events.decodeErrors.first else {
+            return XCTFail("a decode error: \(events.decodeErrors)")
+        }
+        XCTAssertEqual(failedPath, file)
+        XCTAssertGreaterThan(frame, 0)
+        XCTAssertLessThan(frame, 96_000, "partway")
+        XCTAssertTrue(reason.contains("flac"), reason)
+        XCTAssertEqual(player.decodeErrors, events.decodeErrors)
+    }
+
+    func testJcapPlayOfADamagedFileSaysWhereAndExits25() throws {
+        let file = try damagedFLAC()
+        let run = try runJcap(["play", file, "--no-connect"])
+        XCTAssertEqual(run.status, 25, run.errors)
+        let errors = run.errors.split(separator: "\n").filter { $0.hasPrefix("jcap: error") }
+        XCTAssertEqual(errors.count, 1, run.errors)
+        XCTAssertTrue(errors.first?.contains("cannot be decoded past file frame ") ?? false, run.errors)
+        XCTAssertTrue(errors.first?.contains(file) ?? false, run.errors)
+    }
+
+    func testAnOutputLosingItsLastConnectionIsAnInterruptionAndPlayingGoesOn() throws {
+        let file = path("long.wav")
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: 2, sampleRate: server.sampleRate, overwrite: false)
+        let silence = [Float](repeating: 0.1, count: 2 * 48_000)
+        try silence.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
+        try writer.close()
+        let player = try Player(contentsOf: URL(fileURLWithPath: file))
+        let events = PlayerEvents()
+        player.delegate = events
+        player.numberOfLoops = -1
+        try player.prepareToPlay(clientName: "unplug", server: server.name, outputs: .physical(channels: [1, 2]))
+        defer { player.close() }
+        XCTAssertEqual(player.connections, [["system:playback_1"], ["system:playback_2"]])
+        try player.play()
+        usleep(300_000)
+        XCTAssertEqual(events.interruptions, [], "nothing while both are connected")
+        try observer.disconnect("unplug:out_2", from: "system:playback_2")
+        try Self.waitFor("the interruption") { !events.interruptions.isEmpty }
+        usleep(300_000)
+        XCTAssertEqual(events.interruptions, [.outputDisconnected("unplug:out_2")], "told once, for that port")
+        XCTAssertTrue(player.isPlaying, "playing goes on")
+        XCTAssertEqual(events.finished, [])
+    }
+}
+
+/// `jcap play`'s console: the meters of what each port plays, as recording's console shows them.
+final class PlayConsoleTests: JackTestCase {
+    func testJSONMeterLinesShowTheFileFramePlayingAndEachPortsLevel() throws {
+        // Left at 0.5 (-6.02 dBFS), right at 0.25 (-12.04 dBFS), one second.
+        let file = path("levels.wav")
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: 2, sampleRate: server.sampleRate, overwrite: false)
+        let samples = (0..<(2 * 48_000)).map { $0 % 2 == 0 ? Float(0.5) : Float(0.25) }
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
+        try writer.close()
+        let (status, output, errors) = try withoutXruns { () -> (Int32, String, String) in
+            let jcap = try launchJcap(["play", file, "--no-connect", "--meter", "json"])
+            let status = try jcap.wait(timeout: 30)
+            return (status, jcap.output, jcap.errorOutput)
+        }
+        XCTAssertEqual(status, 0, errors)
+        let objects = try output.split(separator: "\n").map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        let playing = objects.filter { $0["state"] as? String == "playing" }
+        XCTAssertGreaterThanOrEqual(playing.count, 5, "about 10 lines a second: \(output)")
+        var lastFrame = -1
+        for object in playing {
+            let frame = try XCTUnwrap(object["elapsed_frames"] as? Int)
+            XCTAssertGreaterThanOrEqual(frame, lastFrame, "the file frame never goes back")
+            XCTAssertLessThanOrEqual(frame, 48_000)
+            lastFrame = frame
+            XCTAssertEqual((object["remaining_frames"] as? Int).map { $0 + frame }, 48_000)
+            XCTAssertEqual(object["lost_frames"] as? Int, 0)
+            let channels = try XCTUnwrap(object["channels"] as? [[String: Any]])
+            XCTAssertEqual(channels.map { $0["name"] as? String }, ["out_1", "out_2"])
+        }
+        // Once the meters have seen a whole update of sound: the ports' peaks.
+        let settled = try XCTUnwrap(playing.dropFirst(2).first, output)
+        let channels = try XCTUnwrap(settled["channels"] as? [[String: Any]])
+        XCTAssertEqual(try XCTUnwrap(channels[0]["peak_db"] as? Double), -6.02, accuracy: 0.01)
+        XCTAssertEqual(try XCTUnwrap(channels[1]["peak_db"] as? Double), -12.04, accuracy: 0.01)
+        XCTAssertTrue(errors.contains("jcap: played to file frame 48000"), "the summary stays on standard error: \(errors)")
+    }
+}

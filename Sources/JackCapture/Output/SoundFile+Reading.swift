@@ -11,6 +11,9 @@ extension SoundFile {
     /// Whether the last read failed rather than reached the end (sf_error).
     package var hasReadError: Bool { sf_error(handle) != 0 }
 
+    /// libsndfile's message for the last error on the file (sf_strerror).
+    package var errorMessage: String { String(cString: sf_strerror(handle)) }
+
     /// Opens a file to play: one that is missing, unreadable or not a regular file is
     /// `.unreadableFile` (strerror's reason), one libsndfile cannot decode `.unreadableFormat`.
     package static func open(playing path: String) throws(PlayerError) -> SoundFile {

@@ -99,6 +99,14 @@ struct SeekRequest: Equatable {
 
     var packed: Int64 { @_noAllocation @_noLocks get { (generation << Self.frameBits) | frame } }
 
+    /// The frame of a seek "from the frame playing when the callback takes the seek" (a rate
+    /// change while playing): the callback keeps its position and publishes it
+    /// (`PlayerProcessState.resumedSeek`), and the reader reads from there, so no frame plays
+    /// twice and none is skipped.
+    static var fromPlayingFrame: Int64 { @_noAllocation @_noLocks get { frameMask } }
+
+    var isFromPlayingFrame: Bool { @_noAllocation @_noLocks get { frame == Self.fromPlayingFrame } }
+
     /// The request after this one, to `frame`.
     @_noAllocation @_noLocks
     func next(to frame: Int64) -> SeekRequest {

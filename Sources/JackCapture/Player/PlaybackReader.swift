@@ -24,6 +24,8 @@ final class PlaybackFileReader {
     /// The file could not be read further (a decode error, or a converter libsamplerate
     /// refused): it ended early.
     private(set) var failed = false
+    /// Where the file stopped being readable and why (libsndfile's or the converter's message).
+    private(set) var failure: (frame: Int64, reason: String)?
     /// Why a converter could not be made (the player's prepare reports it).
     private(set) var converterError: CaptureError?
     /// The converter while the file is resampled; nil while it plays as it is.
@@ -53,7 +55,7 @@ final class PlaybackFileReader {
             position += Int64(read)
             return true
         }
-        if file.hasReadError { failed = true }
+        if file.hasReadError { fail(file.errorMessage) }
         if !failed, LoopDecision.atEndOfFile(numberOfLoops: numberOfLoops, loopsDone: loopsDone,
                                               fileFrames: file.frames) == .rewind, file.seek(toFrame: 0) {
             loopsDone += 1
@@ -87,7 +89,7 @@ final class PlaybackFileReader {
             } catch {
                 varispeed = nil
                 converterError = error
-                failed = true
+                fail(error.description)
                 return
             }
         }
@@ -115,7 +117,7 @@ final class PlaybackFileReader {
                 return true
             }
             if file.hasReadError {
-                failed = true
+                fail(file.errorMessage)
                 return true
             }
             if LoopDecision.atEndOfFile(numberOfLoops: numberOfLoops, loopsDone: loopsDone,
@@ -127,9 +129,15 @@ final class PlaybackFileReader {
             }
             try varispeed.finish()
         } catch {
-            failed = true
+            fail(error.description)
         }
         return true
+    }
+
+    /// The file ends here: the frames before `position` were read, nothing after.
+    private func fail(_ reason: String) {
+        failed = true
+        if failure == nil { failure = (position, reason) }
     }
 
     private struct StagedBlock {

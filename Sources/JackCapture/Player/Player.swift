@@ -69,6 +69,13 @@ public final class Player: @unchecked Sendable {
     private var recordedUnderruns: [PlaybackUnderrun] = []
     private var finishedSeen = 0
     private var reportedShutdown = false
+    private var reportedShutdownInterruption = false
+    private var recordedDecodeErrors: [PlayerError] = []
+    private var recordedInterruptions: [PlayerInterruption] = []
+    /// The reader thread's own: whether each output was connected at the last check, and when
+    /// the next check is due.
+    private var outputsConnected: [Bool] = []
+    private var nextConnectionCheck: UInt64 = 0
     /// Full names of the output ports, once prepared.
     public private(set) var portNames: [String] = []
     /// The ports each output was connected to when prepared (empty: none).
@@ -174,6 +181,7 @@ public final class Player: @unchecked Sendable {
         let argument = UnsafeMutableRawPointer(state)
         client.setProcessCallback(playerProcessCallback, argument: argument)
         client.setShutdownCallback(playerShutdownCallback, argument: argument)
+        client.setXrunCallback(playerXrunCallback, argument: argument)
         do {
             try client.activate()
         } catch {
@@ -364,7 +372,7 @@ public final class Player: @unchecked Sendable {
         lock.withLock {
             guard let state else { return }
             if kind != .pause && state.pointee.phase.load(ordering: .relaxed) == PlaybackPhase.idle.rawValue
-                && !playRequested && seekRequest.frame >= durationFrames {
+                && !playRequested && positionWhileLocked() >= durationFrames {
                 // At the end: from the start again.
                 seekRequest = seekRequest.next(to: 0)
                 state.pointee.seek.store(seekRequest.packed, ordering: .releasing)
@@ -394,9 +402,11 @@ public final class Player: @unchecked Sendable {
 
     private func positionWhileLocked() -> Int64 {
         guard let state else { return seekRequest.frame }
-        // Until the callback has taken the last seek, the position is the seek's.
+        // Until the callback has taken the last seek, the position is the seek's (for a seek
+        // from the playing frame, the callback's).
         let position = state.pointee.position.load(ordering: .acquiring)
-        guard state.pointee.generation.load(ordering: .relaxed) == seekRequest.generation else { return seekRequest.frame }
+        guard seekRequest.isFromPlayingFrame || state.pointee.generation.load(ordering: .relaxed) == seekRequest.generation
+        else { return seekRequest.frame }
         // The cycle the file ends in counts on past its end until the end is seen.
         return min(position, durationFrames)
     }
@@ -437,9 +447,9 @@ public final class Player: @unchecked Sendable {
     /// Changed while prepared, it takes effect as a seek to the frame playing now: the reader
     /// restarts its converters there at the new rate, so while playing the frames already on
     /// the rings are dropped and a short silence (the reader catching up, typically a few ms;
-    /// not counted as an underrun) comes before the file continues from that frame. (The frame
-    /// is `currentFrame` when the rate is set; a cycle that runs between that and the reader's
-    /// restart plays its frames at the old rate, and they play again at the new one.)
+    /// not counted as an underrun) comes before the file continues from that frame. The frame is
+    /// the one due when the callback takes the change (it tells the reader), so no frame plays
+    /// twice and none is skipped.
     public var rate: Float {
         get { lock.withLock { playbackRate.value } }
         set {
@@ -448,7 +458,10 @@ public final class Player: @unchecked Sendable {
                 guard changed != playbackRate else { return }
                 playbackRate = changed
                 guard preparedWithRate, let state else { return }
-                let here = positionWhileLocked()
+                // While playing, from the frame the callback is at when it takes the seek (the
+                // position read here would be a cycle or more behind by then); while not, from
+                // where it stands.
+                let here = playRequested ? SeekRequest.fromPlayingFrame : positionWhileLocked()
                 // The rate before the seek that makes the reader read it (released with the seek).
                 state.pointee.rateTenThousandths.store(changed.tenThousandths, ordering: .relaxed)
                 seekRequest = seekRequest.next(to: here)
@@ -530,6 +543,29 @@ public final class Player: @unchecked Sendable {
         lock.withLock { state?.pointee.underrunFrames.load(ordering: .relaxed) ?? 0 }
     }
 
+    /// Xruns the server reported since the player was prepared.
+    public var xruns: Int { lock.withLock { state?.pointee.xruns.load(ordering: .relaxed) ?? 0 } }
+
+    /// How full the reader keeps the rings: the emptiest file's ring, 0 ... 1 (1 before the
+    /// player is prepared would claim audio there is none: 0).
+    public var bufferFill: Double {
+        lock.withLock {
+            guard let state else { return 0 }
+            var lowest = 1.0
+            for index in 0..<state.pointee.sourceCount {
+                let ring = state.pointee.sources[index].ring
+                lowest = min(lowest, Double(ring.readableByteCount()) / Double(max(1, ring.capacity)))
+            }
+            return lowest
+        }
+    }
+
+    /// Each file that stopped decoding (`.decodeFailed`), as the delegate was told.
+    public var decodeErrors: [PlayerError] { lock.withLock { recordedDecodeErrors } }
+
+    /// Each interruption, as the delegate was told.
+    public var interruptions: [PlayerInterruption] { lock.withLock { recordedInterruptions } }
+
     /// Each underrun, once it has ended.
     public var underruns: [PlaybackUnderrun] { lock.withLock { recordedUnderruns } }
 
@@ -553,7 +589,17 @@ public final class Player: @unchecked Sendable {
     private func runReader() {
         guard let (state, readers) = lock.withLock({ self.state.map { ($0, self.readers) } }) else { return }
         while !quit.load(ordering: .acquiring) {
-            let seek = SeekRequest(packed: state.pointee.seek.load(ordering: .acquiring))
+            var seek = SeekRequest(packed: state.pointee.seek.load(ordering: .acquiring))
+            if seek.isFromPlayingFrame {
+                // Read from the frame the callback was at when it took the seek, once it has.
+                let resumed = state.pointee.resumedSeek.load(ordering: .acquiring)
+                guard resumed >= 0, SeekRequest(packed: resumed).generation == seek.generation else {
+                    drainEvents(state)
+                    usleep(1_000)
+                    continue
+                }
+                seek = SeekRequest(packed: resumed)
+            }
             let loops = state.pointee.numberOfLoops.load(ordering: .relaxed)
             let rate = PlaybackRate(tenThousandths: state.pointee.rateTenThousandths.load(ordering: .relaxed))
             var worked = false
@@ -563,6 +609,8 @@ public final class Player: @unchecked Sendable {
                 if delay > 0 { usleep(useconds_t(delay)) }
             }
             drainEvents(state)
+            reportDecodeErrors(readers)
+            watchConnections(state)
             checkFinished(state, readers: readers)
             if !worked { usleep(2_000) }
         }
@@ -584,6 +632,44 @@ public final class Player: @unchecked Sendable {
         }
     }
 
+    /// Tells the delegate of each file that stopped decoding, once.
+    private func reportDecodeErrors(_ readers: [PlaybackFileReader]) {
+        for (reader, url) in zip(readers, urls) {
+            guard let failure = reader.failure else { continue }
+            let error = PlayerError.decodeFailed(url.path, frame: failure.frame, reason: failure.reason)
+            let delegate = lock.withLock { () -> PlayerDelegate?? in
+                guard !recordedDecodeErrors.contains(error) else { return nil }
+                recordedDecodeErrors.append(error)
+                return .some(_delegate)
+            }
+            if let delegate { delegate?.playerDecodeErrorDidOccur(self, error: error) }
+        }
+    }
+
+    /// Every tenth of a second: an output port that was connected and has lost its last
+    /// connection is an interruption (jack_port_connected, off the process thread).
+    private func watchConnections(_ state: UnsafeMutablePointer<PlayerProcessState>) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now >= nextConnectionCheck, let jack = lock.withLock({ jack }) else { return }
+        nextConnectionCheck = now + 100_000_000
+        for index in 0..<state.pointee.portCount {
+            let connected = jack.connectionCount(of: state.pointee.ports[index]) > 0
+            let was = index < outputsConnected.count ? outputsConnected[index] : connected
+            if index < outputsConnected.count { outputsConnected[index] = connected } else { outputsConnected.append(connected) }
+            guard was && !connected else { continue }
+            let name = lock.withLock { index < portNames.count ? portNames[index] : "out_\(index + 1)" }
+            interrupt(.outputDisconnected(name))
+        }
+    }
+
+    private func interrupt(_ interruption: PlayerInterruption) {
+        let delegate = lock.withLock { () -> PlayerDelegate? in
+            recordedInterruptions.append(interruption)
+            return _delegate
+        }
+        delegate?.player(self, wasInterrupted: interruption)
+    }
+
     private func checkFinished(_ state: UnsafeMutablePointer<PlayerProcessState>, readers: [PlaybackFileReader]) {
         let finished = state.pointee.finishedCount.load(ordering: .acquiring)
         let gone = state.pointee.serverGone.load(ordering: .acquiring)
@@ -601,6 +687,10 @@ public final class Player: @unchecked Sendable {
             seekRequest = seekRequest.next(to: 0)
             state.pointee.seek.store(seekRequest.packed, ordering: .releasing)
             return (_delegate, !readers.contains { $0.failed })
+        }
+        if gone && !reportedShutdownInterruption {
+            reportedShutdownInterruption = true
+            interrupt(.serverShutDown)
         }
         if let (delegate, successfully) = report {
             delegate?.playerDidFinishPlaying(self, successfully: successfully)

@@ -9,6 +9,9 @@ public enum PlayerError: Error, Equatable, Sendable {
     case sampleRateMismatch(String, fileRate: Int, firstPath: String, firstRate: Int)
     /// No file given.
     case noFiles
+    /// The file could not be decoded past file frame `frame` (libsndfile's message, or the
+    /// converter's): playing it ended there.
+    case decodeFailed(String, frame: Int64, reason: String)
     /// The server, a port, a connection, a start time, a channel list or a pattern (the same
     /// failures as recording's).
     case capture(CaptureError)
@@ -22,6 +25,7 @@ extension PlayerError: CustomStringConvertible {
         case .sampleRateMismatch(let path, let fileRate, let firstPath, let firstRate):
             "'\(path)' is at \(fileRate) Hz and '\(firstPath)' at \(firstRate) Hz: files played together must share a sample rate"
         case .noFiles: "no file to play"
+        case .decodeFailed(let path, let frame, let reason): "'\(path)' cannot be decoded past file frame \(frame): \(reason)"
         case .capture(let error): "\(error)"
         }
     }
@@ -58,8 +62,26 @@ public protocol PlayerDelegate: AnyObject, Sendable {
     func playerDidFinishPlaying(_ player: Player, successfully: Bool)
     /// An underrun ended (`Player.underruns` keeps them all).
     func player(_ player: Player, didUnderrun underrun: PlaybackUnderrun)
+    /// A file could not be decoded further (AVAudioPlayer's `audioPlayerDecodeErrorDidOccur`):
+    /// `.decodeFailed`, with the file frame it stopped at. Its ports play silence from there;
+    /// `playerDidFinishPlaying(successfully: false)` follows at the end.
+    func playerDecodeErrorDidOccur(_ player: Player, error: PlayerError)
+    /// Something outside interrupted playing: the server went away (playing has ended), or an
+    /// output port lost its last connection (playing goes on, unheard there, until it is patched
+    /// again or stopped).
+    func player(_ player: Player, wasInterrupted interruption: PlayerInterruption)
 }
 
 extension PlayerDelegate {
     public func player(_ player: Player, didUnderrun underrun: PlaybackUnderrun) {}
+    public func playerDecodeErrorDidOccur(_ player: Player, error: PlayerError) {}
+    public func player(_ player: Player, wasInterrupted interruption: PlayerInterruption) {}
+}
+
+/// What interrupted a player (`PlayerDelegate.player(_:wasInterrupted:)`).
+public enum PlayerInterruption: Equatable, Sendable {
+    /// The JACK server shut down or threw the client out.
+    case serverShutDown
+    /// The output port (its full name) was connected and now has no connection.
+    case outputDisconnected(String)
 }

@@ -12,6 +12,14 @@ func playerProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeMutab
     return 0
 }
 
+/// jack_set_xrun_callback: counted for the console (JACK 2 calls it on the process thread).
+@_noAllocation @_noLocks
+func playerXrunCallback(_ argument: UnsafeMutableRawPointer?) -> Int32 {
+    guard let argument else { return 0 }
+    _ = argument.assumingMemoryBound(to: PlayerProcessState.self).pointee.xruns.loadThenWrappingIncrement(ordering: .relaxed)
+    return 0
+}
+
 /// jack_on_info_shutdown: the server is gone; the owner's thread reports it.
 func playerShutdownCallback(_ code: jack_status_t, _ reason: UnsafePointer<CChar>?, _ argument: UnsafeMutableRawPointer?) {
     guard let argument else { return }
@@ -99,7 +107,13 @@ extension PlayerProcessState {
         guard request.generation != own.pointee.generation else { return }
         closeUnderrun()
         own.pointee.generation = request.generation
-        own.pointee.position = request.frame
+        if request.isFromPlayingFrame {
+            // The position stays: the frame due next is where the reader starts again.
+            resumedSeek.store(SeekRequest(generation: request.generation, frame: own.pointee.position).packed,
+                              ordering: .releasing)
+        } else {
+            own.pointee.position = request.frame
+        }
         own.pointee.seekFilling = true
         for index in 0..<sourceCount { cursors[index] = PlaybackSourceCursor() }
     }

@@ -86,6 +86,11 @@ struct PlayerProcessState {
     let position: UnsafeAtomic<Int64>
     /// The seek generation `position` belongs to.
     let generation: UnsafeAtomic<Int64>
+    /// For a seek from the playing frame (`SeekRequest.fromPlayingFrame`): the packed request
+    /// with the frame the callback was at when it took it; -1 before any.
+    let resumedSeek: UnsafeAtomic<Int64>
+    /// Xruns the server reported while the player was open (jack_set_xrun_callback).
+    let xruns: UnsafeAtomic<Int>
     /// The JACK frame the last start played its first frame on (-1 before).
     let startedFrame: UnsafeAtomic<Int64>
     /// Frames the last start was late by (its frame had passed before its first cycle).
@@ -131,6 +136,8 @@ struct PlayerProcessState {
         phase = .create(PlaybackPhase.idle.rawValue)
         position = .create(0)
         generation = .create(0)
+        resumedSeek = .create(-1)
+        xruns = .create(0)
         startedFrame = .create(-1)
         lateStartFrames = .create(0)
         finishedCount = .create(0)
@@ -153,7 +160,8 @@ struct PlayerProcessState {
         own.deallocate()
         cursors.deallocate()
         events.deallocate()
-        for atomic in [command, clockStart, seek, position, generation, startedFrame, lateStartFrames] { atomic.destroy() }
+        for atomic in [command, clockStart, seek, position, generation, resumedSeek, startedFrame, lateStartFrames] { atomic.destroy() }
+        xruns.destroy()
         for atomic in [numberOfLoops, readerDelayMicroseconds, rateTenThousandths, phase, finishedCount, underrunFrames,
                        seekSilenceFrames, droppedEvents] { atomic.destroy() }
         serverGone.destroy()
