@@ -114,12 +114,7 @@ final class ServerShutdownJcapTests: JackTestCase {
 
 final class ServerShutdownPlayerTests: JackTestCase {
     func testThePlayerIsInterruptedAndFinishesUnsuccessfully() throws {
-        let file = path("loop.wav")
-        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
-                                          channels: 1, sampleRate: server.sampleRate, overwrite: false)
-        let samples = [Float](repeating: 0.1, count: 48_000)
-        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
-        try writer.close()
+        let file = try writeFloatFile("loop.wav", channels: 1, frames: 48_000) { _, _ in 0.1 }
         let player = try Player(contentsOf: URL(fileURLWithPath: file))
         let events = PlayerEvents()
         player.delegate = events

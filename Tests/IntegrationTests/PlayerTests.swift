@@ -339,12 +339,7 @@ final class PlayerInterruptionTests: JackTestCase {
     }
 
     func testAnOutputLosingItsLastConnectionIsAnInterruptionAndPlayingGoesOn() throws {
-        let file = path("long.wav")
-        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
-                                          channels: 2, sampleRate: server.sampleRate, overwrite: false)
-        let silence = [Float](repeating: 0.1, count: 2 * 48_000)
-        try silence.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
-        try writer.close()
+        let file = try writeFloatFile("long.wav", channels: 2, frames: 48_000) { _, _ in 0.1 }
         let player = try Player(contentsOf: URL(fileURLWithPath: file))
         let events = PlayerEvents()
         player.delegate = events
@@ -368,12 +363,7 @@ final class PlayerInterruptionTests: JackTestCase {
 final class PlayConsoleTests: JackTestCase {
     func testJSONMeterLinesShowTheFileFramePlayingAndEachPortsLevel() throws {
         // Left at 0.5 (-6.02 dBFS), right at 0.25 (-12.04 dBFS), one second.
-        let file = path("levels.wav")
-        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
-                                          channels: 2, sampleRate: server.sampleRate, overwrite: false)
-        let samples = (0..<(2 * 48_000)).map { $0 % 2 == 0 ? Float(0.5) : Float(0.25) }
-        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: 48_000) }
-        try writer.close()
+        let file = try writeFloatFile("levels.wav", channels: 2, frames: 48_000) { _, channel in channel == 0 ? 0.5 : 0.25 }
         let (status, output, errors) = try withoutXruns { () -> (Int32, String, String) in
             let jcap = try launchJcap(["play", file, "--no-connect", "--meter", "json"])
             let status = try jcap.wait(timeout: 30)

@@ -151,6 +151,18 @@ class JackTestCase: XCTestCase {
         xrunWindowEnd = Self.serverXruns.load(ordering: .relaxed)
     }
 
+    /// Writes a 32-bit float WAV in the test's directory, at the server's rate: `sample(frame,
+    /// channel)` for every sample. Returns its path.
+    func writeFloatFile(_ name: String, channels: Int, frames: Int, sample: (Int, Int) -> Float) throws -> String {
+        let file = path(name)
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: channels, sampleRate: server.sampleRate, overwrite: false)
+        let samples = (0..<(frames * channels)).map { sample($0 / channels, $0 % channels) }
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+        try writer.close()
+        return file
+    }
+
     /// Checks every sample of a recording of the test signal.
     func check(_ name: String) throws -> TestSignalReport {
         TestSignalReport.check(file: try SoundFile.open(readingFrom: path(name)))
