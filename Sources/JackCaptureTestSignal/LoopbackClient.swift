@@ -27,7 +27,9 @@ public final class LoopbackClient: @unchecked Sendable {
         /// One circular delay line per channel, `lineFrames` long, written at `writeIndex`.
         let lines: UnsafeMutablePointer<Float>
         let lineFrames: Int
-        var writeIndex: Int
+        /// The process thread's alone; kept apart so the latency callback, on another thread,
+        /// reads nothing the process thread writes.
+        let writeIndex: UnsafeMutablePointer<Int>
         let serverGone: UnsafeAtomic<Bool>
     }
 
@@ -59,10 +61,12 @@ public final class LoopbackClient: @unchecked Sendable {
         latencies.initialize(from: captures, count: count)
         let lines = UnsafeMutablePointer<Float>.allocate(capacity: lineFrames * count)
         lines.initialize(repeating: 0, count: lineFrames * count)
+        let writeIndex = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        writeIndex.initialize(to: 0)
         state = .allocate(capacity: 1)
         state.initialize(to: LoopbackState(inputs: inputList, outputs: outputList, channelCount: count,
                                            playbackLatency: max(0, playbackLatency), captureLatencies: latencies,
-                                           lines: lines, lineFrames: lineFrames, writeIndex: 0, serverGone: .create(false)))
+                                           lines: lines, lineFrames: lineFrames, writeIndex: writeIndex, serverGone: .create(false)))
         client.setLatencyCallback({ mode, argument in
             argument?.assumingMemoryBound(to: LoopbackState.self).pointee.declareLatencies(mode)
         }, argument: UnsafeMutableRawPointer(state))
@@ -85,6 +89,7 @@ public final class LoopbackClient: @unchecked Sendable {
         state.pointee.outputs.deallocate()
         state.pointee.captureLatencies.deallocate()
         state.pointee.lines.deallocate()
+        state.pointee.writeIndex.deallocate()
         state.pointee.serverGone.destroy()
         state.deinitialize(count: 1)
         state.deallocate()
@@ -116,7 +121,7 @@ func loopbackProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeMut
     let frames = Int(frameCount)
     let size = state.pointee.lineFrames
     guard frames <= LoopbackClient.largestPeriod else { return 0 }
-    let start = state.pointee.writeIndex
+    let start = state.pointee.writeIndex.pointee
     for channel in 0..<state.pointee.channelCount {
         let line = state.pointee.lines + channel * size
         if let port = state.pointee.inputs[channel], let buffer = jack_port_get_buffer(port, frameCount) {
@@ -130,6 +135,6 @@ func loopbackProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeMut
             for frame in 0..<frames { output[frame] = line[(from + frame) % size] }
         }
     }
-    state.pointee.writeIndex = (start + frames) % size
+    state.pointee.writeIndex.pointee = (start + frames) % size
     return 0
 }
