@@ -45,13 +45,16 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testOggVorbisTakeIsReadable() throws {
-        // The writer updates headers twice a second; an Ogg Vorbis file must come out of that intact.
-        let run = try runJcap(signalPorts(2) + ["--for", "96000f", "--quality", "0.5", "-o", "lossy.ogg"])
-        XCTAssertEqual(run.status, 0, run.errors)
-        XCTAssertTrue(run.errors.contains("Ogg Vorbis q0.5"), run.errors)
-        let file = try SoundFile.open(readingFrom: path("lossy.ogg"))
-        XCTAssertEqual(file.channels, 2)
-        XCTAssertEqual(Double(file.frames), 96_000, accuracy: 2_048)
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            // The writer updates headers twice a second; an Ogg Vorbis file must come out of that intact.
+            let run = try runJcap(signalPorts(2) + ["--for", "96000f", "--quality", "0.5", "-o", "lossy.ogg"])
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertTrue(run.errors.contains("Ogg Vorbis q0.5"), run.errors)
+            let file = try SoundFile.open(readingFrom: path("lossy.ogg"))
+            XCTAssertEqual(file.channels, 2)
+            XCTAssertEqual(Double(file.frames), 96_000, accuracy: 2_048)
+        }
     }
 
     func testSixtyFourChannelsInNaturalOrderEverySample() throws {
@@ -179,15 +182,18 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testDefaultsRecordChannelsOneAndTwoToANewTakeName() throws {
-        try Data("not a take".utf8).write(to: URL(fileURLWithPath: path("take-004.wav")))
-        let run = try runJcap(["--for", "100ms"])
-        XCTAssertEqual(run.status, 0, run.errors)
-        XCTAssertTrue(run.errors.contains("system:capture_1"), run.errors)
-        XCTAssertTrue(run.errors.contains("system:capture_2"), run.errors)
-        let file = try SoundFile.open(readingFrom: path("take-005.wav"))
-        XCTAssertEqual(file.channels, 2)
-        XCTAssertEqual(file.frames, 4_800)
-        XCTAssertEqual(try String(contentsOfFile: path("take-004.wav"), encoding: .utf8), "not a take")
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            try Data("not a take".utf8).write(to: URL(fileURLWithPath: path("take-004.wav")))
+            let run = try runJcap(["--for", "100ms"])
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertTrue(run.errors.contains("system:capture_1"), run.errors)
+            XCTAssertTrue(run.errors.contains("system:capture_2"), run.errors)
+            let file = try SoundFile.open(readingFrom: path("take-005.wav"))
+            XCTAssertEqual(file.channels, 2)
+            XCTAssertEqual(file.frames, 4_800)
+            XCTAssertEqual(try String(contentsOfFile: path("take-004.wav"), encoding: .utf8), "not a take")
+        }
     }
 
     func testBadInputGetsOneLineErrorsAndDistinctStatuses() throws {

@@ -36,29 +36,38 @@ final class ConsoleIntegrationTests: JackTestCase {
     }
 
     func testPlainStatusLinesWhenNotATerminal() throws {
-        let jcap = try launchJcap(signalPorts(2) + ["--for", "2.5s", "-o", "plain.wav"])
-        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
-        let lines = jcap.output.split(separator: "\n")
-        XCTAssertGreaterThanOrEqual(lines.count, 2, "a line a second: \(jcap.output)")
-        XCTAssertLessThanOrEqual(lines.count, 4)
-        XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("rec ") && $0.contains("peak dBFS: out_1 ") }, jcap.output)
-        XCTAssertFalse(jcap.output.contains("\u{1B}") || jcap.errorOutput.contains("\u{1B}"), "no escape codes")
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            let jcap = try launchJcap(signalPorts(2) + ["--for", "2.5s", "-o", "plain.wav"])
+            XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+            let lines = jcap.output.split(separator: "\n")
+            XCTAssertGreaterThanOrEqual(lines.count, 2, "a line a second: \(jcap.output)")
+            XCTAssertLessThanOrEqual(lines.count, 4)
+            XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("rec ") && $0.contains("peak dBFS: out_1 ") }, jcap.output)
+            XCTAssertFalse(jcap.output.contains("\u{1B}") || jcap.errorOutput.contains("\u{1B}"), "no escape codes")
+        }
     }
 
     func testSummaryGivesEachChannelsPeakAndClips() throws {
-        let run = try runJcap(signalPorts(3) + ["--for", "0.5s", "-o", "summary.wav"])
-        XCTAssertEqual(run.status, 0, run.errors)
-        for channel in 1...3 {
-            XCTAssertNotNil(run.errors.range(of: "  out_\(channel): peak -[0-9.]+ dBFS, no clips", options: .regularExpression),
-                            run.errors)
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            let run = try runJcap(signalPorts(3) + ["--for", "0.5s", "-o", "summary.wav"])
+            XCTAssertEqual(run.status, 0, run.errors)
+            for channel in 1...3 {
+                XCTAssertNotNil(run.errors.range(of: "  out_\(channel): peak -[0-9.]+ dBFS, no clips", options: .regularExpression),
+                                run.errors)
+            }
+            XCTAssertTrue(run.errors.contains("xruns 0, lost frames 0"), run.errors)
         }
-        XCTAssertTrue(run.errors.contains("xruns 0, lost frames 0"), run.errors)
     }
 
     func testNoMeterPrintsNothingLiveAndNoPeaks() throws {
-        let run = try launchJcap(signalPorts(1) + ["--meter", "none", "--for", "1.2s", "-o", "quiet.wav"])
-        XCTAssertEqual(try run.wait(), 0, run.errorOutput)
-        XCTAssertEqual(run.output, "")
-        XCTAssertFalse(run.errorOutput.contains("dBFS"), "metering was off")
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            let run = try launchJcap(signalPorts(1) + ["--meter", "none", "--for", "1.2s", "-o", "quiet.wav"])
+            XCTAssertEqual(try run.wait(), 0, run.errorOutput)
+            XCTAssertEqual(run.output, "")
+            XCTAssertFalse(run.errorOutput.contains("dBFS"), "metering was off")
+        }
     }
 }

@@ -51,58 +51,61 @@ final class MeteringTests: JackTestCase {
     }
 
     func testKnownSignalsReadTheirLevels() throws {
-        let session = try meteredTake()
-        try session.start()
-        // Read the way a console does, 20 times a second, for 2 s: ~7 averaging time constants.
-        for _ in 0..<40 {
-            usleep(50_000)
-            session.updateMeters()
-        }
-        session.stop()
-        let report = session.finish()
-        XCTAssertEqual(report.outcome, .complete)
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            let session = try meteredTake()
+            try session.start()
+            // Read the way a console does, 20 times a second, for 2 s: ~7 averaging time constants.
+            for _ in 0..<40 {
+                usleep(50_000)
+                session.updateMeters()
+            }
+            session.stop()
+            let report = session.finish()
+            XCTAssertEqual(report.outcome, .complete)
 
-        XCTAssertEqual(session.peakPower(forChannel: 0), 0, accuracy: 0.1, "full-scale sine peaks at 0 dBFS")
-        XCTAssertEqual(session.averagePower(forChannel: 0), -3.01, accuracy: 0.1, "and averages -3.01 dBFS")
-        XCTAssertEqual(session.peakPower(forChannel: 1), -20, accuracy: 0.1)
-        XCTAssertEqual(session.averagePower(forChannel: 1), -23.01, accuracy: 0.1)
-        XCTAssertGreaterThan(session.peakPower(forChannel: 2), 2.9, "beyond full scale reads above 0")
-        XCTAssertEqual(session.averagePower(forChannel: 2), -0.01, accuracy: 0.1)
-        XCTAssertEqual(session.peakPower(forChannel: 3), -160)
-        XCTAssertEqual(session.averagePower(forChannel: 3), -160)
+            XCTAssertEqual(session.peakPower(forChannel: 0), 0, accuracy: 0.1, "full-scale sine peaks at 0 dBFS")
+            XCTAssertEqual(session.averagePower(forChannel: 0), -3.01, accuracy: 0.1, "and averages -3.01 dBFS")
+            XCTAssertEqual(session.peakPower(forChannel: 1), -20, accuracy: 0.1)
+            XCTAssertEqual(session.averagePower(forChannel: 1), -23.01, accuracy: 0.1)
+            XCTAssertGreaterThan(session.peakPower(forChannel: 2), 2.9, "beyond full scale reads above 0")
+            XCTAssertEqual(session.averagePower(forChannel: 2), -0.01, accuracy: 0.1)
+            XCTAssertEqual(session.peakPower(forChannel: 3), -160)
+            XCTAssertEqual(session.averagePower(forChannel: 3), -160)
 
-        let hot = session.meterReading(forChannel: 2)
-        XCTAssertTrue(hot.isClipped, "the clip indicator latches")
-        XCTAssertGreaterThan(hot.clipCount, 1_000)
-        XCTAssertEqual(hot.highestPeak, 3, accuracy: 0.1)
-        XCTAssertFalse(session.meterReading(forChannel: 1).isClipped)
-        XCTAssertFalse(session.meterReading(forChannel: 3).isClipped)
-        XCTAssertEqual(session.meterReading(forChannel: 1).peakHold, -20, accuracy: 0.1)
+            let hot = session.meterReading(forChannel: 2)
+            XCTAssertTrue(hot.isClipped, "the clip indicator latches")
+            XCTAssertGreaterThan(hot.clipCount, 1_000)
+            XCTAssertEqual(hot.highestPeak, 3, accuracy: 0.1)
+            XCTAssertFalse(session.meterReading(forChannel: 1).isClipped)
+            XCTAssertFalse(session.meterReading(forChannel: 3).isClipped)
+            XCTAssertEqual(session.meterReading(forChannel: 1).peakHold, -20, accuracy: 0.1)
 
-        let levels = try XCTUnwrap(report.channelLevels)
-        XCTAssertEqual(levels[1].highestPeak, -20, accuracy: 0.1)
-        XCTAssertEqual(levels[1].clipCount, 0)
-        XCTAssertGreaterThan(levels[2].clipCount, 0)
-        XCTAssertEqual(levels[3].highestPeak, -160)
+            let levels = try XCTUnwrap(report.channelLevels)
+            XCTAssertEqual(levels[1].highestPeak, -20, accuracy: 0.1)
+            XCTAssertEqual(levels[1].clipCount, 0)
+            XCTAssertGreaterThan(levels[2].clipCount, 0)
+            XCTAssertEqual(levels[3].highestPeak, -160)
 
-        // The take's clips and peak are those of exactly the frames in the file (float: as played).
-        let file = try SoundFile.open(readingFrom: path("metered.wav"))
-        var samples = [Float](repeating: 0, count: 4_096 * 4)
-        var clips = [Int64](repeating: 0, count: 4)
-        var peaks = [Float](repeating: 0, count: 4)
-        while true {
-            let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: 4_096) }
-            guard read > 0 else { break }
-            for frame in 0..<read {
-                for channel in 0..<4 {
-                    let magnitude = samples[frame * 4 + channel].magnitude
-                    if magnitude >= 1 { clips[channel] += 1 }
-                    peaks[channel] = max(peaks[channel], magnitude)
+            // The take's clips and peak are those of exactly the frames in the file (float: as played).
+            let file = try SoundFile.open(readingFrom: path("metered.wav"))
+            var samples = [Float](repeating: 0, count: 4_096 * 4)
+            var clips = [Int64](repeating: 0, count: 4)
+            var peaks = [Float](repeating: 0, count: 4)
+            while true {
+                let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: 4_096) }
+                guard read > 0 else { break }
+                for frame in 0..<read {
+                    for channel in 0..<4 {
+                        let magnitude = samples[frame * 4 + channel].magnitude
+                        if magnitude >= 1 { clips[channel] += 1 }
+                        peaks[channel] = max(peaks[channel], magnitude)
+                    }
                 }
             }
+            XCTAssertEqual(levels.map(\.clipCount), clips, "clipped samples counted over the take's frames exactly")
+            XCTAssertEqual(levels[2].highestPeak, 20 * log10(peaks[2]), accuracy: 0.0001)
         }
-        XCTAssertEqual(levels.map(\.clipCount), clips, "clipped samples counted over the take's frames exactly")
-        XCTAssertEqual(levels[2].highestPeak, 20 * log10(peaks[2]), accuracy: 0.0001)
     }
 
     func testPeakFallsBackAfterTheSignalStops() throws {
@@ -136,26 +139,29 @@ extension MeteringTests {
     /// The proof of rate conversion: a 1 kHz sine recorded at 48 kHz and written at
     /// 44.1 kHz is still 1 kHz, at its level, in a file of exactly the converted length.
     func testOneKilohertzRecordedAt48kAndWrittenAt44k1StaysOneKilohertzAtItsLevel() throws {
-        for quality in ["best", "fastest"] {
-            let name = "resampled-\(quality).wav"
-            let run = try runJcap(["--port", "minus20:out_1", "--port", "fullscale:out_1", "--for", "2s", "--rate", "44100",
-                                   "--src-quality", quality, "--bit-depth", "float", "-o", name])
-            XCTAssertEqual(run.status, 0, run.errors)
-            XCTAssertTrue(run.errors.contains("resampled from 48000 to 44100 Hz (88200 frames in the file)"), run.errors)
-            let file = try SoundFile.open(readingFrom: path(name))
-            XCTAssertEqual(file.sampleRate, 44_100)
-            XCTAssertEqual(file.frames, 88_200, "2 s at 44.1 kHz exactly")
-            var samples = [Float](repeating: 0, count: Int(file.frames) * 2)
-            _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
-            for (channel, expectedDecibels) in [(0, -20.0), (1, 0.0)] {
-                // Away from the edges, where the filter starts and ends.
-                let signal = stride(from: 2_000, to: 86_000, by: 1).map { Double(samples[$0 * 2 + channel]) }
-                let crossings = zip(signal, signal.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
-                let frequency = Double(crossings) * 44_100 / Double(signal.count)
-                XCTAssertEqual(frequency, 1_000, accuracy: 1.0, "\(quality), channel \(channel): still 1 kHz")
-                let rms = (signal.reduce(0) { $0 + $1 * $1 } / Double(signal.count)).squareRoot()
-                let peakDecibels = 20 * log10(rms * 2.0.squareRoot())
-                XCTAssertEqual(peakDecibels, expectedDecibels, accuracy: 0.05, "\(quality), channel \(channel): at its level")
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            for quality in ["best", "fastest"] {
+                let name = "resampled-\(quality).wav"
+                let run = try runJcap(["--port", "minus20:out_1", "--port", "fullscale:out_1", "--for", "2s", "--rate", "44100",
+                                       "--src-quality", quality, "--bit-depth", "float", "-o", name])
+                XCTAssertEqual(run.status, 0, run.errors)
+                XCTAssertTrue(run.errors.contains("resampled from 48000 to 44100 Hz (88200 frames in the file)"), run.errors)
+                let file = try SoundFile.open(readingFrom: path(name))
+                XCTAssertEqual(file.sampleRate, 44_100)
+                XCTAssertEqual(file.frames, 88_200, "2 s at 44.1 kHz exactly")
+                var samples = [Float](repeating: 0, count: Int(file.frames) * 2)
+                _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
+                for (channel, expectedDecibels) in [(0, -20.0), (1, 0.0)] {
+                    // Away from the edges, where the filter starts and ends.
+                    let signal = stride(from: 2_000, to: 86_000, by: 1).map { Double(samples[$0 * 2 + channel]) }
+                    let crossings = zip(signal, signal.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+                    let frequency = Double(crossings) * 44_100 / Double(signal.count)
+                    XCTAssertEqual(frequency, 1_000, accuracy: 1.0, "\(quality), channel \(channel): still 1 kHz")
+                    let rms = (signal.reduce(0) { $0 + $1 * $1 } / Double(signal.count)).squareRoot()
+                    let peakDecibels = 20 * log10(rms * 2.0.squareRoot())
+                    XCTAssertEqual(peakDecibels, expectedDecibels, accuracy: 0.05, "\(quality), channel \(channel): at its level")
+                }
             }
         }
     }

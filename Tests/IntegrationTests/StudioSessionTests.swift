@@ -139,17 +139,20 @@ final class StudioSessionTests: JackTestCase {
     /// the closing client of each property it removes; its socket filled): found at 64 tracks by
     /// the benchmark. A session of every test-signal output must end, every file whole.
     func testASessionOfManyTracksEndsAndClosesItsClient() throws {
-        let count = Self.signalChannels
-        let tracks = (0..<count).map { "[[track]]\nname = \"t\(String(format: "%03d", $0))\"\nsource = \"sig:out_\($0 + 1)\"\n" }
-        let session = try writeSession("many", tracks: tracks.joined(separator: "\n"))
-        let run = try runJcap(["session", session, "--at", "+0.5s", "--for", "4800f", "--meter", "none"], timeout: 30)
-        XCTAssertEqual(run.status, 0, run.errors)
-        let entry = try XCTUnwrap(try logEntries("many").first)
-        XCTAssertEqual(entry.status, .complete)
-        XCTAssertEqual(entry.files.count, count)
-        for index in [0, count / 2, count - 1] {
-            let file = try SoundFile.open(readingFrom: folder("many") + "/take-001-t\(String(format: "%03d", index)).wav")
-            XCTAssertEqual(file.frames, 4_800)
+        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        try withoutXruns {
+            let count = Self.signalChannels
+            let tracks = (0..<count).map { "[[track]]\nname = \"t\(String(format: "%03d", $0))\"\nsource = \"sig:out_\($0 + 1)\"\n" }
+            let session = try writeSession("many", tracks: tracks.joined(separator: "\n"))
+            let run = try runJcap(["session", session, "--at", "+0.5s", "--for", "4800f", "--meter", "none"], timeout: 30)
+            XCTAssertEqual(run.status, 0, run.errors)
+            let entry = try XCTUnwrap(try logEntries("many").first)
+            XCTAssertEqual(entry.status, .complete)
+            XCTAssertEqual(entry.files.count, count)
+            for index in [0, count / 2, count - 1] {
+                let file = try SoundFile.open(readingFrom: folder("many") + "/take-001-t\(String(format: "%03d", index)).wav")
+                XCTAssertEqual(file.frames, 4_800)
+            }
         }
     }
 
