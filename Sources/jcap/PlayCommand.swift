@@ -18,7 +18,7 @@ struct PlayCommand: ParsableCommand {
             fast and an octave up); a file of F frames plays round(F / R) frames, resampled by
             libsamplerate, and positions (--from, the frames jcap names) stay the file's. A file
             at another sample rate than the server's is resampled the same way to play at its
-            own speed.
+            own speed; --src-quality picks the resampler (best, the default, to linear).
 
             --meter shows what each port plays (after volume and pan) as recording's console does.
 
@@ -69,6 +69,9 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Speed, 0.5 to 2 (1: as recorded): varispeed, pitch follows as on tape.", valueName: "rate"))
     var rate: Float?
 
+    @Option(name: .long, help: ArgumentHelp("Resampler for --rate and for files at another rate than the server's: best, medium, fastest, zero-order-hold or linear (default best).", valueName: "quality"))
+    var srcQuality: String?
+
     @Option(name: .long, help: ArgumentHelp("Live meter of what each port plays: bars, compact, none, or json.", valueName: "style"))
     var meter: MeterDisplay?
 
@@ -107,6 +110,15 @@ struct PlayCommand: ParsableCommand {
     private func play(_ console: Console) throws(PlayerError) -> ExitStatus {
         guard !files.isEmpty else { throw .noFiles }
         // Before any file is opened or JACK is asked: a refused rate plays nothing.
+        var converterQuality = SampleRateConverterQuality.best
+        if let srcQuality {
+            guard let quality = SampleRateConverterQuality(name: srcQuality) else {
+                let names = SampleRateConverterQuality.allCases.map(\.name)
+                throw .capture(.badOption(flag: "--src-quality", value: srcQuality,
+                                          expected: names.dropLast().joined(separator: ", ") + " or " + names.last!))
+            }
+            converterQuality = quality
+        }
         if let rate, !Player.rateRange.contains(rate) {
             throw .capture(.badOption(flag: "--rate", value: "\(rate)",
                                       expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)"))
@@ -125,6 +137,7 @@ struct PlayCommand: ParsableCommand {
         } catch { throw .capture(error) }
         let (paths, portNames) = try playedFiles()
         let player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })
+        player.converterQuality = converterQuality
         if let from {
             do {
                 fromFrames = try CaptureDuration(parsing: from).frames(atSampleRate: player.fileSampleRate)

@@ -33,8 +33,9 @@ final class PlaybackRateTests: JackTestCase {
 
     /// libsamplerate offline over the whole of `interleaved`, de-interleaved: what the player
     /// should play for it.
-    func offline(_ interleaved: [Float], channels: Int, inputRate: Int, outputRate: Int) throws -> [[Float]] {
-        let converter = try SampleRateConverter(channels: channels, inputRate: inputRate, outputRate: outputRate, quality: .best)
+    func offline(_ interleaved: [Float], channels: Int, inputRate: Int, outputRate: Int,
+                 quality: SampleRateConverterQuality = .best) throws -> [[Float]] {
+        let converter = try SampleRateConverter(channels: channels, inputRate: inputRate, outputRate: outputRate, quality: quality)
         var output: [Float] = []
         try interleaved.withUnsafeBufferPointer { buffer throws(CaptureError) in
             try converter.convert(buffer.baseAddress!, frames: interleaved.count / channels) {
@@ -134,6 +135,29 @@ final class PlaybackRateTests: JackTestCase {
             XCTAssertEqual(sineFrequency(recorded[0][2_000..<14_000], sampleRate: server.sampleRate), 2 * Self.sineHertz,
                            accuracy: 0.5, "an octave up")
         }
+    }
+
+    /// `--src-quality fastest`: the reader converts with that converter: the recording is
+    /// libsamplerate's fastest sinc run offline, sample for sample, and not its best.
+    func testTheConverterQualityIsTheOneAsked() throws {
+        let frames = 20_000
+        try withoutXruns {
+            let samples = try writeSineFile("quality.wav", frames: frames)
+            let fastest = try offline(samples, channels: 1, inputRate: 2, outputRate: 1, quality: .fastest)[0]
+            let best = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
+            XCTAssertNotEqual(fastest, best, "the two converters differ on this file")
+            let start = frameAhead(2)
+            let player = try launchJcap(["play", path("quality.wav"), "--name", "plq", "--no-connect", "--at", "@\(start)",
+                                         "--rate", "2", "--src-quality", "fastest"])
+            try waitForPorts(["plq:out_1"])
+            let recorder = try record(["plq:out_1"], start: start, frames: fastest.count, name: "quality-take.wav")
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            assertSamples(try readChannels("quality-take.wav")[0][...], fastest[...], "libsamplerate's fastest")
+        }
+        let bad = try runJcap(["play", path("quality.wav"), "--src-quality", "finest"])
+        XCTAssertEqual(bad.status, 64, bad.errors)
+        XCTAssertTrue(bad.errors.contains("--src-quality"), bad.errors)
     }
 
     /// `--loops 1 --rate 1.5`: the two copies are one converter stream (no flush at the wrap):

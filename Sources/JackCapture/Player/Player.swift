@@ -138,7 +138,8 @@ public final class Player: @unchecked Sendable {
                 let portCount = spreadsMonoToStereo && file.channels == 1 ? 2 : file.channels
                 sources.append(PlaybackSourceState(ring: ring, channels: file.channels, firstPort: ports.count,
                                                    portCount: portCount, blockBytes: blockBytes))
-                readers.append(PlaybackFileReader(file: file, ring: ring, serverRate: client.sampleRate))
+                readers.append(PlaybackFileReader(file: file, ring: ring, serverRate: client.sampleRate,
+                                                  quality: lock.withLock { quality }))
                 for _ in 0..<portCount {
                     let index = ports.count
                     let name = portNames.flatMap { index < $0.count ? $0[index] : nil } ?? "out_\(index + 1)"
@@ -431,6 +432,17 @@ public final class Player: @unchecked Sendable {
     }
 
     // MARK: Rate (varispeed)
+
+    /// The resampler for `rate` and for files at another rate than the server's (libsamplerate's
+    /// converters, as recording's `converterQuality`): `.best` unless set. Set it before
+    /// `prepareToPlay`; later changes count for nothing. A lower quality costs the reader less
+    /// (for many channels at a rate).
+    public var converterQuality: SampleRateConverterQuality {
+        get { lock.withLock { quality } }
+        set { lock.withLock { quality = newValue } }
+    }
+
+    private var quality = SampleRateConverterQuality.best
 
     /// Whether `rate` applies, as AVAudioPlayer's `enableRate`: set it before `prepareToPlay`
     /// (or the first `play`); a change after that counts for nothing. Off by default.
