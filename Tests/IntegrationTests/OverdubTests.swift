@@ -197,6 +197,16 @@ final class OverdubTests: JackTestCase {
         let missing = try runJcap(["session", session, "--overdub", "9", "--for", "1s", "--meter", "none"])
         XCTAssertEqual(missing.status, 23, missing.errors)
         XCTAssertTrue(missing.errors.contains("jcap: error: no take 9 in the take log"), missing.errors)
+        // Takes the log has but that cannot be played in line: one at another rate, one discarded.
+        let log = TakeLog(folder: path("dub"))
+        try log.append(TakeLogEntry(take: 5, status: .complete, sampleRate: 44_100, frames: 44_100,
+                                    files: [TakeLogFile(path: "take-005-A.wav", tracks: ["A"])]))
+        try log.append(TakeLogEntry(take: 6, status: .discarded, sampleRate: 48_000, frames: 48_000))
+        for (take, reason) in [(5, "take 5 was recorded at 44100 Hz and the server runs at 48000 Hz"), (6, "take 6 was discarded")] {
+            let run = try runJcap(["session", session, "--overdub", "\(take)", "--for", "1s", "--meter", "none"])
+            XCTAssertEqual(run.status, 23, run.errors)
+            XCTAssertTrue(run.errors.contains("jcap: error: overdub: \(reason)"), run.errors)
+        }
         for (arguments, flag) in [(["--overdub", "1", "--at", "14:00:00"], "--at"),
                                   (["--overdub", "1", "--trigger", "-40dB"], "--overdub"),
                                   (["--overdub", "1", "--split", "10s"], "--overdub"),

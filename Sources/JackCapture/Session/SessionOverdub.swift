@@ -27,7 +27,8 @@ public final class SessionOverdub: @unchecked Sendable {
     /// output port per track named after it, connected to `outputs`.
     ///
     /// Throws `.capture(.badOption)` when the session does not align to capture latency,
-    /// `.takeLog` when the take is not in the log, `.overdub` when it was discarded or deleted,
+    /// `.takeLog` when the take is not in the log, `.overdub` when it was discarded or deleted or
+    /// recorded at another sample rate than the server's,
     /// `.playback` for its files and the player's client and connections.
     public init(session: StudioSession, take number: Int, outputs: PlayerOutputs = .default,
                 serverName: String? = nil) throws(StudioSessionError) {
@@ -39,6 +40,10 @@ public final class SessionOverdub: @unchecked Sendable {
         do { entry = try session.log.entry(number) } catch { throw .takeLog(error) }
         guard !entry.status.isRemoved, !entry.files.isEmpty else {
             throw .overdub("take \(number) was \(entry.status.rawValue): it has no files to play")
+        }
+        guard entry.sampleRate == session.client.sampleRate else {
+            // Resampled, its frames would not be the new take's: no sample-exact alignment.
+            throw .overdub("take \(number) was recorded at \(entry.sampleRate) Hz and the server runs at \(session.client.sampleRate) Hz")
         }
         let (paths, portNames) = Self.playbackFiles(of: entry, in: session.definition)
         let player: Player

@@ -17,7 +17,8 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     case takesNeedLength
     /// Playing a take back (an overdub): a file, the player's client or its outputs.
     case playback(PlayerError)
-    /// The take to overdub has no files to play (discarded or deleted).
+    /// The take to overdub cannot be played in line with a new take (discarded or deleted, or at
+    /// another sample rate than the server's).
     case overdub(String)
 
     public var description: String {
