@@ -125,8 +125,18 @@ public final class Player: @unchecked Sendable {
                               outputs: PlayerOutputs = .default, bufferSeconds: Double = 2,
                               spreadsMonoToStereo: Bool = false, portNames: [String]? = nil) throws(PlayerError) {
         guard lock.withLock({ jack == nil }) else { return }
+        guard bufferSeconds.isFinite, bufferSeconds > 0 else { throw .capture(.badBufferLength(bufferSeconds)) }
         let client: JackClient
         do { client = try JackClient(name: clientName, server: server) } catch { throw .capture(.jack(error)) }
+        do {
+            // Rings as large as a recorder's of as many channels: refused the same way when they
+            // do not fit in this machine's memory.
+            _ = try MemoryBudget.current().ringByteCount(seconds: bufferSeconds, sampleRate: client.sampleRate,
+                                                         period: client.bufferSize, channels: numberOfChannels)
+        } catch {
+            client.close()
+            throw .capture(error)
+        }
         var ports: [OpaquePointer] = []
         var sources: [PlaybackSourceState] = []
         var readers: [PlaybackFileReader] = []
@@ -326,6 +336,7 @@ public final class Player: @unchecked Sendable {
     /// at or after it, decided in that moment's cycle (as a wall-clock `--at` is). A time that
     /// has passed starts in the next cycle.
     public func play(atTime time: TimeInterval) throws(PlayerError) {
+        guard time.isFinite else { throw .capture(.badTime("\(time)", reason: "a start time must be a finite number of seconds")) }
         try prepareIfNeeded()
         guard time > deviceCurrentTime else { return try play() }
         try send(.playAtClock, clockNanoseconds: Int64((time * 1e9).rounded()))
@@ -413,10 +424,15 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Seconds into the file of the frame that plays next; set to seek (rounded to the nearest
-    /// frame).
+    /// frame; beyond either end, that end; NaN is ignored).
     public var currentTime: TimeInterval {
         get { Double(currentFrame) / Double(fileSampleRate) }
-        set { currentFrame = Int64((newValue * Double(fileSampleRate)).rounded()) }
+        set {
+            // NaN is no position: ignored. Beyond either end (infinities included): that end.
+            guard !newValue.isNaN else { return }
+            let frames = min(max(newValue * Double(fileSampleRate), 0), Double(durationFrames))
+            currentFrame = Int64(frames.rounded())
+        }
     }
 
     /// 0 plays once, n repeats n more times, any negative number forever. Read at each end of
@@ -490,18 +506,25 @@ public final class Player: @unchecked Sendable {
 
     // MARK: Volume and pan
 
-    /// 0 (silent) ... 1 (the file as it is), clamped. Changed while playing, the gain moves in a
+    /// 0 (silent) ... 1 (the file as it is), clamped; NaN is ignored. Changed while playing, the gain moves in a
     /// straight line over `rampSeconds` (no click, no zipper noise).
     public var volume: Float {
         get { lock.withLock { gain.volume } }
-        set { setGain(volume: min(max(newValue, 0), 1), pan: nil) }
+        set {
+            // NaN is no gain: ignored (it would play as NaN samples).
+            guard !newValue.isNaN else { return }
+            setGain(volume: min(max(newValue, 0), 1), pan: nil)
+        }
     }
 
-    /// -1 (left) ... 1 (right), clamped: equal power for a mono file spread to two ports
+    /// -1 (left) ... 1 (right), clamped (NaN ignored): equal power for a mono file spread to two ports
     /// (`spreadsMonoToStereo`), balance for a stereo file, no effect on other layouts.
     public var pan: Float {
         get { lock.withLock { gain.pan } }
-        set { setGain(volume: nil, pan: min(max(newValue, -1), 1)) }
+        set {
+            guard !newValue.isNaN else { return }
+            setGain(volume: nil, pan: min(max(newValue, -1), 1))
+        }
     }
 
     /// How long a volume or pan change takes: 10 ms.
