@@ -25,7 +25,8 @@ struct SessionCommand: ParsableCommand {
             Exit status as jcap's, and: 8 a take stopped because the disk was nearly full;
             20 bad session file (file:line: key: why); 21 the server runs another sample rate;
             22 the take log failed or another jcap has the session open; 23 --overdub names a
-            take the log lacks (or one discarded); 24 and 16 a take's file unreadable.
+            take the log lacks, one discarded, or one at another sample rate than the server's;
+            24 and 16 a take's file unreadable.
             """)
 
     @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md).", valueName: "file"))
