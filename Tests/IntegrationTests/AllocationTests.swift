@@ -8,23 +8,7 @@ import JackCaptureTestSignal
 /// The process callback allocates nothing: every allocation on the JACK process thread is counted
 /// by malloc-interposer's hook while 8 channels are recorded. A control client that allocates in
 /// its callback proves the count sees that thread.
-final class AllocationTests: JackTestCase {
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try XCTSkipIf(Executables.builtWithThreadSanitizer,
-                      "ThreadSanitizer owns malloc: the allocation hook sees nothing (tools/test runs these)")
-        MallocInterposerSwift.initialize()
-        MallocInterposerSwift.setAllocationHook(allocation_probe_hook)
-        MallocInterposerSwift.hook()
-    }
-
-    override func tearDownWithError() throws {
-        allocation_probe_unwatch()
-        MallocInterposerSwift.unhook()
-        MallocInterposerSwift.setAllocationHook(nil)
-        try super.tearDownWithError()
-    }
-
+final class AllocationTests: AllocationTestCase {
     func testControlClientThatAllocatesIsCaught() throws {
         let control = try JackClient(name: "allocating", server: server.name)
         control.setProcessCallback({ _, _ in

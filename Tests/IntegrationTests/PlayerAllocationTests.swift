@@ -8,23 +8,7 @@ import JackCaptureTestSignal
 /// The player's process callback allocates nothing while it plays, seeks, changes volume and
 /// pan, pauses and resumes (malloc-interposer's hook counts allocations on the process thread;
 /// `AllocationTests.testControlClientThatAllocatesIsCaught` proves it sees that thread).
-final class PlayerAllocationTests: JackTestCase {
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try XCTSkipIf(Executables.builtWithThreadSanitizer,
-                      "ThreadSanitizer owns malloc: the allocation hook sees nothing (tools/test runs these)")
-        MallocInterposerSwift.initialize()
-        MallocInterposerSwift.setAllocationHook(allocation_probe_hook)
-        MallocInterposerSwift.hook()
-    }
-
-    override func tearDownWithError() throws {
-        allocation_probe_unwatch()
-        MallocInterposerSwift.unhook()
-        MallocInterposerSwift.setAllocationHook(nil)
-        try super.tearDownWithError()
-    }
-
+final class PlayerAllocationTests: AllocationTestCase {
     /// At a rate (the reader resamples through libsamplerate): playing, a seek, a rate change
     /// (a new converter, made on the reader's thread) and a loop's wrap allocate nothing on the
     /// process thread either.
