@@ -83,12 +83,7 @@ extension CaptureProcessState {
         let boundary = SplitTag.boundary(tag)
         guard boundary > own.pointee.split.placed else { return }
         let moment = requestedSplitMoment.load(ordering: .relaxed)
-        var frame: jack_nframes_t = 0
-        var microseconds: jack_time_t = 0
-        var nextMicroseconds: jack_time_t = 0
-        var periodMicroseconds: Float = 0
-        guard jack_get_cycle_times(client, &frame, &microseconds, &nextMicroseconds, &periodMicroseconds) == 0 else { return }
-        let cycle = CycleTimes(frame: frame, microseconds: microseconds, nextMicroseconds: nextMicroseconds)
+        guard let cycle = CycleTimes.current(of: client) else { return }
         let decision = ClockSplit.decide(nanoseconds: moment, in: cycle, frames: n,
                                          firstCycle: own.pointee.split.asked != boundary)
         own.pointee.split.asked = boundary

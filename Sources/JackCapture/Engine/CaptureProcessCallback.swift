@@ -318,13 +318,8 @@ extension CaptureProcessState {
         }
         let moment = requestedClockStart.load(ordering: .relaxed)
         guard moment != Self.noRequest else { return }
-        var frame: jack_nframes_t = 0
-        var microseconds: jack_time_t = 0
-        var nextMicroseconds: jack_time_t = 0
-        var periodMicroseconds: Float = 0
         var decision = ClockStart.Decision.later
-        if jack_get_cycle_times(client, &frame, &microseconds, &nextMicroseconds, &periodMicroseconds) == 0 {
-            let cycle = CycleTimes(frame: frame, microseconds: microseconds, nextMicroseconds: nextMicroseconds)
+        if let cycle = CycleTimes.current(of: client) {
             decision = ClockStart.decide(nanoseconds: moment, in: cycle, frames: n,
                                          firstCycle: !own.pointee.clockStartAsked)
         }

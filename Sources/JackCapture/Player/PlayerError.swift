@@ -84,4 +84,9 @@ public enum PlayerInterruption: Equatable, Sendable {
     case serverShutDown
     /// The output port (its full name) was connected and now has no connection.
     case outputDisconnected(String)
+    /// The server changed its sample rate (to this one): the rings were filled for the old one,
+    /// so what plays on is at the wrong speed and pitch until the player is prepared again.
+    case sampleRateChanged(Int)
+    /// The server changed its period (to this many frames): playing goes on.
+    case bufferSizeChanged(Int)
 }

@@ -154,14 +154,7 @@ extension PlayerProcessState {
     private func decideStart(reading: UInt32, frames n: Int) -> Int? {
         if own.pointee.clockStartFrame == -2 {
             // A moment on JACK's clock: its frame is decided in the cycle it falls in.
-            var frame: jack_nframes_t = 0
-            var microseconds: jack_time_t = 0
-            var nextMicroseconds: jack_time_t = 0
-            var periodMicroseconds: Float = 0
-            guard jack_get_cycle_times(client, &frame, &microseconds, &nextMicroseconds, &periodMicroseconds) == 0 else {
-                return nil
-            }
-            let cycle = CycleTimes(frame: frame, microseconds: microseconds, nextMicroseconds: nextMicroseconds)
+            guard let cycle = CycleTimes.current(of: client) else { return nil }
             let decision = ClockStart.decide(nanoseconds: clockStart.load(ordering: .relaxed), in: cycle,
                                              frames: n, firstCycle: !own.pointee.startAsked)
             own.pointee.startAsked = true
