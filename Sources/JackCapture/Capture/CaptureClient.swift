@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A JACK client set up for recording: its input ports registered, connected to their sources,
 /// metered, and ready to record any number of takes one after another (`makeTake`), each to a file
@@ -7,19 +8,25 @@ import Foundation
 /// Sources are resolved here and only here; every error about the server, the ports or the ring
 /// comes from `init`. One event pump thread per client drains the engine's events, hands them to
 /// the take being recorded and finishes that take when it ends (`Take`).
+///
+/// The JACK client, the callbacks and the pump's thread belong to a `JackHost`, which stops and
+/// joins the pump before the client deactivates and closes.
+// @unchecked: `engine` holds the process state shared with JACK's threads; everything mutable
+// here is behind `currentSources`' Mutex or the pump's.
 public final class CaptureClient: @unchecked Sendable {
     /// The JACK client (`jack_client_t`).
     public let jack: JackClient
+    /// The client's owner: its callbacks, its workers and the order it closes in.
+    package let host: JackHost
     public let engine: CaptureEngine
     /// The source port each channel records, in order.
-    public var sources: [String] { lock.withLock { currentSources } }
+    public var sources: [String] { currentSources.withLock { $0 } }
     /// Whether the ports were connected to their sources (else they wait to be patched by hand).
     public let connectsPorts: Bool
     /// How takes are named when no path is given: `take-NNN.<ext>` in this folder.
     public let configuration: CaptureConfiguration
 
-    private let lock = NSLock()
-    private var currentSources: [String]
+    private let currentSources: Mutex<[String]>
     let pump: EventPump
     /// Runs on a take's writer thread before each block: how tests make a deliberately slow disk.
     var beforeEachBlockWritten: (@Sendable (Int64) -> Void)?
@@ -30,13 +37,15 @@ public final class CaptureClient: @unchecked Sendable {
         self.configuration = configuration
         connectsPorts = configuration.connectsPorts
         if let existingClient {
-            jack = existingClient
+            host = JackHost(adopting: existingClient)
         } else {
             do {
-                jack = try JackClient(name: configuration.clientName, server: configuration.serverName)
+                host = try JackHost(name: configuration.clientName, server: configuration.serverName)
             } catch { throw .jack(error) }
         }
-        currentSources = try CaptureClient.resolve(configuration.sources, on: jack)
+        jack = host.client
+        let currentSources = try host.sources(for: configuration.sources)
+        self.currentSources = Mutex(currentSources)
         // The takes' format must hold this many channels at this rate: checked before any port.
         let format = try configuration.settings.resolveFormat(forPath: configuration.nextOutputPath())
         try configuration.settings.validate(format, channels: currentSources.count, serverSampleRate: jack.sampleRate)
@@ -60,12 +69,12 @@ public final class CaptureClient: @unchecked Sendable {
         do {
             engine = try CaptureEngine(client: jack, portShortNames: names, bufferSeconds: configuration.bufferSeconds,
                                        preRollSeconds: preRollSeconds)
-            try engine.activate()
+            try engine.activate(on: host)
             if connectsPorts {
                 for (source, port) in zip(currentSources, engine.portNames) { try jack.connect(source, to: port) }
             }
         } catch { throw .jack(error) }
-        pump = EventPump(engine: engine)
+        pump = EventPump(engine: engine, host: host)
     }
 
     deinit { close() }
@@ -81,8 +90,7 @@ public final class CaptureClient: @unchecked Sendable {
 
     public func close() {
         guard pump.close() else { return }
-        jack.deactivate()
-        jack.close()
+        host.close()
     }
 
     public var sampleRate: Int { jack.sampleRate }
@@ -133,7 +141,7 @@ public final class CaptureClient: @unchecked Sendable {
             for (source, port) in zip(old, engine.portNames) where connectsPorts {
                 try? jack.disconnect(source, from: port)
             }
-            lock.withLock { currentSources = newSources }
+            currentSources.withLock { $0 = newSources }
             if connectsPorts {
                 for (source, port) in zip(newSources, engine.portNames) { try jack.connect(source, to: port) }
             }
@@ -142,13 +150,12 @@ public final class CaptureClient: @unchecked Sendable {
 
     /// Resolves port names or globs against the server's output ports, as `init` resolves sources.
     public func resolve(_ selection: SourceSelection) throws(CaptureError) -> [String] {
-        try CaptureClient.resolve(selection, on: jack)
+        try host.sources(for: selection)
     }
 
-    /// The one place sources are resolved: channel numbers against the server's physical capture
-    /// ports, names and globs against its output ports, in natural order.
+    /// Sources resolved as a client resolves them (`JackHost.sources(for:on:)`, the one place).
     public static func resolve(_ selection: SourceSelection, on jack: JackClient) throws(CaptureError) -> [String] {
-        try selection.resolve(physicalCapturePorts: jack.physicalCapturePorts(), outputPorts: jack.audioOutputPorts())
+        try JackHost.sources(for: selection, on: jack)
     }
 
     // MARK: Takes
@@ -239,66 +246,56 @@ public final class CaptureClient: @unchecked Sendable {
     }
 }
 
-/// The client's event pump: one thread that drains the engine's events into the current take and
+/// The client's event pump: a `Butler` that drains the engine's events into the current take and
 /// finishes the take when it ends. The process callback cannot signal (no syscalls on the
-/// real-time thread), so the pump also wakes every 10 ms to look; everything else wakes it at
-/// once. It holds no reference to its client, so the client can close it from `deinit`.
-final class EventPump: @unchecked Sendable {
-    private let engine: CaptureEngine
-    private let lock = NSLock()
-    private var currentTake: Take?
-    private var closed = false
-    private var running = true
-    private let wakeup = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+/// real-time thread), so the butler also wakes every 10 ms to look; everything else wakes it at
+/// once. The host stops and joins it before the client closes. It holds no reference to its
+/// client, so the client can close it from `deinit`.
+final class EventPump: Sendable {
+    private struct Control {
+        var currentTake: Take?
+        var closed = false
+    }
 
-    init(engine: CaptureEngine) {
+    private let engine: CaptureEngine
+    private let control = Mutex(Control())
+    private let butler = Butler(name: "jcap events", idleWait: .milliseconds(10))
+
+    init(engine: CaptureEngine, host: JackHost) {
         self.engine = engine
-        let thread = Thread { [self] in run() }
-        thread.name = "jcap events"
-        self.thread = thread
-        thread.start()
+        // One more round after the stop: the events of the last cycles reach the take.
+        host.run(butler, finalRound: true) { [self] in
+            take?.pump(engine.takeEvents())
+            return .idle
+        }
     }
 
     var take: Take? {
-        get { lock.withLock { currentTake } }
-        set { lock.withLock { currentTake = newValue } }
+        get { control.withLock { $0.currentTake } }
+        set { control.withLock { $0.currentTake = newValue } }
     }
 
-    var state: (closed: Bool, take: Take?) { lock.withLock { (closed, currentTake) } }
+    var state: (closed: Bool, take: Take?) { control.withLock { ($0.closed, $0.currentTake) } }
 
     /// Wakes the pump at once (a take was armed, paused, resumed or stopped).
-    func wake() { wakeup.signal() }
+    func wake() { butler.wake() }
 
-    var isCurrentThread: Bool { Thread.current == lock.withLock({ thread }) }
+    var isCurrentThread: Bool { butler.isCurrentThread }
 
-    /// Finishes the take still open, then stops the thread. False when already closed.
+    /// Finishes the take still open, then stops the butler (and joins it, unless this is its
+    /// own thread). False when already closed.
     func close() -> Bool {
-        let take = lock.withLock { () -> Take?? in
-            guard !closed else { return .none }
-            closed = true
-            return .some(currentTake)
+        let take = control.withLock { control -> Take?? in
+            guard !control.closed else { return .none }
+            control.closed = true
+            return .some(control.currentTake)
         }
         guard let take else { return false }
         if let take, !isCurrentThread { _ = take.finish() }
-        lock.withLock { running = false }
-        wakeup.signal()
-        if !isCurrentThread { exited.wait() }
+        butler.stop()
         // The take refers to the pump: letting go of it breaks the cycle.
-        lock.withLock { currentTake = nil }
+        control.withLock { $0.currentTake = nil }
         return true
-    }
-
-    private func run() {
-        while true {
-            _ = wakeup.wait(timeout: .now() + .milliseconds(10))
-            let (take, keepRunning) = lock.withLock { (currentTake, running) }
-            take?.pump(engine.takeEvents())
-            if !keepRunning { break }
-        }
-        lock.withLock { thread = nil }
-        exited.signal()
     }
 }
 

@@ -54,7 +54,6 @@ public final class CaptureEngine: @unchecked Sendable {
     public let portNames: [String]
     let ports: [OpaquePointer]
     let state: UnsafeMutablePointer<CaptureProcessState>
-    private var active = false
     private var lastTake: UInt32 = 0
 
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
@@ -82,8 +81,9 @@ public final class CaptureEngine: @unchecked Sendable {
         meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
     }
 
+    /// The engine lives as long as its `CaptureClient`, whose host deactivates and closes the
+    /// client first: nothing can run the callbacks once the state is freed here.
     deinit {
-        if active { client.deactivate() }
         state.pointee.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
@@ -111,18 +111,14 @@ public final class CaptureEngine: @unchecked Sendable {
     public var channelCount: Int { ports.count }
     package var ring: RingBuffer { state.pointee.ring }
 
-    /// Installs the callbacks and activates the client (jack_activate). The callback does nothing
-    /// until `arm`.
-    package func activate() throws(JackError) {
-        let argument = UnsafeMutableRawPointer(state)
-        client.setProcessCallback(captureProcessCallback, argument: argument)
-        client.setXrunCallback(captureXrunCallback, argument: argument)
-        client.setShutdownCallback(captureShutdownCallback, argument: argument)
-        client.setPortConnectCallback(capturePortConnectCallback, argument: argument)
-        client.setBufferSizeCallback(captureBufferSizeCallback, argument: argument)
-        client.setSampleRateCallback(captureSampleRateCallback, argument: argument)
-        try client.activate()
-        active = true
+    /// Has `host` install the callbacks and activate the client (jack_activate). The callback
+    /// does nothing until `arm`.
+    package func activate(on host: JackHost) throws(JackError) {
+        let callbacks = JackCallbacks(process: captureProcessCallback, argument: UnsafeMutableRawPointer(state),
+                                      xrun: captureXrunCallback, shutdown: captureShutdownCallback,
+                                      portConnect: capturePortConnectCallback, bufferSize: captureBufferSizeCallback,
+                                      sampleRate: captureSampleRateCallback)
+        try host.activate(callbacks)
     }
 
     /// Connections each input port has now (jack_port_connected).

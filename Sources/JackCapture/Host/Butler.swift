@@ -96,6 +96,16 @@ package final class Butler: Sendable {
         exited.signal()
     }
 
+    /// Wakes the butler and waits for its work to end by itself (a round returned `.done`),
+    /// without asking it to stop: a round that must finish its work (the disk writer's take) is
+    /// joined this way. Not from the butler's own thread.
+    package func join() {
+        guard control.withLock({ $0.started }), !isCurrentThread else { return }
+        wakeup.signal()
+        exited.wait()
+        exited.signal()
+    }
+
     /// From inside a round: waits until a command wakes the butler or the timed wait ends (a
     /// round that keeps its own loop, as the disk writer's does, rests here between passes).
     package func rest() {

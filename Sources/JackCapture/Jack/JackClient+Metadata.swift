@@ -43,7 +43,7 @@ extension JackClient {
     ///   - type: a MIME type or URI; nil for plain text.
     public func setProperty(_ value: String, forKey key: String, type: String? = nil,
                             on subject: UInt64) throws(JackError) {
-        guard jack_set_property(handle, subject, key, value, type) == 0 else {
+        guard whileOpen(-1, { jack_set_property($0, subject, key, value, type) }) == 0 else {
             throw .propertyNotSet(key: key, subject: subject)
         }
     }
@@ -65,7 +65,7 @@ extension JackClient {
     /// Removes a property (jack_remove_property). A property that is not there is an error: JACK
     /// cannot tell that apart from a failure.
     public func removeProperty(forKey key: String, of subject: UInt64) throws(JackError) {
-        guard jack_remove_property(handle, subject, key) == 0 else {
+        guard whileOpen(-1, { jack_remove_property($0, subject, key) }) == 0 else {
             throw .propertyNotRemoved(key: key, subject: subject)
         }
     }
@@ -73,7 +73,7 @@ extension JackClient {
     /// Removes every property of `subject` (jack_remove_properties); returns how many there were.
     @discardableResult
     public func removeProperties(of subject: UInt64) -> Int {
-        Int(jack_remove_properties(handle, subject))
+        whileOpen(0) { Int(jack_remove_properties($0, subject)) }
     }
 
     /// Sets the name patchbays show for the port (JACK_METADATA_PRETTY_NAME, text/plain), such as

@@ -19,7 +19,7 @@ extension JackClient {
     /// The pointer stays valid while the port is registered; a port of another client can go away
     /// at any time, after which the calls below describe a port with no name.
     public func port(named name: String) throws(JackError) -> OpaquePointer {
-        guard let port = jack_port_by_name(handle, name) else { throw .noSuchPort(name) }
+        guard let port = whileOpen(nil, { jack_port_by_name($0, name) }) else { throw .noSuchPort(name) }
         return port
     }
 
@@ -98,6 +98,6 @@ extension JackClient {
     /// Full names of every port connected to this one, whichever client owns it
     /// (jack_port_get_all_connections; the list is freed with jack_free).
     public func connections(of port: OpaquePointer) -> [String] {
-        JackClient.names(in: jack_port_get_all_connections(handle, port))
+        whileOpen([]) { JackClient.names(in: jack_port_get_all_connections($0, port)) }
     }
 }

@@ -1,13 +1,25 @@
 import CJack
+import Synchronization
 
 /// A connection to a JACK server: a thin wrapper over libjack's client calls, one method per call.
 ///
-/// Not thread-safe beyond what libjack guarantees; jcap uses one from the main thread while the
-/// server runs the process callback on its own thread.
+/// Usable from any thread: every call holds the client's Mutex while it uses the handle, and once
+/// the client is closed it does nothing (and answers empty, zero or with an error), so no call
+/// can reach libjack with a closed client; `close` waits for a call in progress. The process
+/// callback uses the raw `handle`: it cannot run after `deactivate`, which comes before `close`.
+// @unchecked: `handle` is a C pointer (shared with the process callback); its use here is behind
+// `open`'s Mutex.
 public final class JackClient: @unchecked Sendable {
-    /// The `jack_client_t *`.
+    /// The `jack_client_t *`, for the process callback's state.
     public let handle: OpaquePointer
-    private var closed = false
+    /// False once closed.
+    private let open = Mutex(true)
+    /// The rate and period last read while open: what the client answers once closed (a take's
+    /// report still says the rate it was recorded at).
+    private let lastSampleRate: Mutex<Int>
+    private let lastBufferSize: Mutex<Int>
+    /// The name the server gave the client (fixed for its life).
+    public let name: String
 
     /// Opens a client (jack_client_open). Never starts a server (JackNoStartServer): a recording
     /// tool that silently starts its own server records silence from the wrong device.
@@ -27,6 +39,9 @@ public final class JackClient: @unchecked Sendable {
             throw .clientOpenFailed(status: status.rawValue)
         }
         self.handle = handle
+        self.name = String(cString: jack_get_client_name(handle))
+        lastSampleRate = Mutex(Int(jack_get_sample_rate(handle)))
+        lastBufferSize = Mutex(Int(jack_get_buffer_size(handle)))
     }
 
     deinit { close() }
@@ -39,46 +54,70 @@ public final class JackClient: @unchecked Sendable {
 
     /// Disconnects from the server (jack_client_close). Safe to call more than once.
     public func close() {
-        guard !closed else { return }
-        closed = true
-        jack_client_close(handle)
+        open.withLock { open in
+            guard open else { return }
+            open = false
+            jack_client_close(handle)
+        }
     }
 
-    /// The name the server gave this client (jack_get_client_name).
-    public var name: String { String(cString: jack_get_client_name(handle)) }
+    /// Whether `close` has been called.
+    public var isClosed: Bool { open.withLock { !$0 } }
 
-    /// Frames per second (jack_get_sample_rate).
-    public var sampleRate: Int { Int(jack_get_sample_rate(handle)) }
+    /// Runs `body` with the handle while the client is open (holding the Mutex, so the client
+    /// cannot close meanwhile); `closed` once it is closed.
+    func whileOpen<T, E: Error>(_ closed: T, _ body: (OpaquePointer) throws(E) -> T) throws(E) -> T {
+        var result = closed
+        try open.withLock { (open: inout Bool) throws(E) in
+            if open { result = try body(handle) }
+        }
+        return result
+    }
 
-    /// Frames per period (jack_get_buffer_size).
-    public var bufferSize: Int { Int(jack_get_buffer_size(handle)) }
+    /// Frames per second (jack_get_sample_rate); once closed, the last rate read.
+    public var sampleRate: Int {
+        let rate = whileOpen(nil) { Int(jack_get_sample_rate($0)) }
+        return lastSampleRate.withLock { last in
+            if let rate { last = rate }
+            return last
+        }
+    }
+
+    /// Frames per period (jack_get_buffer_size); once closed, the last period read.
+    public var bufferSize: Int {
+        let frames = whileOpen(nil) { Int(jack_get_buffer_size($0)) }
+        return lastBufferSize.withLock { last in
+            if let frames { last = frames }
+            return last
+        }
+    }
 
     /// The server's estimate of the current frame time (jack_frame_time). Callable from any thread;
     /// exact frame times come only from jack_last_frame_time inside the process callback.
-    public var estimatedFrameTime: UInt32 { jack_frame_time(handle) }
+    public var estimatedFrameTime: UInt32 { whileOpen(0) { jack_frame_time($0) } }
 
     /// JACK's clock in microseconds (jack_get_time).
     public static var currentTimeMicroseconds: UInt64 { jack_get_time() }
 
     /// The frame time at a moment of JACK's clock (jack_time_to_frames).
     public func frameTime(atMicroseconds time: UInt64) -> UInt32 {
-        jack_time_to_frames(handle, time)
+        whileOpen(0) { jack_time_to_frames($0, time) }
     }
 
     /// The moment of JACK's clock, in microseconds, at which frame time `frame` falls
     /// (jack_frames_to_time): exact for frames of the current cycle, extrapolated at the server's
     /// measured rate for others.
     public func microseconds(atFrame frame: UInt32) -> UInt64 {
-        jack_frames_to_time(handle, frame)
+        whileOpen(0) { jack_frames_to_time($0, frame) }
     }
 
     /// The thread the server runs the process callback on (jack_client_thread_id).
-    public var processThread: pthread_t { jack_client_thread_id(handle) }
+    public var processThread: pthread_t { whileOpen(0) { jack_client_thread_id($0) } }
 
     /// Registers an audio input port (jack_port_register), returning its `jack_port_t *`.
     public func registerAudioInput(named shortName: String) throws(JackError) -> OpaquePointer {
-        guard let port = jack_port_register(handle, shortName, JACK_DEFAULT_AUDIO_TYPE,
-                                            UInt(JackPortIsInput.rawValue), 0) else {
+        guard let port = whileOpen(nil, { jack_port_register($0, shortName, JACK_DEFAULT_AUDIO_TYPE,
+                                                           UInt(JackPortIsInput.rawValue), 0) }) else {
             throw .portRegistrationFailed(name: shortName)
         }
         return port
@@ -86,8 +125,8 @@ public final class JackClient: @unchecked Sendable {
 
     /// Registers an audio output port (jack_port_register), returning its `jack_port_t *`.
     public func registerAudioOutput(named shortName: String) throws(JackError) -> OpaquePointer {
-        guard let port = jack_port_register(handle, shortName, JACK_DEFAULT_AUDIO_TYPE,
-                                            UInt(JackPortIsOutput.rawValue), 0) else {
+        guard let port = whileOpen(nil, { jack_port_register($0, shortName, JACK_DEFAULT_AUDIO_TYPE,
+                                                           UInt(JackPortIsOutput.rawValue), 0) }) else {
             throw .portRegistrationFailed(name: shortName)
         }
         return port
@@ -95,17 +134,17 @@ public final class JackClient: @unchecked Sendable {
 
     /// A port's full name, `client:port` (jack_port_name).
     public func fullName(of port: OpaquePointer) -> String {
-        String(cString: jack_port_name(port))
+        whileOpen("") { _ in String(cString: jack_port_name(port)) }
     }
 
     /// How many connections a port of this client has (jack_port_connected).
     public func connectionCount(of port: OpaquePointer) -> Int {
-        Int(jack_port_connected(port))
+        whileOpen(0) { _ in Int(jack_port_connected(port)) }
     }
 
     /// Names of audio ports with all of `flags` (jack_get_ports), in the server's order.
     public func audioPorts(flags: JackPortFlags) -> [String] {
-        JackClient.names(in: jack_get_ports(handle, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue)))
+        whileOpen([]) { JackClient.names(in: jack_get_ports($0, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue))) }
     }
 
     /// The names in a NULL-terminated list libjack allocated (jack_get_ports,
@@ -132,7 +171,7 @@ public final class JackClient: @unchecked Sendable {
 
     /// Connects `source` to `destination` (jack_connect). An existing connection is not an error.
     public func connect(_ source: String, to destination: String) throws(JackError) {
-        let result = jack_connect(handle, source, destination)
+        let result = whileOpen(-1) { jack_connect($0, source, destination) }
         guard result == 0 || result == EEXIST else {
             throw .connectionFailed(source: source, destination: destination)
         }
@@ -140,63 +179,62 @@ public final class JackClient: @unchecked Sendable {
 
     /// Breaks a connection (jack_disconnect).
     public func disconnect(_ source: String, from destination: String) throws(JackError) {
-        guard jack_disconnect(handle, source, destination) == 0 else {
+        guard whileOpen(-1, { jack_disconnect($0, source, destination) }) == 0 else {
             throw .connectionFailed(source: source, destination: destination)
         }
     }
 
     /// Installs the process callback (jack_set_process_callback); before `activate()` only.
     public func setProcessCallback(_ callback: JackProcessCallback, argument: UnsafeMutableRawPointer) {
-        jack_set_process_callback(handle, callback, argument)
+        whileOpen(()) { _ = jack_set_process_callback($0, callback, argument) }
     }
 
     /// Installs the xrun callback (jack_set_xrun_callback); before `activate()` only.
     public func setXrunCallback(_ callback: JackXRunCallback, argument: UnsafeMutableRawPointer) {
-        jack_set_xrun_callback(handle, callback, argument)
+        whileOpen(()) { _ = jack_set_xrun_callback($0, callback, argument) }
     }
 
     /// Installs the callback the server runs when it recomputes latencies (jack_set_latency_callback):
     /// where a client declares its ports' latencies.
     public func setLatencyCallback(_ callback: JackLatencyCallback, argument: UnsafeMutableRawPointer) {
-        jack_set_latency_callback(handle, callback, argument)
+        whileOpen(()) { _ = jack_set_latency_callback($0, callback, argument) }
     }
 
     /// Asks the server to recompute every port's latency now (jack_recompute_total_latencies).
     public func recomputeTotalLatencies() {
-        jack_recompute_total_latencies(handle)
+        whileOpen(()) { _ = jack_recompute_total_latencies($0) }
     }
 
     /// Installs the callback run when the server shuts the client down (jack_on_info_shutdown).
     public func setShutdownCallback(_ callback: JackInfoShutdownCallback, argument: UnsafeMutableRawPointer) {
-        jack_on_info_shutdown(handle, callback, argument)
+        whileOpen(()) { jack_on_info_shutdown($0, callback, argument) }
     }
 
     /// Installs the callback told of every connection made or broken on the server
     /// (jack_set_port_connect_callback); before `activate()` only.
     public func setPortConnectCallback(_ callback: JackPortConnectCallback, argument: UnsafeMutableRawPointer) {
-        jack_set_port_connect_callback(handle, callback, argument)
+        whileOpen(()) { _ = jack_set_port_connect_callback($0, callback, argument) }
     }
 
     /// Installs the callback run when the period changes (jack_set_buffer_size_callback).
     public func setBufferSizeCallback(_ callback: JackBufferSizeCallback, argument: UnsafeMutableRawPointer) {
-        jack_set_buffer_size_callback(handle, callback, argument)
+        whileOpen(()) { _ = jack_set_buffer_size_callback($0, callback, argument) }
     }
 
     /// Installs the callback run when the sample rate changes (jack_set_sample_rate_callback).
     public func setSampleRateCallback(_ callback: JackSampleRateCallback, argument: UnsafeMutableRawPointer) {
-        jack_set_sample_rate_callback(handle, callback, argument)
+        whileOpen(()) { _ = jack_set_sample_rate_callback($0, callback, argument) }
     }
 
     /// Starts the process callback (jack_activate).
     public func activate() throws(JackError) {
-        guard jack_activate(handle) == 0 else { throw .activationFailed }
+        guard whileOpen(-1, { jack_activate($0) }) == 0 else { throw .activationFailed }
     }
 
     /// Stops the process callback (jack_deactivate). Nothing once the client is closed (the
     /// handle is gone then).
     public func deactivate() {
-        guard !closed else { return }
-        jack_deactivate(handle)
+        whileOpen(()) { jack_deactivate($0) }
     }
 
     /// libjack prints its own diagnostics to stderr (jack_set_error_function,

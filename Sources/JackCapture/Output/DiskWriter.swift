@@ -165,7 +165,9 @@ package final class DiskWriter: @unchecked Sendable {
     private let framesWrittenCounter = ManagedAtomic<Int64>(0)
     private let framesInFileCounter = ManagedAtomic<Int64>(0)
     private let abandonFlag = ManagedAtomic<Bool>(false)
-    private let done = DispatchSemaphore(value: 0)
+    /// The writer's thread: one round that writes the whole take, resting between passes over
+    /// the ring (`idleWait`) unless `finish` or `wake` wakes it.
+    private let butler = Butler(name: "jcap disk writer", idleWait: DiskWriter.idleWait)
     private var started = false
 
     // Owned by the writer thread while it runs; read by others after `finish()`.
@@ -243,13 +245,14 @@ package final class DiskWriter: @unchecked Sendable {
     package func start() {
         precondition(!started, "a disk writer runs once")
         started = true
-        let thread = Thread { [self] in
+        butler.start { [self] in
             run()
-            done.signal()
+            return .done
         }
-        thread.name = "jcap disk writer"
-        thread.start()
     }
+
+    /// Looks at the ring at once (the take was told to stop).
+    package func wake() { butler.wake() }
 
     /// Waits for the writer to write every frame of the take and close its files. With
     /// `abandoning`, the take will not finish (the server is gone): the writer writes what the
@@ -257,15 +260,16 @@ package final class DiskWriter: @unchecked Sendable {
     package func finish(abandoning: Bool = false) {
         if abandoning { abandonFlag.store(true, ordering: .releasing) }
         if started {
-            done.wait()
+            // Wakes the writer and waits for it to write the rest and exit.
+            butler.join()
         } else {
             for output in firstOutputs { try? output.file.close() }
         }
     }
 
-    /// How long the writer sleeps when the ring has nothing for it. The ring holds seconds, so
+    /// How long the writer rests when the ring has nothing for it. The ring holds seconds, so
     /// waking 50 times a second loses nothing and lets each wake write many periods at once.
-    static let idleSleepMicroseconds: useconds_t = 20_000
+    static let idleWait = Duration.milliseconds(20)
 
     /// Bytes of batches all of a segment's files share: with one file per track of 1024
     /// channels, each file's batch is 16 KiB.
@@ -599,7 +603,7 @@ package final class DiskWriter: @unchecked Sendable {
                     if phase == .finished && !endedByNextTake { try writeSilence(until: end) }
                     break
                 }
-                if !drained { usleep(Self.idleSleepMicroseconds) }
+                if !drained { butler.rest() }
             }
             // The filters' tails, the files' lengths made exact, the files closed.
             try closeSegment(isLast: true)
