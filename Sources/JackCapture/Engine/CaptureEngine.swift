@@ -1,5 +1,6 @@
 import Atomics
 import CJack
+import Synchronization
 
 /// When a take starts.
 public enum CaptureStart: Equatable, Sendable {
@@ -48,13 +49,14 @@ public struct CaptureStatus: Equatable, Sendable {
 ///
 /// The process callback (`captureProcessCallback`) is `@_noAllocation @_noLocks`: it copies, counts
 /// and publishes through atomics, nothing else. Everything here runs on other threads.
+// @unchecked: `state` and `ports` are pointers shared with JACK's threads (only atomics cross).
 public final class CaptureEngine: @unchecked Sendable {
     public let client: JackClient
     /// Full names of the engine's input ports (`jcap:in_1`), in channel order.
     public let portNames: [String]
     let ports: [OpaquePointer]
     let state: UnsafeMutablePointer<CaptureProcessState>
-    private var lastTake: UInt32 = 0
+    private let lastTake = Mutex<UInt32>(0)
 
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
     /// server's current rate and period), touched so the callback never faults on it.
@@ -128,9 +130,11 @@ public final class CaptureEngine: @unchecked Sendable {
     /// (`writerSource(forTake:)`). Takes are numbered from 1; one client records any number, one
     /// after another.
     package func reserveTake() -> UInt32 {
-        lastTake &+= 1
-        if lastTake == 0 { lastTake = 1 }
-        return lastTake
+        lastTake.withLock { last in
+            last &+= 1
+            if last == 0 { last = 1 }
+            return last
+        }
     }
 
     /// Arms take `take`: it starts at `start` and, with a `length`, stops after exactly that many

@@ -20,6 +20,7 @@ import Synchronization
 package final class JackHost: @unchecked Sendable {
     package let client: JackClient
     /// Counted by the host's notification callbacks; freed in `deinit` (after the client closed).
+    /// Set once, by `activate`, before any worker starts (the workers read it).
     private var notifications: UnsafeMutablePointer<HostNotifications>?
     /// The sample rate and period the client opened with.
     package let openedSampleRate: Int
