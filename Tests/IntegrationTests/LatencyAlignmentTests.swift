@@ -151,6 +151,12 @@ final class LatencyAlignmentTests: JackTestCase {
         XCTAssertEqual(try assertShifted("latent/take-001-Far.wav", start: start, sources: [2], shifts: [1_000]), 4_800)
     }
 
+    /// The take's log entries once it has ended by itself (its length reached).
+    func finished(_ take: StudioTake) throws -> [TakeLogEntry] {
+        guard take.take.waitUntilFinished(timeout: 30) != nil else { throw TestFailure("the take did not end") }
+        return take.finish()
+    }
+
     func testASessionTakeAlignsToItsArmedTracksOnly() throws {
         let text = """
             [session]
@@ -179,7 +185,7 @@ final class LatencyAlignmentTests: JackTestCase {
         try withoutXruns {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
-            let entry = try XCTUnwrap(take.finish().last)
+            let entry = try XCTUnwrap(finished(take).last)
             XCTAssertEqual(take.take.latencyAlignment?.shift, 300)
             XCTAssertEqual(take.take.latencyAlignment?.longestDelay, 0)
             XCTAssertEqual(entry.startFrame, start)
@@ -194,7 +200,7 @@ final class LatencyAlignmentTests: JackTestCase {
         try withoutXruns {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
-            let entry = try XCTUnwrap(take.finish().last)
+            let entry = try XCTUnwrap(finished(take).last)
             XCTAssertEqual(take.take.latencyAlignment?.shift, 1_000)
             XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 1_000, 300])
             let number = String(format: "%03d", entry.take)

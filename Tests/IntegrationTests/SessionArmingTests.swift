@@ -35,7 +35,7 @@ final class SessionArmingTests: JackTestCase {
         try withoutXruns {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate / 2)
             let take = try session.record(at: .frame(start), length: .frames(frames))
-            let entry = try XCTUnwrap(take.finish().last, line: line)
+            let entry = try XCTUnwrap(finished(take).last, line: line)
             XCTAssertEqual(entry.status, .complete, line: line)
             XCTAssertEqual(entry.startFrame, start, line: line)
             XCTAssertEqual(entry.frames, frames, line: line)
@@ -65,6 +65,12 @@ final class SessionArmingTests: JackTestCase {
         }
     }
 
+    /// The take's log entries once it has ended by itself (its length reached).
+    func finished(_ take: StudioTake) throws -> [TakeLogEntry] {
+        guard take.take.waitUntilFinished(timeout: 30) != nil else { throw TestFailure("the take did not end") }
+        return take.finish()
+    }
+
     static let everyFile: [(label: String, signalChannels: [Int])] =
         (0..<6).map { (drumTracks[$0], [$0]) } + [("overheads", [6, 7])]
 
@@ -76,7 +82,7 @@ final class SessionArmingTests: JackTestCase {
         // Every track has its port, the disarmed one too, connected to its source.
         XCTAssertEqual(session.trackNames, Self.allTracks)
         XCTAssertEqual(session.armedTrackNames, Self.drumTracks)
-        XCTAssertEqual(session.client.portNames, Self.allTracks)
+        XCTAssertEqual(session.client.portNames, Self.allTracks.map { "arming:" + $0 })
         XCTAssertEqual(session.sources, (1...9).map { "sig:out_\($0)" })
         try Self.waitFor("the disarmed track's port, connected") {
             (try? observer.port(named: "arming:Talkback")).map { observer.connections(of: $0) } == ["sig:out_9"]
@@ -106,7 +112,7 @@ final class SessionArmingTests: JackTestCase {
         try session.setArmed(true, track: "Talkback")
         let talkback = try withoutXruns { () -> TakeLogEntry in
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate / 2)
-            let entry = try XCTUnwrap(try session.record(at: .frame(start), length: .frames(4_800)).finish().last)
+            let entry = try XCTUnwrap(finished(try session.record(at: .frame(start), length: .frames(4_800))).last)
             XCTAssertEqual(entry.tracks.map(\.name), ["Talkback"])
             let report = TestSignalReport.check(file: try SoundFile.open(readingFrom: definition.folder + "/" + entry.files[0].path),
                                                 signalChannels: [8])
@@ -153,8 +159,7 @@ final class SessionArmingTests: JackTestCase {
         let session = try StudioSession(definition: definition, serverName: server.name)
         var numbers: [Int] = []
         for _ in 0..<3 {
-            let take = try session.record(length: .frames(2_400))
-            numbers += take.finish().map(\.take)
+            numbers += try finished(session.record(length: .frames(2_400))).map(\.take)
         }
         XCTAssertEqual(numbers.count, 3)
         try session.mark(take: numbers[0], as: .circled)
