@@ -153,6 +153,24 @@ final class SessionArmingTests: JackTestCase {
         XCTAssertEqual(session.armedTrackNames, Self.allTracks)
     }
 
+    func testArmingMoreTracksThanTheFileFormatHoldsIsRefusedAtTheTrack() throws {
+        let text = "[session]\nname = \"flac\"\nformat = \"flac\"\n"
+            + (1...9).map { "[[track]]\nname = \"T\($0)\"\nsource = \"sig:out_\($0)\"\ngroup = \"kit\"\narm = \($0 != 9)\n" }.joined()
+        try text.write(toFile: path("flac.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("flac.toml")), serverName: server.name)
+        defer { session.close() }
+        XCTAssertThrowsError(try session.setArmed(true, track: "T9")) { error in
+            guard case .sessionFile(let fileError) = error as? StudioSessionError else { return XCTFail("\(error)") }
+            XCTAssertEqual(fileError.description, path("flac.toml") + ":48: track 'T9': arm: cannot arm: group 'kit' would have 9 "
+                           + "channels: FLAC holds at most 8 channels, not 9 (use PCM or float in a .wav, .w64 or .caf file)")
+        }
+        XCTAssertEqual(session.armedTrackNames, (1...8).map { "T\($0)" })
+        // Line 48 is its `arm`. With another disarmed, it fits.
+        try session.setArmed(false, track: "T1")
+        try session.setArmed(true, track: "T9")
+        XCTAssertEqual(session.armedTrackNames, (2...9).map { "T\($0)" })
+    }
+
     func testMarksRoundTripThroughTheLogAndJcapTakes() throws {
         let file = try writeSession("marks")
         let definition = try SessionDefinition.load(path: file)
