@@ -79,7 +79,7 @@ enum CommandLineAdvice {
     }
 
     /// "a, b or c".
-    private static func list(_ items: [String], _ conjunction: String) -> String {
+    static func list(_ items: [String], _ conjunction: String) -> String {
         guard items.count > 1 else { return items.first ?? "" }
         return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }

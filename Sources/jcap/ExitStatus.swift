@@ -48,6 +48,28 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// machine can hold.
     case usage = 64
 
+    /// How bad a status is when several things went wrong in one run (takes one after another, an
+    /// overdub's playback along with its take): the run ends with the worst. Success is the least,
+    /// then `cancelled` (a take that never started: nothing went wrong with what was recorded),
+    /// then every failure by its number (frames lost, 3, is the mildest: the take is complete).
+    public var severity: Int {
+        switch self {
+        case .success: 0
+        case .cancelled: 1
+        default: 2 + Int(rawValue)
+        }
+    }
+
+    /// The worst of `statuses` by `severity`, or success when there are none.
+    public static func worst(_ statuses: some Sequence<ExitStatus>) -> ExitStatus {
+        statuses.reduce(.success) { $1.severity > $0.severity ? $1 : $0 }
+    }
+
+    /// The worst of two statuses.
+    public static func worst(_ first: ExitStatus, _ second: ExitStatus) -> ExitStatus {
+        worst([first, second])
+    }
+
     public init(for error: CaptureError) {
         switch error {
         case .jack(.noServer): self = .noServer

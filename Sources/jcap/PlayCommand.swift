@@ -22,13 +22,7 @@ struct PlayCommand: ParsableCommand {
 
             --meter shows what each port plays (after volume and pan) as recording's console does.
 
-            Exit status: 0 played to the end (or stopped by Ctrl-C); 3 the reader fell behind and
-            silence was played (each underrun is reported); 5 the server went away; 10 no JACK
-            server; 11 unknown channel or port; 12 bad --at or --from; 13 --at in the past;
-            16 a format libsndfile cannot read, or files together at different sample rates;
-            18 JACK refused a port or connection; 24 a missing or unreadable file; 25 a file that stops decoding partway (a damaged file); 64 bad option,
-            or a value out of its range (--volume 1.5, --rate 3: nothing is played).
-            """)
+            """ + "\n" + ExitStatus.helpParagraph(for: .play))
 
     @Argument(help: ArgumentHelp("Sound files (any format libsndfile reads), played together.", valueName: "file"))
     var files: [String] = []
@@ -39,8 +33,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("JACK client name.", valueName: "name"))
     var name = "jcap-play"
 
-    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
-    var server: String?
+    @OptionGroup var jack: ServerOption
 
     @Option(name: .long, help: ArgumentHelp("Physical playback channels to connect out_1.. to, in order: 1,2 or 3-4.", valueName: "list"))
     var channels: String?
@@ -112,12 +105,7 @@ struct PlayCommand: ParsableCommand {
         // Before any file is opened or JACK is asked: a refused rate plays nothing.
         var converterQuality = SampleRateConverterQuality.best
         if let srcQuality {
-            guard let quality = SampleRateConverterQuality(name: srcQuality) else {
-                let names = SampleRateConverterQuality.allCases.map(\.name)
-                throw .capture(.badOption(flag: "--src-quality", value: srcQuality,
-                                          expected: names.dropLast().joined(separator: ", ") + " or " + names.last!))
-            }
-            converterQuality = quality
+            do { converterQuality = try SampleRateConverterQuality(option: srcQuality) } catch { throw .capture(error) }
         }
         if let rate, !Player.rateRange.contains(rate) {
             throw .capture(.badOption(flag: "--rate", value: "\(rate)",
@@ -155,7 +143,7 @@ struct PlayCommand: ParsableCommand {
             player.enableRate = true
             player.rate = rate
         }
-        try player.prepareToPlay(clientName: name, server: server, outputs: outputs, spreadsMonoToStereo: pan != nil,
+        try player.prepareToPlay(clientName: name, server: jack.server, outputs: outputs, spreadsMonoToStereo: pan != nil,
                                  portNames: portNames)
         defer { player.close() }
         player.currentFrame = min(fromFrames, player.durationFrames)

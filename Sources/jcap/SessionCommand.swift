@@ -22,18 +22,12 @@ struct SessionCommand: ParsableCommand {
             ports take N plays to after take N's first frame goes out, and each track is aligned
             to its capture latency (as --align-latency). The log's "overdub" says how.
 
-            Exit status as jcap's, and: 8 a take stopped because the disk was nearly full;
-            20 bad session file (file:line: key: why); 21 the server runs another sample rate;
-            22 the take log failed or another jcap has the session open; 23 --overdub names a
-            take the log lacks, one discarded, or one at another sample rate than the server's;
-            24 and 16 a take's file unreadable.
-            """)
+            """ + "\n" + ExitStatus.helpParagraph(for: .session))
 
     @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md).", valueName: "file"))
     var file: String
 
-    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
-    var server: String?
+    @OptionGroup var jack: ServerOption
 
     @Option(name: .long, help: ArgumentHelp("Record unattended, starting at: +3s, @FRAME, 14:30:00[.250] today, or a date: 2026-11-22T14:30:00Z.", valueName: "time"))
     var at: String?
@@ -120,7 +114,7 @@ struct SessionCommand: ParsableCommand {
         }
         let session: StudioSession
         do {
-            session = try StudioSession(definition: definition, serverName: server)
+            session = try StudioSession(definition: definition, serverName: jack.server)
         } catch {
             throw console.fail(error)
         }
@@ -129,7 +123,7 @@ struct SessionCommand: ParsableCommand {
         var overdubbing: SessionOverdub?
         if let overdub {
             do {
-                overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: server)
+                overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: jack.server)
             } catch {
                 throw console.fail(error)
             }
@@ -274,7 +268,7 @@ struct SessionCommand: ParsableCommand {
                 continue
             }
             let status = console.summarize(studioTake, entries: entries, session: session)
-            if status.rawValue > worst.rawValue { worst = status }
+            worst = ExitStatus.worst(worst, status)
         }
         return worst
     }
@@ -316,7 +310,7 @@ struct SessionCommand: ParsableCommand {
             overdub?.player.stop()
             var status = console.summarize(running, entries: running.finish(), session: session)
             if let overdub { status = console.summarizePlayback(overdub, status: status) }
-            if status != .success && worst == .success { worst = status }
+            worst = ExitStatus.worst(worst, status)
             studioTake = nil
         }
 
@@ -415,110 +409,3 @@ struct SessionCommand: ParsableCommand {
     }
 }
 
-extension Console {
-    func fail(_ error: StudioSessionError) -> ExitCode {
-        endDisplay()
-        line("jcap: error: \(CommandLineAdvice.message(for: error))")
-        return ExitCode(ExitStatus(for: error).rawValue)
-    }
-
-    func describe(_ session: StudioSession) {
-        let definition = session.definition
-        let client = session.client
-        line("jcap: session '\(definition.name)': client '\(client.jack.name)', \(client.sampleRate) Hz, "
-            + "\(client.jack.bufferSize)-frame periods, \(definition.armedTracks.count) tracks, "
-            + "\(definition.format.displayName), takes in \(definition.folder)")
-        for (index, track) in definition.armedTracks.enumerated() {
-            line("  \(track.name): \(client.portNames[index]) <- \(client.sources[index])")
-        }
-        for entry in session.recoveredTakes {
-            line("jcap: take \(entry.take) was interrupted (its process ended mid-take); logged with the \(entry.frames) frames its files hold")
-        }
-    }
-
-    func describe(_ overdub: SessionOverdub) {
-        let played = overdub.playedTake
-        line("jcap: overdub of take \(played.take) (\(played.frames) frames): client '\(overdub.player.clientName ?? "")', "
-            + "playback latency \(overdub.playbackLatency) frames")
-        for (port, connections) in zip(overdub.player.portNames, overdub.player.connections) {
-            line("  \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
-        }
-    }
-
-    func announce(_ overdub: SessionOverdub, _ studioTake: StudioTake) {
-        guard let alignment = studioTake.overdubAlignment else { return }
-        line("jcap: take \(alignment.take) plays from JACK frame \(alignment.playbackStartFrame); take \(studioTake.numbers.lowerBound) "
-            + "starts \(alignment.playbackLatency) frames later on the converters' clock, aligned to it")
-    }
-
-    /// The player's underruns after an overdub: each shifts the rest of the playback against
-    /// the recording, so the status says frames were lost.
-    func summarizePlayback(_ overdub: SessionOverdub, status: ExitStatus) -> ExitStatus {
-        let underruns = overdub.playbackUnderruns
-        guard !underruns.isEmpty else { return status }
-        for underrun in underruns {
-            line("jcap: playback fell behind: \(underrun.frames) frames of silence at take \(overdub.playedTake.take)'s frame "
-                + "\(underrun.position) (JACK frame \(underrun.jackFrame)); the overdub is out of line with it after that")
-        }
-        return status == .success ? .lostFrames : status
-    }
-
-    func announce(_ studioTake: StudioTake, session: StudioSession) {
-        let take = studioTake.take
-        var text = studioTake.numbers.count == 1 ? "jcap: recording take \(studioTake.numbers.lowerBound)"
-            : "jcap: recording takes \(studioTake.numbers.lowerBound) to \(studioTake.numbers.upperBound) back to back"
-        text += " (\(take.files.count) file\(take.files.count == 1 ? "" : "s"))"
-        if let start = take.scheduledStart { text += ", starting at frame \(start)" }
-        if let start = take.scheduledWallClockStart {
-            text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
-        }
-        if let frames = take.durationFrames {
-            text += take.splitInterval != nil ? ", \(frames) frames in all" : ", \(frames / Int64(studioTake.numbers.count)) frames each"
-        }
-        if let split = take.splitInterval { text += splitAnnouncement(split, each: "take") }
-        line(text)
-        if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
-    }
-
-    /// One line per take recorded, and its problems; returns the worst exit status among them.
-    func summarize(_ studioTake: StudioTake, entries: [TakeLogEntry], session: StudioSession) -> ExitStatus {
-        endDisplay()
-        let report = studioTake.take.report
-        if entries.isEmpty {
-            if report?.outcome == .missedStart {
-                line("jcap: error: the start time passed before recording was ready; nothing recorded")
-                return .startInPast
-            }
-            line("jcap: stopped before the start; nothing recorded")
-            return .cancelled
-        }
-        var worst = ExitStatus.success
-        for entry in entries {
-            var text = "jcap: take \(entry.take) \(entry.status.rawValue): \(entry.frames) frames "
-                + "(\(clockText(frames: entry.frames, sampleRate: entry.sampleRate))), \(entry.files.count) file"
-                + (entry.files.count == 1 ? "" : "s")
-            if let start = entry.startFrame { text += ", from JACK frame \(start)" }
-            if let time = entry.startTime { text += " (\(time))" }
-            line(text)
-            if !entry.lost.isEmpty {
-                line("jcap: take \(entry.take): lost frames written as silence at take positions: "
-                    + entry.lost.map { "\($0.frames) at \($0.position)" }.joined(separator: "; "))
-            }
-            if !entry.xruns.isEmpty { line("jcap: take \(entry.take): \(entry.xruns.count) xrun\(entry.xruns.count == 1 ? "" : "s")") }
-            let clipped = entry.tracks.filter { ($0.clippedSamples ?? 0) > 0 }
-            if !clipped.isEmpty {
-                line("jcap: take \(entry.take): clipped: " + clipped.map { "\($0.name) (\($0.clippedSamples ?? 0))" }.joined(separator: ", "))
-            }
-            let status = ExitStatus(for: entry.status)
-            if status != .success && worst == .success { worst = status }
-        }
-        if studioTake.stopReason == .diskFull {
-            line("jcap: error: the disk is nearly full: the take stopped there, every file finalized")
-        }
-        if case .writeFailed(let error)? = report?.outcome {
-            line("jcap: error: \(CommandLineAdvice.message(for: error)); everything written before it is in the files")
-        }
-        if let error = studioTake.logError { line("jcap: error: the take log: \(error)") }
-        return worst
-    }
-}

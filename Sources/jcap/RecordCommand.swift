@@ -18,14 +18,7 @@ struct RecordCommand: ParsableCommand {
             While recording: space pauses and resumes (so does SIGUSR1), q or Enter stops
             (so do Ctrl-C and SIGTERM). Paused spans are left out of the file with no gap.
 
-            Exit status: 0 complete; 3 frames lost (written as silence); 4 write failed;
-            5 JACK server shut down; 6 stopped before the start; 7 the server's sample rate
-            changed (the take stopped there); 10 no JACK server;
-            11 unknown port or channel; 12 bad time or duration; 13 start time in the past;
-            14 unwritable path; 15 file exists; 16 unsupported format; 17 too many channels
-            for the format; 18 JACK refused a port or connection; 64 bad option, or a --buffer
-            longer than this machine can hold.
-            """)
+            """ + "\n" + ExitStatus.helpParagraph(for: .record))
 
     @Option(name: .long, help: ArgumentHelp("Physical capture channels, 1-based: 1,2 or 1-8,10.", valueName: "list"))
     var channels: String?
@@ -39,8 +32,7 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .long, help: "JACK client name (made unique by the server if taken).")
     var name = "jcap"
 
-    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
-    var server: String?
+    @OptionGroup var jack: ServerOption
 
     @Option(name: .long, help: ArgumentHelp("Start time: +3s / +250ms / +48000f after ready, @FRAME (JACK frame time), 14:30:00[.250] today, or a date: 2026-11-22T14:30:00Z, 2026-11-22 14:30:00 (local).", valueName: "time"))
     var at: String?
@@ -156,7 +148,7 @@ struct RecordCommand: ParsableCommand {
             }
             let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
                                     names: names, path: path)
-            if status.rawValue > worst.rawValue && status != .cancelled { worst = status }
+            worst = ExitStatus.worst(worst, status)
         }
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
@@ -211,7 +203,7 @@ struct RecordCommand: ParsableCommand {
             switch report.outcome {
             case .cancelled:
                 // Ended while waiting for a roll: nothing recorded, nothing wrong.
-                return .cancelled
+                return .success
             case .missedStart:
                 console.line("jcap: the transport was already rolling when jcap got ready; waiting for the next roll")
                 return .success
@@ -225,7 +217,7 @@ struct RecordCommand: ParsableCommand {
     func makeConfiguration() throws(CaptureError) -> CaptureConfiguration {
         var configuration = CaptureConfiguration()
         configuration.clientName = name
-        configuration.serverName = server
+        configuration.serverName = jack.server
         if let channels, !port.isEmpty {
             throw .badChannelList(channels, reason: "use --channels or --port, not both")
         }
@@ -316,14 +308,7 @@ struct RecordCommand: ParsableCommand {
             }
             settings.compressionLevel = level
         }
-        if let srcQuality {
-            guard let converter = SampleRateConverterQuality(name: srcQuality) else {
-                let names = SampleRateConverterQuality.allCases.map(\.name)
-                throw .badOption(flag: "--src-quality", value: srcQuality,
-                                 expected: names.dropLast().joined(separator: ", ") + " or " + names.last!)
-            }
-            settings.converterQuality = converter
-        }
+        if let srcQuality { settings.converterQuality = try SampleRateConverterQuality(option: srcQuality) }
         // Checked now, before JACK is touched, when the output path is known (the take name's
         // extension is wav otherwise).
         _ = try settings.resolveFormat(forPath: output ?? "take.wav")
