@@ -28,6 +28,20 @@ enum CommandLineAdvice {
         }
     }
 
+    static func message(for error: PlayerError) -> String {
+        if case .capture(let capture) = error { return message(for: capture) }
+        return error.description
+    }
+
+    static func message(for error: ControlError) -> String {
+        switch error {
+        case .capture(let error): message(for: error)
+        case .session(let error): message(for: error)
+        case .player(let error): message(for: error)
+        case .takeLog(let error): error.description
+        }
+    }
+
     static func message(for error: JackError) -> String {
         switch error {
         case .noServer(let server):

@@ -40,18 +40,16 @@ extension Console {
     }
 
     /// The player's underruns after an overdub: each shifts the rest of the playback against
-    /// the recording, so the status says frames were lost.
-    func summarizePlayback(_ overdub: SessionOverdub, status: ExitStatus) -> ExitStatus {
+    /// the recording (the status says frames were lost).
+    func summarizePlayback(_ overdub: SessionOverdub) {
         let underruns = overdub.playbackUnderruns
-        guard !underruns.isEmpty else { return status }
         for underrun in underruns {
             line("jcap: playback fell behind: \(underrun.frames) frames of silence at take \(overdub.playedTake.take)'s frame "
                 + "\(underrun.position) (JACK frame \(underrun.jackFrame)); the overdub is out of line with it after that")
         }
-        return status == .success ? .lostFrames : status
     }
 
-    func announce(_ studioTake: StudioTake, session: StudioSession) {
+    func announce(_ studioTake: StudioTake) {
         let take = studioTake.take
         var text = studioTake.numbers.count == 1 ? "jcap: recording take \(studioTake.numbers.lowerBound)"
             : "jcap: recording takes \(studioTake.numbers.lowerBound) to \(studioTake.numbers.upperBound) back to back"
@@ -68,19 +66,18 @@ extension Console {
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
     }
 
-    /// One line per take recorded, and its problems; returns the worst exit status among them.
-    func summarize(_ studioTake: StudioTake, entries: [TakeLogEntry], session: StudioSession) -> ExitStatus {
+    /// One line per take recorded, and its problems (`ExitStatus(for:)` gives the status).
+    func summarize(_ studioTake: StudioTake, entries: [TakeLogEntry]) {
         endDisplay()
         let report = studioTake.take.report
         if entries.isEmpty {
             if report?.outcome == .missedStart {
                 line("jcap: error: the start time passed before recording was ready; nothing recorded")
-                return .startInPast
+                return
             }
             line("jcap: stopped before the start; nothing recorded")
-            return .cancelled
+            return
         }
-        var worst = ExitStatus.success
         for entry in entries {
             var text = "jcap: take \(entry.take) \(entry.status.rawValue): \(entry.frames) frames "
                 + "(\(clockText(frames: entry.frames, sampleRate: entry.sampleRate))), \(entry.files.count) file"
@@ -97,8 +94,6 @@ extension Console {
             if !clipped.isEmpty {
                 line("jcap: take \(entry.take): clipped: " + clipped.map { "\($0.name) (\($0.clippedSamples ?? 0))" }.joined(separator: ", "))
             }
-            let status = ExitStatus(for: entry.status)
-            worst = ExitStatus.worst(worst, status)
         }
         if studioTake.stopReason == .diskFull {
             line("jcap: error: the disk is nearly full: the take stopped there, every file finalized")
@@ -107,6 +102,5 @@ extension Console {
             line("jcap: error: \(CommandLineAdvice.message(for: error)); everything written before it is in the files")
         }
         if let error = studioTake.logError { line("jcap: error: the take log: \(error)") }
-        return worst
     }
 }

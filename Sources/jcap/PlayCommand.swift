@@ -75,15 +75,10 @@ struct PlayCommand: ParsableCommand {
         do {
             status = try play(console)
         } catch {
-            console.line("jcap: error: \(PlayCommand.message(for: error))")
+            console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
             throw ExitCode(ExitStatus(for: error).rawValue)
         }
         if status != .success { throw ExitCode(status.rawValue) }
-    }
-
-    static func message(for error: PlayerError) -> String {
-        if case .capture(let capture) = error { return CommandLineAdvice.message(for: capture) }
-        return error.description
     }
 
     private func outputs() throws(PlayerError) -> PlayerOutputs {
@@ -134,8 +129,6 @@ struct PlayCommand: ParsableCommand {
                 throw .capture(error)
             }
         }
-        let finish = FinishWaiter()
-        player.delegate = finish
         let signals = ControlSignals()
         if let volume { player.volume = volume }
         if let pan { player.pan = pan }
@@ -146,115 +139,37 @@ struct PlayCommand: ParsableCommand {
         try player.prepareToPlay(clientName: name, server: jack.server, outputs: outputs, spreadsMonoToStereo: pan != nil,
                                  portNames: portNames)
         defer { player.close() }
-        player.currentFrame = min(fromFrames, player.durationFrames)
         player.numberOfLoops = loops
         if console.wantsMeters { player.isMeteringEnabled = true }
         describe(player, console: console)
-        var startFrame: UInt32?
+        let plan = PlaybackPlan(start: try playbackStart(start, player: player), fromFrame: fromFrames)
+        let terminal = TerminalKeys(readingPipes: true)
+        defer { terminal.restore() }
+        if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
+        return ControlRunLoop(console: console)
+            .run(ControlCore(playing: player, plan: plan), surfaces: [KeySurface(terminal, keymap: .playback), SignalSurface(signals)])
+    }
+
+    /// When playing starts: now, on a JACK frame (`+DELAY` from now, at the server's rate: a
+    /// resampled file's differs), or at a wall-clock time not yet past.
+    private func playbackStart(_ start: StartTime?, player: Player) throws(PlayerError) -> PlaybackPlan.Start {
         switch start {
         case nil:
-            try player.play()
+            return .now
         case .afterReady(let delay)?:
             let frames: Int64
-            // JACK frames: at the server's rate (a resampled file's rate differs).
             let serverRate = player.deviceSampleRate ?? player.fileSampleRate
             do { frames = try delay.frames(atSampleRate: serverRate) } catch { throw .capture(error) }
-            startFrame = FrameTime.advance(player.estimatedFrameTime, by: Int(frames))
-            try player.play(atFrame: startFrame!)
+            return .atFrame(FrameTime.advance(player.estimatedFrameTime, by: Int(frames)))
         case .frame(let frame)?:
-            startFrame = frame
-            try player.play(atFrame: frame)
+            return .atFrame(frame)
         case let clock?:
             let now = WallClockTime.nowMicrosecondsSinceEpoch()
             guard let target = clock.wallClockMicroseconds(now: now), target > now else {
                 throw .capture(.startInPast(clock.description))
             }
-            try player.play(atJackNanoseconds: WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
+            return .atWallClock(microseconds: target)
         }
-        var announced = false
-        var stopped = false
-        var wallClockTarget: Int64?
-        switch start {
-        case .wallClock?, .dateTime?: wallClockTarget = start?.wallClockMicroseconds()
-        default: break
-        }
-        let terminal = TerminalKeys(readingPipes: true)
-        defer { terminal.restore() }
-        var keys = PlayKeys()
-        if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
-        var paused = false
-        var passes = 0
-        var interruptionsShown = 0
-        let meterNames = MeterSnapshot.channelNames(sources: player.portNames)
-        while finish.outcome == nil {
-            for key in keys.keys(in: terminal.keys()) {
-                switch key {
-                case .togglePause:
-                    if paused {
-                        try player.play()
-                        console.line("jcap: playing from file frame \(player.currentFrame)")
-                    } else {
-                        player.pause()
-                        console.line("jcap: paused at file frame \(player.currentFrame)")
-                    }
-                    paused.toggle()
-                case .seekBack, .seekForward:
-                    let step = Int64(PlayKeys.seekSeconds * player.fileSampleRate) * (key == .seekBack ? -1 : 1)
-                    let target = min(max(0, player.currentFrame + step), player.durationFrames)
-                    player.currentFrame = target
-                    console.line("jcap: seeking to file frame \(target)")
-                case .stop:
-                    player.stop()
-                    stopped = true
-                }
-            }
-            if stopped { break }
-            if let target = wallClockTarget, player.startedFrame == nil {
-                // Converted again each pass (every 10 ms) until the start's cycle decides it.
-                player.updateClockStart(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
-            }
-            if !announced, let frame = player.startedFrame {
-                announced = true
-                let late = player.lateStartFrames
-                console.line("jcap: playing from file frame \(fromFrames), starting at JACK frame \(frame)"
-                             + (late > 0 ? " (\(late) frames late)" : ""))
-            }
-            let interruptions = player.interruptions
-            for case .outputDisconnected(let port) in interruptions.dropFirst(interruptionsShown) {
-                console.line("jcap: \(port) lost its last connection: playing goes on, unheard there until patched again")
-            }
-            interruptionsShown = interruptions.count
-            if signals.stopSignal != nil {
-                player.stop()
-                stopped = true
-                break
-            }
-            passes += 1
-            if passes % 5 == 0 {
-                player.updateMeters()
-                console.show(MeterSnapshot(player: player, names: meterNames, paused: paused, startFrame: startFrame))
-            }
-            usleep(10_000)
-        }
-        console.endDisplay()
-        let underruns = player.underruns
-        for underrun in underruns {
-            console.line("jcap: underrun: \(underrun.frames) frames of silence at file frame \(underrun.position) "
-                         + "(JACK frame \(underrun.jackFrame))")
-        }
-        let position = stopped ? player.currentFrame : player.durationFrames
-        if let error = player.decodeErrors.first {
-            // Its ports played silence from there; the other files played on.
-            console.line("jcap: error: \(error)")
-            return .decodeFailed
-        }
-        if finish.outcome == false {
-            console.line("jcap: error: the JACK server shut down; playing stopped at file frame \(player.currentFrame)")
-            return .serverShutDown
-        }
-        console.line("jcap: \(stopped ? "stopped at" : "played to") file frame \(position)"
-                     + (underruns.isEmpty ? "" : ", \(player.underrunFrames) frames of silence in \(underruns.count) underruns"))
-        return underruns.isEmpty ? .success : .lostFrames
     }
 
     /// The files to play and their ports' names: the sound files given, or with `--take N` a
@@ -292,16 +207,5 @@ struct PlayCommand: ParsableCommand {
         for (index, (port, connections)) in zip(player.portNames, player.connections).enumerated() {
             console.line("  channel \(index + 1): \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
         }
-    }
-}
-
-/// Waits for the player's delegate to say playing finished.
-private final class FinishWaiter: PlayerDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var finished: Bool?
-    var outcome: Bool? { lock.withLock { finished } }
-
-    func playerDidFinishPlaying(_ player: Player, successfully: Bool) {
-        lock.withLock { finished = successfully }
     }
 }

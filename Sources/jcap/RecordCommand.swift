@@ -107,111 +107,19 @@ struct RecordCommand: ParsableCommand {
         defer { capture.close() }
         console.describe(capture)
         capture.isMeteringEnabled = console.wantsMeters
-        let names = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
-        let update: (Take?, Bool) -> Void = { take, waitingForPorts in
-            if capture.isMeteringEnabled { capture.meters.update() }
-            console.show(MeterSnapshot(client: capture, take: take, names: names, waitingForPorts: waitingForPorts))
-        }
 
-        if !configuration.connectsPorts {
-            console.line("jcap: waiting for \(capture.portNames.joined(separator: ", ")) to be connected")
-            while !capture.isReady {
-                if signals.stopSignal != nil {
-                    console.line("jcap: stopped before any port was connected; nothing recorded")
-                    throw ExitCode(ExitStatus.cancelled.rawValue)
-                }
-                update(nil, true)
-                usleep(50_000)
-            }
-        }
-
+        let plan = RecordingPlan(configuration: configuration)
         let keys = TerminalKeys()
         defer { keys.restore() }
-        guard configuration.followsTransport || configuration.triggerLevel != nil else {
-            let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
-                                    names: names, path: nil)
-            if status != .success { throw ExitCode(status.rawValue) }
-            return
-        }
-        // Each roll of the transport (or each trigger) is a take, until Ctrl-C or SIGTERM.
-        if configuration.followsTransport { capture.watchTransport() }
-        console.line(waiting.waitingLine(followsTransport: configuration.followsTransport, preRoll: configuration.preRoll,
-                                         eachTake: "a take"))
-        var worst = ExitStatus.success
-        var directory = configuration.takeDirectory
-        if let output = configuration.outputPath {
-            directory = output.lastIndex(of: "/").map { String(output[...$0]) } ?? "."
-        }
-        while signals.stopSignal == nil {
-            let path = configuration.outputPath.map {
-                TakeNaming.nextNumberedPath(after: $0, existing: TakeNaming.fileNames(inDirectory: directory))
-            }
-            let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
-                                    names: names, path: path)
-            worst = ExitStatus.worst(worst, status)
-        }
-        if worst != .success { throw ExitCode(worst.rawValue) }
-    }
-
-    /// Records one take (with `--transport`, the next roll) and says how it went: its exit status.
-    private func record(_ capture: CaptureClient, console: Console, keys: TerminalKeys, signals: ControlSignals,
-                        update: (Take?, Bool) -> Void, names: [String], path: String?) throws -> ExitStatus {
-        let take: Take
-        do {
-            take = try capture.makeTake(path: path)
-            try take.start()
-        } catch {
-            throw console.fail(error)
-        }
-        let following = capture.configuration.followsTransport || capture.configuration.triggerLevel != nil
-        console.announceStart(take)
-        // Connections made while setting up are already listed above; later ones are news.
-        _ = take.takeEvents()
-
-        if keys.isActive && !following { console.line("jcap: space pauses and resumes, q or Enter stops") }
-        var stopping = false
-        // The console redraws about 20 times a second, waiting on the take meanwhile.
-        while take.waitUntilFinished(timeout: 0.05) == nil {
-            var commands = keys.commands()
-            commands += Array(repeating: .togglePause, count: signals.takePauseToggles())
-            if !stopping, let signal = signals.stopSignal {
-                let waiting = following && take.isWaitingForTrigger
-                let frame = take.stop()
-                if !waiting {
-                    console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
-                }
-                stopping = true
-            }
-            for command in commands where !stopping {
-                switch command {
-                case .stop:
-                    let frame = take.stop()
-                    console.line("jcap: stopping before JACK frame \(frame)")
-                    stopping = true
-                case .togglePause:
-                    if take.state == .paused { take.resume() } else { take.pause() }
-                }
-            }
-            for event in take.takeEvents() { console.report(event) }
-            for piece in take.takeFinishedPieces() { console.wrote(piece, of: take) }
-            update(take, false)
-        }
-        let report = take.finish()
-        for event in take.takeEvents() { console.report(event) }
-        for piece in take.takeFinishedPieces() { console.wrote(piece, of: take) }
-        if following {
-            switch report.outcome {
-            case .cancelled:
-                // Ended while waiting for a roll: nothing recorded, nothing wrong.
-                return .success
-            case .missedStart:
-                console.line("jcap: the transport was already rolling when jcap got ready; waiting for the next roll")
-                return .success
-            default: break
-            }
-        }
-        console.summarize(report, names: names, piecesShown: take.splitInterval != nil)
-        return ExitStatus(for: report.outcome)
+        if keys.isActive && !plan.takeAfterTake { console.line("jcap: space pauses and resumes, q or Enter stops") }
+        var wording = EventWording()
+        wording.channelNames = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
+        wording.waitingLine = waiting.waitingLine(followsTransport: configuration.followsTransport,
+                                                  preRoll: configuration.preRoll, eachTake: "a take")
+        let status = ControlRunLoop(console: console, wording: wording)
+            .run(ControlCore(recording: capture, plan: plan),
+                 surfaces: [KeySurface(keys, keymap: .recording), SignalSurface(signals)])
+        if status != .success { throw ExitCode(status.rawValue) }
     }
 
     func makeConfiguration() throws(CaptureError) -> CaptureConfiguration {

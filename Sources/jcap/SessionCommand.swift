@@ -131,53 +131,38 @@ struct SessionCommand: ParsableCommand {
         }
         defer { overdubbing?.player.close() }
 
+        var wording = EventWording(shortensNames: false, channelNames: definition.armedTracks.map(\.name),
+                                   waitingLine: nil, preRoll: waiting.preRoll)
+        let plan: SessionPlan
+        var surfaces: [ControlSurface] = [SignalSurface(signals)]
+        var keys: TerminalKeys?
+        defer { keys?.restore() }
         if transport || triggerLevel != nil {
-            let status = try followTriggers(session, level: triggerLevel, length: length, console: console, signals: signals)
-            if status != .success { throw ExitCode(status.rawValue) }
-            return
+            wording.waitingLine = waiting.waitingLine(followsTransport: transport, preRoll: session.definition.preRoll,
+                                                      eachTake: "the session's next take")
+            plan = .eachTrigger(level: triggerLevel, length: length)
+        } else if at != nil || duration != nil || takes != nil || splitInterval != nil {
+            var overdubStart: UInt32?
+            do {
+                if let overdubbing { overdubStart = try overdubStartFrame(start, overdub: overdubbing) }
+            } catch {
+                throw console.fail(error)
+            }
+            plan = .unattended(start: start, length: length, takes: takes ?? 1, split: splitInterval, overdubStart: overdubStart)
+        } else {
+            let terminal = TerminalKeys(readingPipes: true)
+            keys = terminal
+            surfaces.insert(KeySurface(terminal, keymap: .session), at: 0)
+            console.line("jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
+            if preRollLength != nil { console.line("jcap: each take starts \(waiting.preRoll ?? "") before the r key (the pre-roll)") }
+            if let overdubbing {
+                console.line("jcap: r plays take \(overdubbing.playedTake.take) from its start and records the next take along with it")
+            }
+            plan = .interactive
         }
-        let unattended = at != nil || duration != nil || takes != nil || splitInterval != nil
-        let status = unattended
-            ? try recordUnattended(session, start: start, length: length, takes: takes ?? 1, split: splitInterval,
-                                   overdub: overdubbing, console: console, signals: signals)
-            : try runInteractively(session, overdub: overdubbing, console: console, signals: signals,
-                                   preRolled: preRollLength != nil)
+        let status = ControlRunLoop(console: console, wording: wording)
+            .run(ControlCore(session: session, overdub: overdubbing, plan: plan), surfaces: surfaces)
         if status != .success { throw ExitCode(status.rawValue) }
-    }
-
-    /// One take (or N back to back), then the exit status of the worst of them.
-    private func recordUnattended(_ session: StudioSession, start: StartTime?, length: CaptureDuration?, takes: Int,
-                                  split: SplitInterval?, overdub: SessionOverdub?, console: Console,
-                                  signals: ControlSignals) throws -> ExitStatus {
-        let studioTake: StudioTake
-        do {
-            if let overdub {
-                studioTake = try overdub.record(playingAt: try overdubStartFrame(start, overdub: overdub), length: length)
-            } else {
-                studioTake = try session.record(at: start, length: length, takes: takes, split: split)
-            }
-        } catch let error as StudioSessionError {
-            throw console.fail(error)
-        } catch let error as CaptureError {
-            throw console.fail(error)
-        }
-        console.announce(studioTake, session: session)
-        if let overdub { console.announce(overdub, studioTake) }
-        // Connections made while the session opened are already listed above; later ones are news.
-        _ = studioTake.take.takeEvents()
-        var stopping = false
-        while studioTake.take.waitUntilFinished(timeout: 0.05) == nil {
-            if !stopping, let signal = signals.stopSignal {
-                let frame = overdub?.stop(studioTake) ?? studioTake.stop()
-                console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
-                stopping = true
-            }
-            for event in studioTake.take.takeEvents() { console.report(event) }
-            show(session, studioTake, console)
-        }
-        let status = console.summarize(studioTake, entries: studioTake.finish(), session: session)
-        guard let overdub else { return status }
-        return console.summarizePlayback(overdub, status: status)
     }
 
     /// The playback outputs of an overdub, once the options are checked against the rest: an
@@ -224,188 +209,4 @@ struct SessionCommand: ParsableCommand {
         default: return nil
         }
     }
-
-    /// Each roll of the JACK transport is the session's next take, until a stop signal; returns
-    /// the worst status of the takes.
-    private func followTriggers(_ session: StudioSession, level: Double?, length: CaptureDuration?, console: Console,
-                                signals: ControlSignals) throws -> ExitStatus {
-        if level == nil { session.client.watchTransport() }
-        console.line(waiting.waitingLine(followsTransport: level == nil, preRoll: session.definition.preRoll,
-                                         eachTake: "the session's next take"))
-        var worst = ExitStatus.success
-        while signals.stopSignal == nil {
-            let studioTake: StudioTake
-            do {
-                studioTake = try session.record(length: length, onTransportRoll: level == nil, onLevel: level)
-            } catch {
-                throw console.fail(error)
-            }
-            _ = studioTake.take.takeEvents()
-            var stopping = false
-            var announced = false
-            while studioTake.take.waitUntilFinished(timeout: 0.05) == nil {
-                if !announced && !studioTake.take.isWaitingForTrigger {
-                    console.announce(studioTake, session: session)
-                    announced = true
-                }
-                if !stopping, let signal = signals.stopSignal {
-                    let waiting = studioTake.take.isWaitingForTrigger
-                    let frame = studioTake.stop()
-                    if !waiting {
-                        console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
-                    }
-                    stopping = true
-                }
-                for event in studioTake.take.takeEvents() { console.report(event) }
-                show(session, studioTake, console)
-            }
-            let entries = studioTake.finish()
-            for event in studioTake.take.takeEvents() { console.report(event) }
-            let report = studioTake.take.finish()
-            if report.outcome == .cancelled { break }
-            if report.outcome == .missedStart {
-                console.line("jcap: the transport was already rolling when the take was ready; waiting for the next roll")
-                continue
-            }
-            let status = console.summarize(studioTake, entries: entries, session: session)
-            worst = ExitStatus.worst(worst, status)
-        }
-        return worst
-    }
-
-    /// Keys drive the session until `q` or a stop signal; returns the worst status of its takes.
-    private func runInteractively(_ session: StudioSession, overdub: SessionOverdub?, console: Console,
-                                  signals: ControlSignals, preRolled: Bool) throws -> ExitStatus {
-        let keys = TerminalKeys(readingPipes: true)
-        defer { keys.restore() }
-        console.line("jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
-        if preRolled { console.line("jcap: each take starts \(waiting.preRoll ?? "") before the r key (the pre-roll)") }
-        if let overdub {
-            console.line("jcap: r plays take \(overdub.playedTake.take) from its start and records the next take along with it")
-        }
-        var studioTake: StudioTake?
-        // With a pre-roll, the next take waits armed for the r key, so the ring keeps the pre-roll.
-        var cued: StudioTake?
-        func armCued() {
-            guard preRolled, studioTake == nil, cued == nil else { return }
-            do {
-                cued = try session.record(onCue: true)
-            } catch {
-                console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
-            }
-        }
-        func cancelCued() {
-            guard let armed = cued else { return }
-            armed.stop()
-            _ = armed.finish()
-            cued = nil
-        }
-        var worst = ExitStatus.success
-        var askingToDiscard: Int?
-        var quitting = false
-
-        func finishTake() {
-            guard let running = studioTake else { return }
-            for event in running.take.takeEvents() { console.report(event) }
-            overdub?.player.stop()
-            var status = console.summarize(running, entries: running.finish(), session: session)
-            if let overdub { status = console.summarizePlayback(overdub, status: status) }
-            worst = ExitStatus.worst(worst, status)
-            studioTake = nil
-        }
-
-        while true {
-            if askingToDiscard == nil { armCued() }
-            for key in keys.keys() {
-                if let number = askingToDiscard {
-                    askingToDiscard = nil
-                    guard key == UInt8(ascii: "y") || key == UInt8(ascii: "Y") else {
-                        console.line("jcap: take \(number) kept")
-                        continue
-                    }
-                    do {
-                        if let discarded = try session.discardLastTake() {
-                            console.line("jcap: take \(discarded) discarded: its files are removed, the log says so")
-                        }
-                    } catch {
-                        console.line("jcap: error: \(error)")
-                    }
-                    continue
-                }
-                switch key {
-                case UInt8(ascii: "r"), UInt8(ascii: "R"):
-                    guard studioTake == nil else { console.line("jcap: a take is recording; s stops it"); continue }
-                    if let armed = cued {
-                        let frame = armed.take.cue()
-                        studioTake = armed
-                        cued = nil
-                        console.announce(armed, session: session)
-                        console.line("jcap: recording from \(waiting.preRoll ?? "") before JACK frame \(frame)")
-                        _ = armed.take.takeEvents()
-                        continue
-                    }
-                    do {
-                        let take: StudioTake
-                        if let overdub { take = try overdub.record() } else { take = try session.record() }
-                        studioTake = take
-                        console.announce(take, session: session)
-                        if let overdub { console.announce(overdub, take) }
-                        _ = take.take.takeEvents()
-                    } catch {
-                        console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
-                    }
-                case UInt8(ascii: " "):
-                    guard let take = studioTake?.take else { continue }
-                    if take.state == .paused { take.resume() } else { take.pause() }
-                case UInt8(ascii: "s"), UInt8(ascii: "S"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                    guard let running = studioTake else { continue }
-                    console.line("jcap: stopping take \(running.currentNumber) before JACK frame \(overdub?.stop(running) ?? running.stop())")
-                    finishTake()
-                case UInt8(ascii: "d"), UInt8(ascii: "D"):
-                    guard studioTake == nil else { console.line("jcap: a take is recording; stop it before discarding"); continue }
-                    cancelCued()
-                    guard let last = try? session.log.entries().last(where: { $0.status != .discarded && $0.status != .deleted })
-                    else { console.line("jcap: no take to discard"); continue }
-                    askingToDiscard = last.take
-                    console.line("jcap: discard take \(last.take) and remove its files? (y/n)")
-                case UInt8(ascii: "q"), UInt8(ascii: "Q"):
-                    quitting = true
-                default:
-                    break
-                }
-            }
-            if let signal = signals.stopSignal, !quitting {
-                console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated")")
-                quitting = true
-            }
-            if let running = studioTake {
-                if quitting { running.stop() }
-                for event in running.take.takeEvents() { console.report(event) }
-                if running.take.isFinished || quitting { finishTake() }
-            }
-            if quitting {
-                cancelCued()
-                break
-            }
-            if session.client.engine.status.serverGone {
-                console.line("jcap: error: the JACK server shut down")
-                return .serverShutDown
-            }
-            show(session, studioTake, console)
-            usleep(50_000)
-        }
-        return worst
-    }
-
-    private func show(_ session: StudioSession, _ studioTake: StudioTake?, _ console: Console) {
-        session.client.meters.update()
-        var title = "session \(session.definition.name)"
-        if let studioTake { title += ", take \(studioTake.currentNumber)" }
-        if let seconds = session.recordingSecondsLeft {
-            title += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1).dropLast(4)) left"
-        }
-        console.show(MeterSnapshot(client: session.client, take: studioTake?.take,
-                                   names: session.definition.armedTracks.map(\.name), title: title))
-    }
 }
-

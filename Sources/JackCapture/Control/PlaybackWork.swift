@@ -99,7 +99,8 @@ final class PlaybackWork: ControlledWork {
     /// Played to the end, stopped, or cut short: how it went.
     private func end() {
         emit(.playbackFinished(PlaybackSummary(
-            stopped: stopped, position: stopped ? player.currentFrame : player.durationFrames,
+            stopped: stopped,
+            position: stopped || finishWaiter.outcome == false ? player.currentFrame : player.durationFrames,
             underruns: player.underruns, underrunFrames: player.underrunFrames,
             decodeError: player.decodeErrors.first, serverShutDown: finishWaiter.outcome == false)))
         finish()
