@@ -25,12 +25,16 @@ class ControlledWork {
     func state() -> ControlState { ControlState(mode: .finished, sampleRate: 0) }
 
     func wait(upTo seconds: TimeInterval) {
+        sleep(upTo: seconds)
+    }
+
+    final func sleep(upTo seconds: TimeInterval) {
         usleep(useconds_t(max(0, seconds) * 1_000_000))
     }
 
     /// Waits on `take` (returning as soon as it ends), or sleeps.
-    func wait(on take: Take?, upTo seconds: TimeInterval) {
-        if let take, !take.isFinished { _ = take.waitUntilFinished(timeout: seconds) } else { wait(upTo: seconds) }
+    final func wait(on take: Take?, upTo seconds: TimeInterval) {
+        if let take, !take.isFinished { _ = take.waitUntilFinished(timeout: seconds) } else { sleep(upTo: seconds) }
     }
 
     /// The state of a capture client's take, or of the client before one exists.

@@ -143,6 +143,6 @@ final class PlaybackWork: ControlledWork {
 
     override func wait(upTo seconds: TimeInterval) {
         // Short waits: a wall-clock start is converted again each pass, keys act at once.
-        super.wait(upTo: min(seconds, 0.01))
+        sleep(upTo: min(seconds, 0.01))
     }
 }
