@@ -14,10 +14,11 @@ extension Console {
         let definition = session.definition
         let client = session.client
         line("jcap: session '\(definition.name)': client '\(client.jack.name)', \(client.sampleRate) Hz, "
-            + "\(client.jack.bufferSize)-frame periods, \(definition.armedTracks.count) tracks, "
-            + "\(definition.format.displayName), takes in \(definition.folder)")
-        for (index, track) in definition.armedTracks.enumerated() {
-            line("  \(track.name): \(client.portNames[index]) <- \(client.sources[index])")
+            + "\(client.jack.bufferSize)-frame periods, \(definition.tracks.count) tracks "
+            + "(\(session.armedTrackNames.count) armed), \(definition.format.displayName), takes in \(definition.folder)")
+        let armed = Set(session.armedTrackNames)
+        for (index, track) in definition.tracks.enumerated() {
+            line("  \(track.name): \(client.portNames[index]) <- \(client.sources[index])\(armed.contains(track.name) ? "" : " (disarmed)")")
         }
         for entry in session.recoveredTakes {
             line("jcap: take \(entry.take) was interrupted (its process ended mid-take); logged with the \(entry.frames) frames its files hold")

@@ -98,6 +98,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .takesNeedLength: self = .usage
         case .playback(let error): self.init(for: error)
         case .overdub: self = .noSuchTake
+        case .unknownTrack: self = .unknownSource
+        case .noArmedTrack: self = .badSessionFile
         }
     }
 

@@ -131,7 +131,7 @@ struct SessionCommand: ParsableCommand {
         }
         defer { overdubbing?.player.close() }
 
-        var wording = EventWording(shortensNames: false, channelNames: definition.armedTracks.map(\.name),
+        var wording = EventWording(shortensNames: false, channelNames: session.trackNames,
                                    waitingLine: nil, preRoll: waiting.preRoll)
         let plan: SessionPlan
         var surfaces: [ControlSurface] = [SignalSurface(signals)]

@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 import JackCapture
 
-/// `jcap takes FILE`: the session's takes, newest last; `--delete N` and `--note N TEXT` change
-/// one. Opening the log also finds takes a killed jcap left unfinished and logs them as
+/// `jcap takes FILE`: the session's takes, newest last; `--delete N`, `--note N TEXT` and
+/// `--mark N MARK` change one. Opening the log also finds takes a killed jcap left unfinished and logs them as
 /// interrupted with the frames their files really hold (unless a jcap has the session open).
 struct TakesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "takes",
-        abstract: "List a session's takes; delete one or set its note.",
+        abstract: "List a session's takes; delete one, set its note or mark it.",
         discussion: ExitStatus.helpParagraph(for: .takes))
 
     @Argument(help: ArgumentHelp("The session file.", valueName: "file"))
@@ -23,11 +23,26 @@ struct TakesCommand: ParsableCommand {
     @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Set take N's note: --note N TEXT.", valueName: "n text"))
     var note: [String] = []
 
+    @Option(name: .long, parsing: .upToNextOption,
+            help: ArgumentHelp("Mark take N: --mark N circled|false-start|no-good|none (none clears it).", valueName: "n mark"))
+    var mark: [String] = []
+
+    /// `--mark`'s take and mark (nil: clear it), once checked.
+    private var markRequest: (take: Int, mark: TakeMark?)? {
+        guard mark.count == 2, let take = Int(mark[0]) else { return nil }
+        if mark[1] == "none" { return (take, nil) }
+        return TakeMark(rawValue: mark[1]).map { (take, $0) }
+    }
+
     func validate() throws {
         if !note.isEmpty {
             guard note.count == 2, Int(note[0]) != nil else {
                 throw ValidationError("--note takes a take number and the text: --note 7 'best vocal'")
             }
+        }
+        if !mark.isEmpty, markRequest == nil {
+            let marks = (TakeMark.allCases.map(\.rawValue) + ["none"]).joined(separator: "|")
+            throw ValidationError("--mark takes a take number and a mark (\(marks)): --mark 7 circled")
         }
     }
 
@@ -39,7 +54,7 @@ struct TakesCommand: ParsableCommand {
         }
         let log = TakeLog(folder: definition.folder)
         // With the folder's lock, this process may recover killed takes and delete; without it
-        // (a session is recording), the log is only read and notes appended.
+        // (a session is recording), the log is only read and notes and marks appended.
         var lock: SessionLock?
         if FileManager.default.fileExists(atPath: definition.folder) {
             lock = try? SessionLock(folder: definition.folder)
@@ -54,6 +69,10 @@ struct TakesCommand: ParsableCommand {
             if let number = Int(note.first ?? ""), note.count == 2 {
                 try log.setNote(take: number, note[1])
                 console.line("jcap: take \(number): note set")
+            }
+            if let (number, takeMark) = markRequest {
+                try log.setMark(take: number, takeMark)
+                console.line("jcap: take \(number): " + (takeMark.map { "marked \(TakeListing.markText($0))" } ?? "mark cleared"))
             }
             if let delete {
                 if lock == nil, FileManager.default.fileExists(atPath: definition.folder) {

@@ -150,4 +150,63 @@ final class LatencyAlignmentTests: JackTestCase {
         XCTAssertEqual(try assertShifted("latent/take-001-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)
         XCTAssertEqual(try assertShifted("latent/take-001-Far.wav", start: start, sources: [2], shifts: [1_000]), 4_800)
     }
+
+    /// The take's log entries once it has ended by itself (its length reached).
+    func finished(_ take: StudioTake) throws -> [TakeLogEntry] {
+        guard take.take.waitUntilFinished(timeout: 30) != nil else { throw TestFailure("the take did not end") }
+        return take.finish()
+    }
+
+    func testASessionTakeAlignsToItsArmedTracksOnly() throws {
+        let text = """
+            [session]
+            name = "armed"
+            format = "wav"
+            bit_depth = "float"
+            align_latency = true
+
+            [[track]]
+            name = "Near"
+            source = "lat:out_1"
+
+            [[track]]
+            name = "Far"
+            source = "lat:out_2"
+            arm = false
+
+            [[track]]
+            name = "Also Near"
+            source = "lat:out_3"
+            """
+        try text.write(toFile: path("armed.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("armed.toml")), serverName: server.name)
+        defer { session.close() }
+        // Far (1000 frames) is disarmed: the take runs 300 frames behind, nothing is delayed.
+        try withoutXruns {
+            let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            let take = try session.record(at: .frame(start), length: .frames(4_800))
+            let entry = try XCTUnwrap(finished(take).last)
+            XCTAssertEqual(take.take.latencyAlignment?.shift, 300)
+            XCTAssertEqual(take.take.latencyAlignment?.longestDelay, 0)
+            XCTAssertEqual(entry.startFrame, start)
+            XCTAssertEqual(entry.tracks.map(\.name), ["Near", "Also Near"])
+            XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 300])
+            let number = String(format: "%03d", entry.take)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Also Near.wav", start: start, sources: [3], shifts: [300]), 4_800)
+        }
+        // Armed, Far moves the take 1000 frames behind and is in it, aligned.
+        try session.setArmed(true, track: "Far")
+        try withoutXruns {
+            let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            let take = try session.record(at: .frame(start), length: .frames(4_800))
+            let entry = try XCTUnwrap(finished(take).last)
+            XCTAssertEqual(take.take.latencyAlignment?.shift, 1_000)
+            XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 1_000, 300])
+            let number = String(format: "%03d", entry.take)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Far.wav", start: start, sources: [2], shifts: [1_000]), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Also Near.wav", start: start, sources: [3], shifts: [300]), 4_800)
+        }
+    }
 }

@@ -14,6 +14,16 @@ struct LatencyAlignmentTests {
         #expect(LatencyAlignment(latencies: []).shift == 0)
     }
 
+    @Test("a take aligns to the channels its files hold: one left out (a disarmed track) neither moves nor is delayed")
+    func recordedChannelsOnly() {
+        let alignment = Take.alignment(latencies: [300, 1_000, 300, 0], recordedChannels: [0, 2, 3])
+        #expect(alignment.shift == 300)
+        #expect(alignment.latencies == [300, 300, 300, 0])
+        #expect(alignment.delays == [0, 0, 0, 300])
+        #expect(Take.alignment(latencies: [300, 1_000], recordedChannels: [0, 1]) == LatencyAlignment(latencies: [300, 1_000]))
+        #expect(Take.alignment(latencies: [300, 1_000], recordedChannels: [1]).delays == [0, 0])
+    }
+
     @Test("no delay line when no channel is delayed")
     func noLines() {
         #expect(DelayLineSet.make(delays: [0, 0, 0]) == nil)

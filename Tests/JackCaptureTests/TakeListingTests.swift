@@ -41,6 +41,20 @@ struct TakeListingTests {
         ])
     }
 
+    @Test("a take's mark follows its frames; the JSON listing has it as the log does", arguments: [
+        (TakeMark.circled, "circled", "circled"), (.falseStart, "false start", "false-start"), (.noGood, "no good", "no-good"),
+    ])
+    func marks(mark: TakeMark, shown: String, spelled: String) throws {
+        var marked = entries[0]
+        marked.mark = mark
+        #expect(TakeListing.lines([marked], timeZone: utc) == [
+            "1  2026-11-22 14:03:07  0:01:00.000  2880000 frames  \(shown)  2 tracks: Kick In, Snare  peak -3.2 dBFS  \"keeper\"",
+        ])
+        let json = TakeListing.json([marked])
+        #expect(json.contains(",\"mark\":\"\(spelled)\",\"note\":\"keeper\"}"))
+        #expect(try JSONDecoder().decode([TakeLogEntry].self, from: Data(json.utf8)) == [marked])
+    }
+
     @Test("start times are shown in the time zone asked for")
     func localTime() throws {
         let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))

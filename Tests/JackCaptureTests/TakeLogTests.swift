@@ -304,6 +304,62 @@ struct TakeLogTests {
         #expect(throws: TakeLogError.noSuchTake(9)) { try log.setNote(take: 9, "nope") }
     }
 
+    // MARK: Marks
+
+    @Test("a mark is set, replaced and cleared, and survives the take's end record and notes")
+    func marks() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try log.setMark(take: 1, .falseStart)
+        #expect(try folder.logText().hasSuffix("{\"take\":1,\"mark\":\"false-start\"}\n"))
+        #expect(try log.entry(1).mark == .falseStart)
+        try log.append(endRecord(1))                      // the end record has no mark: keeps it
+        #expect(try log.entry(1).mark == .falseStart)
+        #expect(try log.entry(1).status == .framesLost)   // the mark record did not touch the status
+        try log.setNote(take: 1, "count-in too fast")     // nor does a note touch the mark
+        try log.setMark(take: 1, .circled)
+        #expect(try log.entry(1).mark == .circled)
+        #expect(try log.entry(1).note == "count-in too fast")
+        try log.setMark(take: 1, .noGood)
+        #expect(try log.entry(1).mark == .noGood)
+        try log.setMark(take: 1, nil)
+        #expect(try log.entry(1).mark == nil)
+        #expect(try log.entry(1).note == "count-in too fast")
+        #expect(try folder.logText().hasSuffix("{\"take\":1,\"mark\":null}\n"))
+        #expect(throws: TakeLogError.noSuchTake(9)) { try log.setMark(take: 9, .circled) }
+    }
+
+    @Test("every mark is spelled in the log as sessions/TAKES.md says, and reads back", arguments: [
+        (TakeMark.circled, "circled"), (.falseStart, "false-start"), (.noGood, "no-good"),
+    ])
+    func markSpelling(mark: TakeMark, spelled: String) throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.mark = mark
+        entry.note = "keeper"
+        try log.append(entry)
+        let line = try folder.logText()
+        // The mark comes just before the note, the last key.
+        #expect(line.hasSuffix(",\"mark\":\"\(spelled)\",\"note\":\"keeper\"}\n"))
+        #expect(try log.entry(1) == entry)
+        #expect(try JSONDecoder().decode(TakeLogEntry.self, from: Data(line.utf8)) == entry)
+    }
+
+    @Test("a hand-written mark record merges; an unknown mark is an error naming the line and the marks")
+    func handWrittenMarks() throws {
+        try folder.appendRaw("{\"take\":1,\"status\":\"complete\"}\n{\"take\":1,\"mark\":\"circled\"}\n")
+        #expect(try folder.log.entry(1).mark == .circled)
+        try folder.appendRaw("{\"take\":1,\"mark\":\"great\"}\n")
+        do {
+            _ = try folder.log.entries()
+            Issue.record("an unknown mark was read")
+        } catch {
+            guard case .unreadableLog(_, let line, let reason) = error else { throw error }
+            #expect(line == 3)
+            #expect(reason == "unknown mark (use \"circled\", \"false-start\", \"no-good\", or null)")
+        }
+    }
+
     // MARK: Deleting
 
     @Test("deleting a take removes its files (those that exist) and no other take's")

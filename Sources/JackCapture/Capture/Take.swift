@@ -63,7 +63,8 @@ public final class Take: @unchecked Sendable {
     /// The wall-clock moment (microseconds since the Unix epoch) the take was armed to start at,
     /// for a time of day or a date (`--at 14:30:00`); its frame is decided in the cycle it falls in.
     public private(set) var scheduledWallClockStart: Int64?
-    /// With `--align-latency`: each channel's capture latency, read when the take was armed.
+    /// With `--align-latency`: each channel's capture latency, read when the take was armed (for
+    /// a channel no file holds, the largest of the recorded channels': `alignment(latencies:recordedChannels:)`).
     public private(set) var latencyAlignment: LatencyAlignment?
     private var waitsForTransport = false
     private var waitsForLevel = false
@@ -260,7 +261,8 @@ public final class Take: @unchecked Sendable {
             throw .startInPast("frame \(startFrame)")
         }
         let alignment = alignsToCaptureLatency
-            ? LatencyAlignment(latencies: CaptureClient.sourceCaptureLatencies(of: engine.ports, on: jack)) : nil
+            ? Take.alignment(latencies: CaptureClient.sourceCaptureLatencies(of: engine.ports, on: jack),
+                             recordedChannels: Set(files.flatMap(\.channels))) : nil
         lock.lock()
         defer { lock.unlock() }
         do {
@@ -288,6 +290,14 @@ public final class Take: @unchecked Sendable {
         engine.arm(number, start: start, length: lengthFrames, alignment: alignment, preRollFrames: preRollFrames,
                    stopAfterQuietFrames: quietFrames)
         pump.wake()
+    }
+
+    /// The alignment to the recorded channels' capture latencies: a channel no file holds (a
+    /// session's disarmed track) counts as having the largest of theirs, so it neither moves the
+    /// take nor needs a delay line.
+    static func alignment(latencies: [Int], recordedChannels: Set<Int>) -> LatencyAlignment {
+        let largest = latencies.indices.filter(recordedChannels.contains).map { max(0, latencies[$0]) }.max() ?? 0
+        return LatencyAlignment(latencies: latencies.indices.map { recordedChannels.contains($0) ? latencies[$0] : largest })
     }
 
     /// Pauses at JACK's current frame (or at `frame`): frames from there on are not recorded until

@@ -257,8 +257,8 @@ final class SessionWork: ControlledWork {
     }
 
     override func state() -> ControlState {
-        let names = session.definition.armedTracks.map(\.name)
-        var state = ControlledWork.captureState(client: session.client, take: running?.take, names: names)
+        var state = ControlledWork.captureState(client: session.client, take: running?.take, names: session.trackNames)
+        state.armedTracks = session.armedTrackNames
         if running == nil { state.mode = .ready }
         if stopping && running != nil { state.mode = .stopping }
         if isFinished { state.mode = .finished }

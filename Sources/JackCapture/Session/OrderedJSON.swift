@@ -140,7 +140,7 @@ extension TakeLogPause {
 }
 
 extension TakeLogRecord {
-    /// The record's keys in the log's order; a cleared note as `null`.
+    /// The record's keys in the log's order; a cleared note or mark as `null`.
     var orderedJSON: OrderedJSON {
         var object = OrderedJSONObject()
         object.add("take", .integer(Int64(take)))
@@ -158,6 +158,11 @@ extension TakeLogRecord {
         object.add("xruns", xruns.map { .array($0.map(\.orderedJSON)) })
         object.add("lost", lost.map { .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
+        switch mark {
+        case .none: break
+        case .some(.none): object.add("mark", .null)
+        case .some(.some(let mark)): object.add("mark", .string(mark.rawValue))
+        }
         switch note {
         case .none: break
         case .some(.none): object.add("note", .null)

@@ -37,9 +37,11 @@ public struct SessionDefinition: Sendable, Equatable {
     public var triggerStop: CaptureDuration?
     /// Every track, in file order.
     public var tracks: [SessionTrack]
-    /// The tracks with `arm` not false, in file order: they get JACK ports and are recorded.
+    /// The tracks with `arm` not false, in file order: armed when the session opens (every track
+    /// gets a JACK port; `StudioSession.setArmed` arms and disarms them between takes).
     public var armedTracks: [SessionTrack]
-    /// The files one take writes, in order of their first track.
+    /// The files one take of `armedTracks` writes, in order of their first track (a session
+    /// makes each take's files from the tracks armed then).
     public var takeFiles: [SessionTakeFile]
 
     /// Where the file's keys are, for errors found after loading.
@@ -207,7 +209,8 @@ public struct SessionTrack: Sendable, Equatable {
     public var source: SessionTrackSource
     /// `group`: tracks sharing a group share one multichannel file, in track order.
     public var group: String?
-    /// `arm`: only armed tracks get JACK ports and are recorded (default true).
+    /// `arm`: whether the track is armed when the session opens (default true); every track gets
+    /// a JACK port, only armed ones are recorded.
     public var armed: Bool
     /// The line of the track's `[[track]]` header.
     public var line: Int
@@ -234,7 +237,9 @@ public enum SessionTrackSource: Sendable, Equatable {
 public struct SessionTakeFile: Sendable, Equatable {
     /// The track's name, the group's name, or nil for the interleaved file.
     public var label: String?
-    /// Indices into `armedTracks`, in track order: also the channel order in the file.
+    /// Indices into `armedTracks` (in `SessionDefinition.takeFiles`) or into `tracks` (a
+    /// session's take, whose channels are all the tracks), in track order: also the channel
+    /// order in the file.
     public var trackIndices: [Int]
 
     public init(label: String?, trackIndices: [Int]) {

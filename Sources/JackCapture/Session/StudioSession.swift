@@ -20,6 +20,10 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     /// The take to overdub cannot be played in line with a new take (discarded or deleted, or at
     /// another sample rate than the server's).
     case overdub(String)
+    /// `setArmed` named a track the session does not have; `known` are its tracks, in file order.
+    case unknownTrack(String, known: [String])
+    /// Every track is disarmed: a take would record nothing.
+    case noArmedTrack
 
     public var description: String {
         switch self {
@@ -30,14 +34,22 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .takesNeedLength: "several takes back to back need a length for each (--for)"
         case .playback(let error): error.description
         case .overdub(let reason): "overdub: \(reason)"
+        case .unknownTrack(let name, let known):
+            "no track '\(name)' in the session (its tracks: \(known.map { "'\($0)'" }.joined(separator: ", ")))"
+        case .noArmedTrack: "no track is armed: arm at least one before recording"
         }
     }
 }
 
-/// A studio session, open: its JACK client named after the session, one input port per armed
-/// track (named after the track, with JACK metadata pretty names and order), connected to the
-/// tracks' sources and metered, recording take after take into the session folder, one file per
+/// A studio session, open: its JACK client named after the session, one input port per track
+/// (named after the track, with JACK metadata pretty names and order), connected to the tracks'
+/// sources and metered, recording take after take into the session folder, one file per armed
 /// track (or group), each take numbered, timestamped (BWF, iXML) and logged (`takes.jsonl`).
+///
+/// Tracks are armed and disarmed between takes (`setArmed`), as on a field recorder: every track
+/// has its port and goes through the ring, so arming one needs no new port or connection; a take
+/// writes (files, log, metadata, latency alignment) only the tracks armed when it was made. The
+/// file's `arm = false` only disarms a track at the start.
 ///
 /// Opening it takes the session folder's lock, so two processes never record into one folder,
 /// and logs takes an earlier process left unfinished (killed) as interrupted with the frames
@@ -49,7 +61,7 @@ public final class StudioSession: @unchecked Sendable {
     private let context: StudioSessionContext
     /// Takes found unfinished when the session opened, now logged as interrupted.
     public let recoveredTakes: [TakeLogEntry]
-    /// The armed tracks' sources, in channel order.
+    /// Every track's source, in track (and channel) order.
     public var sources: [String] { client.sources }
     /// Free bytes on the session folder's file system below which a take is stopped cleanly: what
     /// the ring can still hold when the disk is asked to take it, plus room for headers.
@@ -60,8 +72,13 @@ public final class StudioSession: @unchecked Sendable {
 
     private let folderLock: SessionLock
     private let lock = NSLock()
+    /// Held by `record` while it makes a take and by `setArmed`, so a take never starts with a
+    /// set of armed tracks other than the one its files were made for.
+    private let recordLock = NSLock()
     private var current: StudioTake?
     private var lastTakeNumber: Int?
+    /// Whether each track (in `definition.tracks` order) is armed now.
+    private var armed: [Bool]
 
     /// Opens the session on the server (`serverName`, or the default): checks the server's rate
     /// and every track's source before anything is created, then creates the folder, takes its
@@ -91,7 +108,7 @@ public final class StudioSession: @unchecked Sendable {
         configuration.clientName = definition.name
         configuration.serverName = serverName
         configuration.sources = .ports(sources)
-        configuration.portNames = definition.armedTracks.map(\.portName)
+        configuration.portNames = definition.tracks.map(\.portName)
         configuration.settings = definition.settings
         configuration.bufferSeconds = definition.bufferSeconds
         configuration.alignsToCaptureLatency = definition.alignsToCaptureLatency
@@ -103,15 +120,17 @@ public final class StudioSession: @unchecked Sendable {
             throw .capture(error)
         }
         client.isMeteringEnabled = true
-        for (order, (track, port)) in zip(definition.armedTracks, client.engine.ports).enumerated() {
+        for (order, (track, port)) in zip(definition.tracks, client.engine.ports).enumerated() {
             // Shown by qjackctl and `jack_property -l`; a server without metadata support just
             // shows the port names.
             try? jack.setPrettyName(track.name, ofPort: port)
             try? jack.setOrder(order + 1, ofPort: port)
         }
+        // Every track, armed or not: the reserve holds for whatever is armed later.
         let reserve = Int64(definition.bufferSeconds * Double(StudioSession.bytesPerSecond(
-            definition, tracks: definition.armedTracks.count, sampleRate: definition.settings.sampleRate ?? jack.sampleRate)))
+            definition, tracks: definition.tracks.count, sampleRate: definition.settings.sampleRate ?? jack.sampleRate)))
             + (1 << 20)
+        armed = definition.tracks.map(\.armed)
         context = StudioSessionContext(definition: definition, client: client, log: log, diskReserveBytes: reserve)
     }
 
@@ -129,13 +148,14 @@ public final class StudioSession: @unchecked Sendable {
         folderLock.release()
     }
 
-    /// Each armed track's source port: a channel number is the server's physical capture port of
-    /// that number; a name or glob must match exactly one output port.
+    /// Each track's source port, armed or not (a track armed later is already connected): a
+    /// channel number is the server's physical capture port of that number; a name or glob must
+    /// match exactly one output port.
     static func resolveSources(of definition: SessionDefinition, on jack: JackClient) throws(StudioSessionError) -> [String] {
         let physical = jack.physicalCapturePorts()
         let outputs = jack.audioOutputPorts()
         var sources: [String] = []
-        for (index, track) in definition.tracks.enumerated() where track.armed {
+        for (index, track) in definition.tracks.enumerated() {
             switch track.source {
             case .channel(let channel):
                 guard channel >= 1, channel <= physical.count else {
@@ -156,6 +176,84 @@ public final class StudioSession: @unchecked Sendable {
             }
         }
         return sources
+    }
+
+    // MARK: Arming
+
+    /// Every track's name, in file order (also the ports' and channels' order).
+    public var trackNames: [String] { definition.tracks.map(\.name) }
+
+    /// The tracks armed now, in track order: the next take records these.
+    public var armedTrackNames: [String] {
+        let armed = lock.withLock { self.armed }
+        return zip(definition.tracks, armed).filter(\.1).map(\.0.name)
+    }
+
+    /// Whether the track named `track` is armed now.
+    public func isArmed(track: String) throws(StudioSessionError) -> Bool {
+        let index = try trackIndex(named: track)
+        return lock.withLock { armed[index] }
+    }
+
+    /// Arms or disarms the track named `track` from the next take on (its port is always there
+    /// and connected, so nothing changes on the server).
+    ///
+    /// - Throws: `.takeInProgress` while a take is recording, paused or waiting for its start;
+    ///   `.unknownTrack` for a name the session does not have; `.sessionFile` (at the track's
+    ///   `arm`) when arming it would give its file more channels than the format holds.
+    public func setArmed(_ armed: Bool, track: String) throws(StudioSessionError) {
+        let index = try trackIndex(named: track)
+        // Not while `record` makes a take: it reads the armed tracks once, at its start.
+        recordLock.lock()
+        defer { recordLock.unlock() }
+        // Only `record` (which waits for `recordLock`) and this change `current` and `armed`.
+        if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
+        var next = lock.withLock { self.armed }
+        next[index] = armed
+        if armed {
+            for file in Self.takeFiles(of: definition, armed: next) {
+                do throws(CaptureError) { try definition.format.validate(channels: file.channelCount) } catch {
+                    let what = file.label.map { definition.tracks[index].group == $0 ? "group '\($0)'" : "its file" }
+                        ?? "the interleaved file"
+                    throw .sessionFile(definition.error(
+                        track: index, key: "arm",
+                        "cannot arm: \(what) would have \(file.channelCount) channels: \(error.description)"))
+                }
+            }
+        }
+        lock.withLock { self.armed = next }
+    }
+
+    private func trackIndex(named name: String) throws(StudioSessionError) -> Int {
+        guard let index = definition.tracks.firstIndex(where: { $0.name == name }) else {
+            throw .unknownTrack(name, known: trackNames)
+        }
+        return index
+    }
+
+    /// The files of a take of the `armed` tracks, laid out as the session's layout says; their
+    /// track indices are into `definition.tracks`, which are also the client's channels.
+    static func takeFiles(of definition: SessionDefinition, armed: [Bool]) -> [SessionTakeFile] {
+        let armedIndices = armed.indices.filter { armed[$0] }
+        return SessionFileReader.takeFiles(armedIndices.map { definition.tracks[$0] }, layout: definition.layout)
+            .map { file in SessionTakeFile(label: file.label, trackIndices: file.trackIndices.map { armedIndices[$0] }) }
+    }
+
+    // MARK: Marks and notes
+
+    /// Marks take `number` (circled, false start, no good); nil clears its mark. Any take in the
+    /// log, also one being recorded.
+    ///
+    /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.
+    public func mark(take number: Int, as mark: TakeMark?) throws(StudioSessionError) {
+        do { try log.setMark(take: number, mark) } catch { throw .takeLog(error) }
+    }
+
+    /// Sets take `number`'s note; empty (or only white space) text removes it.
+    ///
+    /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.
+    public func setNote(take number: Int, _ text: String) throws(StudioSessionError) {
+        do { try log.setNote(take: number, text) } catch { throw .takeLog(error) }
     }
 
     // MARK: Takes
@@ -193,18 +291,24 @@ public final class StudioSession: @unchecked Sendable {
         if split != nil && count > 1 {
             throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 with --split (each piece of a split is a take)"))
         }
+        recordLock.lock()
+        defer { recordLock.unlock() }
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
+        let armedNow = lock.withLock { armed }
+        let sessionFiles = Self.takeFiles(of: definition, armed: armedNow)
+        if sessionFiles.isEmpty { throw .noArmedTrack }
         let lengthFrames: Int64?
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
         if count > 1 && lengthFrames == nil { throw .takesNeedLength }
         let first = log.nextTakeNumber()
-        let studioTake = StudioTake(session: context, firstNumber: first, count: count, overdub: overdub)
-        var layout = TakeLayout(files: takeFiles(number: first))
+        let studioTake = StudioTake(session: context, firstNumber: first, count: count, files: sessionFiles,
+                                    armedTracks: armedNow.indices.filter { armedNow[$0] }, overdub: overdub)
+        var layout = TakeLayout(files: takeFiles(sessionFiles, number: first))
         if let split {
-            layout = splitLayout(split, first: first, start: start, studioTake: studioTake)
+            layout = splitLayout(split, files: sessionFiles, first: first, start: start, studioTake: studioTake)
         } else if count > 1, let lengthFrames {
             layout.segmentLength = lengthFrames
-            layout.filesForSegment = { [self] start in takeFiles(number: first + start.index) }
+            layout.filesForSegment = { [self] start in takeFiles(sessionFiles, number: first + start.index) }
         }
         layout.beforeFirstWrite = { segment, files, frameTime throws(CaptureError) in
             try studioTake.begin(segment: segment, files: files, frameTime: frameTime)
@@ -239,10 +343,11 @@ public final class StudioSession: @unchecked Sendable {
         return studioTake
     }
 
-    /// The paths of take `number`'s files, each with the channels (armed tracks) it holds; a
-    /// piece of a split take has its start after the number (`take-007-20261122-143000-Kick In.wav`).
-    func takeFiles(number: Int, startMicroseconds: Int64? = nil) -> [TakeFileSpec] {
-        definition.takeFiles.map { file in
+    /// The paths of take `number`'s `files`, each with the channels (its tracks' indices) it
+    /// holds; a piece of a split take has its start after the number
+    /// (`take-007-20261122-143000-Kick In.wav`).
+    func takeFiles(_ files: [SessionTakeFile], number: Int, startMicroseconds: Int64? = nil) -> [TakeFileSpec] {
+        files.map { file in
             var name = definition.fileName(take: number, file: file)
             if let startMicroseconds {
                 let numbered = TakeNaming.prefix + SessionNaming.paddedNumber(number)
@@ -255,11 +360,12 @@ public final class StudioSession: @unchecked Sendable {
 
     /// A take split on wall-clock boundaries: each piece a take of its own, numbered when its
     /// first frame comes (one past every number used, as any take), named for its start.
-    private func splitLayout(_ split: SplitInterval, first: Int, start: StartTime?, studioTake: StudioTake) -> TakeLayout {
+    private func splitLayout(_ split: SplitInterval, files: [SessionTakeFile], first: Int, start: StartTime?,
+                             studioTake: StudioTake) -> TakeLayout {
         let startMicroseconds = Take.estimatedStartMicroseconds(start, on: client.jack)
-        var layout = TakeLayout(files: takeFiles(number: first, startMicroseconds: startMicroseconds), split: split)
+        var layout = TakeLayout(files: takeFiles(files, number: first, startMicroseconds: startMicroseconds), split: split)
         layout.filesForSegment = { [self] start in
-            takeFiles(number: studioTake.assignNumber(segment: start.index),
+            takeFiles(files, number: studioTake.assignNumber(segment: start.index),
                       startMicroseconds: start.boundaryMicroseconds ?? WallClockTime.nowMicrosecondsSinceEpoch())
         }
         return layout
@@ -296,7 +402,7 @@ public final class StudioSession: @unchecked Sendable {
     /// Seconds of recording the disk still holds at the session's data rate.
     public var recordingSecondsLeft: Double? {
         guard let free = freeDiskBytes else { return nil }
-        let rate = StudioSession.bytesPerSecond(definition, tracks: definition.armedTracks.count,
+        let rate = StudioSession.bytesPerSecond(definition, tracks: max(1, armedTrackNames.count),
                                                 sampleRate: definition.settings.sampleRate ?? client.sampleRate)
         return Double(max(0, free - diskReserveBytes)) / Double(max(1, rate))
     }
@@ -361,10 +467,18 @@ public final class StudioTake: @unchecked Sendable {
     public var overdubAlignment: TakeLogOverdub? { overdub }
     /// Each segment's take number (a split's pieces are numbered as they begin).
     private var segmentNumbers: [Int: Int]
+    /// The take's files; their track indices are into the session's tracks (and channels).
+    let sessionFiles: [SessionTakeFile]
+    /// The tracks armed when the take was made (indices into the session's tracks, which are
+    /// also the client's channels), in track order: all it records.
+    let armedTracks: [Int]
 
-    init(session: StudioSessionContext, firstNumber: Int, count: Int, overdub: TakeLogOverdub? = nil) {
+    init(session: StudioSessionContext, firstNumber: Int, count: Int, files: [SessionTakeFile], armedTracks: [Int],
+         overdub: TakeLogOverdub? = nil) {
         self.session = session
         self.overdub = overdub
+        sessionFiles = files
+        self.armedTracks = armedTracks
         numbers = firstNumber...(firstNumber + count - 1)
         segmentNumbers = Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })
     }
@@ -427,11 +541,11 @@ public final class StudioTake: @unchecked Sendable {
         let definition = session.definition
         let jack = session.client.jack
         let startMicroseconds = frameTime.map { StudioTake.wallClockMicroseconds(ofFrame: $0, on: jack) }
-        let fileSpecs = definition.takeFiles
+        let fileSpecs = sessionFiles
         let now = WallClockTime.nowMicrosecondsSinceEpoch()
         for (file, spec) in zip(files, fileSpecs) {
             let tracks = spec.trackIndices.enumerated().map { channel, track in
-                TakeFileMetadata.Track(name: definition.armedTracks[track].name, channel: channel + 1)
+                TakeFileMetadata.Track(name: definition.tracks[track].name, channel: channel + 1)
             }
             let metadata = TakeFileMetadata(
                 sessionName: definition.name, takeNumber: number, tracks: tracks,
@@ -448,7 +562,7 @@ public final class StudioTake: @unchecked Sendable {
             return TakeLogTime.string(from: timespec(tv_sec: Int(seconds), tv_nsec: Int(microseconds - seconds * 1_000_000) * 1_000))
         }
         entry.files = zip(files, fileSpecs).map { file, spec in
-            TakeLogFile(path: relativePath(file.path), tracks: spec.trackIndices.map { definition.armedTracks[$0].name })
+            TakeLogFile(path: relativePath(file.path), tracks: spec.trackIndices.map { definition.tracks[$0].name })
         }
         entry.tracks = trackEntries(levels: nil, alignment: lock.withLock({ engineTake })?.latencyAlignment)
         lock.withLock { begun[number] = entry }
@@ -527,8 +641,9 @@ public final class StudioTake: @unchecked Sendable {
 
     private func trackEntries(levels: [ChannelLevels]?, alignment: LatencyAlignment?) -> [TakeLogTrack] {
         let client = session.client
-        return session.definition.armedTracks.enumerated().map { index, track in
-            TakeLogTrack(name: track.name, source: client.sources[index],
+        let tracks = session.definition.tracks
+        return armedTracks.map { index in
+            TakeLogTrack(name: tracks[index].name, source: client.sources[index],
                          captureLatency: client.captureLatency(ofChannel: index),
                          alignedLatency: alignment?.latencies[index],
                          highestPeakDBFS: levels.map { Double($0[index].highestPeak) },

@@ -5,8 +5,8 @@ import Foundation
 /// Newest last, as the log is written, so the take just recorded is the line nearest the prompt.
 /// A line reads left to right as a person scans it: number, when (local time: the log's UTC is
 /// for machines), how long (h:mm:ss.mmm, then exact frames, which is what an editor's timeline
-/// and every position in the log count), tracks, the loudest peak, then anything that went wrong
-/// and the note. Deleted and discarded takes stay listed, marked, so a gap in the numbers
+/// and every position in the log count), the engineer's mark (circled, false start, no good),
+/// tracks, the loudest peak, then anything that went wrong and the note. Deleted and discarded takes stay listed, marked, so a gap in the numbers
 /// always has an explanation.
 public enum TakeListing {
     /// At most this many track names are spelled out; more are counted.
@@ -30,6 +30,7 @@ public enum TakeListing {
                     start,
                     duration(frames: entry.frames, sampleRate: rate),
                     "\(entry.frames) frames",
+                    entry.mark.map(markText) ?? "",
                     tracks(entry),
                     peak(entry),
                     problems(entry),
@@ -78,6 +79,15 @@ public enum TakeListing {
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
         return "\(seconds / 3_600):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(millis)"
+    }
+
+    /// A mark as a listing says it: `circled`, `false start`, `no good`.
+    public static func markText(_ mark: TakeMark) -> String {
+        switch mark {
+        case .circled: "circled"
+        case .falseStart: "false start"
+        case .noGood: "no good"
+        }
     }
 
     static func tracks(_ entry: TakeLogEntry) -> String {

@@ -12,10 +12,12 @@ import Foundation
 /// - the recorder appends a start record (status `recording`, the files and tracks, start frame
 ///   and time) when a take starts, and an end record (its final status, length, losses, peaks)
 ///   when it ends;
-/// - `setNote` appends `{"take":N,"note":"..."}`, `delete` and `discard` `{"take":N,"status":...}`;
+/// - `setNote` appends `{"take":N,"note":"..."}`, `setMark` `{"take":N,"mark":"circled"}`,
+///   `delete` and `discard` `{"take":N,"status":...}`;
 /// - `recoverInterruptedTakes` appends an `interrupted` record with the lengths it measured.
 /// Reading merges a take's records in order: a key a later record has replaces the value (arrays
-/// whole), a key it lacks keeps the earlier value; `"note": null` clears the note.
+/// whole), a key it lacks keeps the earlier value; `"note": null` clears the note, `"mark": null`
+/// the mark.
 ///
 /// A line cut short (see `TakeLogLines.isTorn`: a record's prefix whose brackets never close, or
 /// a run of NUL bytes) is skipped, wherever it is: a later append starts on a new line, so the cut
@@ -54,6 +56,12 @@ public final class TakeLog: Sendable {
         _ = try entry(take)
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         try write(TakeLogRecord(take: take, note: .some(trimmed.isEmpty ? nil : text)))
+    }
+
+    /// Marks the take (circled, false start, no good); nil clears its mark.
+    public func setMark(take: Int, _ mark: TakeMark?) throws(TakeLogError) {
+        _ = try entry(take)
+        try write(TakeLogRecord(take: take, mark: .some(mark)))
     }
 
     /// Removes the take's files (those that exist) and marks it `deleted`. The record stays in

@@ -92,13 +92,15 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     public var lost: [TakeLogSpan]
     /// Paused spans.
     public var pauses: [TakeLogPause]
+    /// How the engineer marked the take (circled, false start, no good).
+    public var mark: TakeMark?
     /// A note the user wrote about the take.
     public var note: String?
 
     public init(take: Int, status: TakeStatus, startFrame: UInt32? = nil, startTime: String? = nil,
                 sampleRate: Int, frames: Int64 = 0, files: [TakeLogFile] = [], tracks: [TakeLogTrack] = [],
                 xruns: [TakeLogSpan] = [], lost: [TakeLogSpan] = [], pauses: [TakeLogPause] = [],
-                note: String? = nil) {
+                note: String? = nil, mark: TakeMark? = nil) {
         self.take = take
         self.status = status
         self.startFrame = startFrame
@@ -111,6 +113,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         self.lost = lost
         self.pauses = pauses
         self.note = note
+        self.mark = mark
     }
 
     enum CodingKeys: String, CodingKey {
@@ -122,7 +125,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case triggerPosition = "trigger_position"
         case overdub
         case sampleRate = "sample_rate"
-        case frames, files, tracks, xruns, lost, pauses, note
+        case frames, files, tracks, xruns, lost, pauses, mark, note
     }
 
     /// Decodes a whole entry: `take` and `status` are required, everything else has its default
@@ -153,6 +156,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encode(xruns, forKey: .xruns)
         try container.encode(lost, forKey: .lost)
         try container.encode(pauses, forKey: .pauses)
+        try container.encodeIfPresent(mark, forKey: .mark)
         try container.encodeIfPresent(note, forKey: .note)
     }
 

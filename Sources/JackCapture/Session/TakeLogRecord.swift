@@ -3,7 +3,8 @@ import Foundation
 /// One line of the take log as written: a take number and whichever fields the record sets.
 ///
 /// Records are partial on purpose. A start record sets everything known at the start; an end
-/// record everything known at the end; a note record only `note`; a deletion only `status`. So a
+/// record everything known at the end; a note record only `note`, a mark record only `mark`; a
+/// deletion only `status`. So a
 /// record that knows nothing of a field never overwrites it, and a note written (by another
 /// process, say) while the take was recording survives the take's end record.
 ///
@@ -11,8 +12,8 @@ import Foundation
 /// - a key the record has replaces the value, arrays whole (an end record's `files` and `tracks`
 ///   replace the start record's: the end knows the final frame counts and peaks);
 /// - a key it lacks keeps the earlier value;
-/// - `null` is the same as a missing key, except for `note`, where `null` clears the note
-///   (`TakeLog.setNote` with empty text writes it).
+/// - `null` is the same as a missing key, except for `note` and `mark`, where `null` clears the
+///   note (`TakeLog.setNote` with empty text writes it) or the mark (`TakeLog.setMark(take:nil)`).
 /// The first record of a take must have a status; the others need not.
 struct TakeLogRecord: Decodable, Equatable {
     var take: Int
@@ -32,11 +33,14 @@ struct TakeLogRecord: Decodable, Equatable {
     var pauses: [TakeLogPause]?
     /// nil: the record does not touch the note; `.some(nil)`: it clears it.
     var note: String??
+    /// nil: the record does not touch the mark; `.some(nil)`: it clears it.
+    var mark: TakeMark??
 
-    init(take: Int, status: TakeStatus? = nil, note: String?? = nil) {
+    init(take: Int, status: TakeStatus? = nil, note: String?? = nil, mark: TakeMark?? = nil) {
         self.take = take
         self.status = status
         self.note = note
+        self.mark = mark
     }
 
     /// Every field of `entry`, as `TakeLog.append` writes it. Its nil optionals are left out, so
@@ -59,6 +63,7 @@ struct TakeLogRecord: Decodable, Equatable {
         lost = entry.lost
         pauses = entry.pauses
         note = entry.note.map { .some($0) }
+        mark = entry.mark.map { .some($0) }
     }
 
     typealias CodingKeys = TakeLogEntry.CodingKeys
@@ -85,6 +90,9 @@ struct TakeLogRecord: Decodable, Equatable {
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
         if container.contains(.note) {
             note = .some(try container.decodeNil(forKey: .note) ? nil : try container.decode(String.self, forKey: .note))
+        }
+        if container.contains(.mark) {
+            mark = .some(try container.decodeNil(forKey: .mark) ? nil : try container.decode(TakeMark.self, forKey: .mark))
         }
         let entry = merged(into: nil, status: status ?? .recording)
         if let reason = entry.invalidity() {
@@ -117,6 +125,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let lost { entry.lost = lost }
         if let pauses { entry.pauses = pauses }
         if let note { entry.note = note }
+        if let mark { entry.mark = mark }
         return entry
     }
 }
@@ -195,6 +204,9 @@ enum TakeLogLines {
             }
             if context.codingPath.last?.stringValue == TakeLogEntry.CodingKeys.status.rawValue {
                 return "unknown status (use \(TakeStatus.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")))"
+            }
+            if context.codingPath.last?.stringValue == TakeLogEntry.CodingKeys.mark.rawValue {
+                return "unknown mark (use \(TakeMark.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), or null)"
             }
             return (inside.isEmpty ? "" : "\(inside): ") + context.debugDescription
         @unknown default:
