@@ -38,7 +38,6 @@ enum CommandLineAdvice {
         case .capture(let error): message(for: error)
         case .session(let error): message(for: error)
         case .player(let error): message(for: error)
-        case .takeLog(let error): error.description
         }
     }
 

@@ -56,6 +56,10 @@ extension Console {
             line("jcap: take \(take) discarded: its files are removed, the log says so")
         case .noteSet(let take):
             line("jcap: take \(take): note set")
+        case .trackArmed(let track, let armed):
+            line("jcap: \(track) \(armed ? "armed" : "disarmed") from the next take on")
+        case .takeMarked(let take, let mark):
+            line("jcap: take \(take): " + (mark.map { "marked \(TakeListing.markText($0))" } ?? "mark cleared"))
         case .refused(_, let refusal):
             line("jcap: \(refusal)")
         case .error(let error):

@@ -40,7 +40,6 @@ extension ExitStatus {
         case .capture(let error): self.init(for: error)
         case .session(let error): self.init(for: error)
         case .player(let error): self.init(for: error)
-        case .takeLog(let error): self.init(for: StudioSessionError.takeLog(error))
         }
     }
 }

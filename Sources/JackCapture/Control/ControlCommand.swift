@@ -12,7 +12,13 @@ public enum ControlCommand: Equatable, Sendable {
     case discardLastTake
     /// The answer to `discardLastTake`'s question: true removes the take's files.
     case confirmDiscard(Bool)
-    /// A session: set a take's note in the log.
+    /// A session: arm the track named so from the next take on (not while a take records).
+    case arm(track: String)
+    /// A session: disarm the track named so from the next take on (not while a take records).
+    case disarm(track: String)
+    /// A session: mark a take in the log (circled, false start, no good); nil clears the mark.
+    case mark(take: Int, TakeMark?)
+    /// A session: set a take's note in the log (empty text removes it).
     case note(take: Int, text: String)
     /// Playback: go to this file frame.
     case seekTo(frame: Int64)

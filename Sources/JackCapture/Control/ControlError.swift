@@ -4,14 +4,12 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
     case capture(CaptureError)
     case session(StudioSessionError)
     case player(PlayerError)
-    case takeLog(TakeLogError)
 
     public var description: String {
         switch self {
         case .capture(let error): error.description
         case .session(let error): error.description
         case .player(let error): error.description
-        case .takeLog(let error): error.description
         }
     }
 }

@@ -43,6 +43,10 @@ public enum ControlEvent: Sendable {
     case takeKept(take: Int)
     case takeDiscarded(take: Int)
     case noteSet(take: Int)
+    /// A session's track is armed (or disarmed) from the next take on.
+    case trackArmed(track: String, armed: Bool)
+    /// A take's mark was set (nil: cleared).
+    case takeMarked(take: Int, TakeMark?)
     /// A command that does not apply now.
     case refused(ControlCommand, ControlRefusal)
     /// A failure that leaves things running (a take that could not start; try again).

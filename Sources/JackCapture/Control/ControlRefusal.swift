@@ -8,7 +8,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case stopping
     /// Takes start by themselves here (at their start time, on the transport or on sound).
     case takesStartThemselves
-    /// Only a session has a take log (discard, notes).
+    /// Only a session has tracks to arm and a take log (discard, marks, notes).
     case needsSession(ControlCommand)
     /// Only playback seeks.
     case needsPlayback(ControlCommand)
@@ -26,6 +26,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .takeRecording(.discardLastTake): "a take is recording; stop it before discarding"
+        case .takeRecording(let command) where command.isArming: "a take is recording; stop it before arming or disarming a track"
         case .takeRecording: "a take is recording; s stops it"
         case .nothingRunning(let command): "nothing is recording or playing to \(Self.verb(command))"
         case .stopping: "already stopping"
@@ -48,9 +49,22 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .togglePause: "pause or resume"
         case .stop: "stop"
         case .discardLastTake, .confirmDiscard: "discard a take"
+        case .arm: "arm a track"
+        case .disarm: "disarm a track"
+        case .mark: "mark a take"
         case .note: "set a note"
         case .seekTo, .seekBy: "seek"
         case .quit: "quit"
+        }
+    }
+}
+
+extension ControlCommand {
+    /// `arm` or `disarm`.
+    var isArming: Bool {
+        switch self {
+        case .arm, .disarm: true
+        default: false
         }
     }
 }

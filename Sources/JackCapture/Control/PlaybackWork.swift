@@ -68,7 +68,7 @@ final class PlaybackWork: ControlledWork {
             return nil
         case .record:
             return .notWhilePlaying(command)
-        case .discardLastTake, .confirmDiscard, .note:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note:
             return .needsSession(command)
         }
     }

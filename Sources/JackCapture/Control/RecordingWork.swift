@@ -80,7 +80,7 @@ final class RecordingWork: ControlledWork {
             return nil
         case .record:
             return .takesStartThemselves
-        case .discardLastTake, .confirmDiscard, .note:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note:
             return .needsSession(command)
         case .seekTo, .seekBy:
             return .needsPlayback(command)

@@ -144,11 +144,32 @@ final class SessionWork: ControlledWork {
             return nil
         case .confirmDiscard:
             return .nothingToConfirm
-        case .note(let take, let text):
-            do throws(TakeLogError) {
-                try session.log.setNote(take: take, text)
+        case .arm(let track), .disarm(let track):
+            guard running == nil else { return .takeRecording(command) }
+            // A cued take has its tracks already; the next one is cued with the new ones.
+            cancelCued()
+            do {
+                try session.setArmed(command == .arm(track: track), track: track)
             } catch {
-                emit(.error(.takeLog(error)))
+                emit(.error(.session(error)))
+                return nil
+            }
+            emit(.trackArmed(track: track, armed: command == .arm(track: track)))
+            return nil
+        case .mark(let take, let mark):
+            do {
+                try session.mark(take: take, as: mark)
+            } catch {
+                emit(.error(.session(error)))
+                return nil
+            }
+            emit(.takeMarked(take: take, mark))
+            return nil
+        case .note(let take, let text):
+            do {
+                try session.setNote(take: take, text)
+            } catch {
+                emit(.error(.session(error)))
                 return nil
             }
             emit(.noteSet(take: take))
