@@ -4,6 +4,10 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case takeRecording(ControlCommand)
     /// Nothing is recording or playing to pause, resume or stop.
     case nothingRunning(ControlCommand)
+    /// `pause` when already paused.
+    case alreadyPaused
+    /// `resume` when not paused.
+    case notPaused
     /// Already stopping.
     case stopping
     /// Takes start by themselves here (at their start time, on the transport or on sound).
@@ -29,6 +33,8 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .takeRecording(let command) where command.isArming: "a take is recording; stop it before arming or disarming a track"
         case .takeRecording: "a take is recording; s stops it"
         case .nothingRunning(let command): "nothing is recording or playing to \(Self.verb(command))"
+        case .alreadyPaused: "already paused"
+        case .notPaused: "not paused"
         case .stopping: "already stopping"
         case .takesStartThemselves: "takes start by themselves here (at their start, on the transport or on sound)"
         case .needsSession(let command): "only a session can \(Self.verb(command))"

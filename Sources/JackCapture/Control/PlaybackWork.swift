@@ -42,7 +42,7 @@ final class PlaybackWork: ControlledWork {
         switch command {
         case .togglePause, .pause, .resume:
             let resuming = command == .resume || (command == .togglePause && paused)
-            guard resuming == paused else { return .nothingRunning(command) }
+            guard resuming == paused else { return paused ? .alreadyPaused : .notPaused }
             if resuming {
                 do throws(PlayerError) { try player.play() } catch {
                     fail(error)

@@ -76,7 +76,9 @@ final class RecordingWork: ControlledWork {
         case .togglePause, .pause, .resume:
             guard let take, !stopping else { return stopping ? .stopping : .nothingRunning(command) }
             let paused = take.state == .paused
-            if command == .resume || (command == .togglePause && paused) { _ = take.resume() } else { _ = take.pause() }
+            if command == .pause && paused { return .alreadyPaused }
+            if command == .resume && !paused { return .notPaused }
+            if paused { _ = take.resume() } else { _ = take.pause() }
             return nil
         case .record:
             return .takesStartThemselves

@@ -122,7 +122,9 @@ final class SessionWork: ControlledWork {
         case .togglePause, .pause, .resume:
             guard let take = running?.take, !stopping else { return stopping ? .stopping : .nothingRunning(command) }
             let paused = take.state == .paused
-            if command == .resume || (command == .togglePause && paused) { _ = take.resume() } else { _ = take.pause() }
+            if command == .pause && paused { return .alreadyPaused }
+            if command == .resume && !paused { return .notPaused }
+            if paused { _ = take.resume() } else { _ = take.pause() }
             return nil
         case .stop:
             guard let take = running else { return .nothingRunning(command) }
