@@ -37,6 +37,16 @@ class ControlledWork {
         if let take, !take.isFinished { _ = take.waitUntilFinished(timeout: seconds) } else { sleep(upTo: seconds) }
     }
 
+    /// `pause`, `resume` or `togglePause` of a recording's take, or why not.
+    static func pauseOrResume(_ take: Take?, _ command: ControlCommand, stopping: Bool) -> ControlRefusal? {
+        guard let take, !stopping else { return stopping ? .stopping : .nothingRunning(command) }
+        let paused = take.state == .paused
+        if command == .pause && paused { return .alreadyPaused }
+        if command == .resume && !paused { return .notPaused }
+        if paused { _ = take.resume() } else { _ = take.pause() }
+        return nil
+    }
+
     /// The state of a capture client's take, or of the client before one exists.
     static func captureState(client: CaptureClient, take: Take?, names: [String]) -> ControlState {
         let status = take?.status ?? client.engine.status

@@ -74,12 +74,7 @@ final class RecordingWork: ControlledWork {
             stopping = true
             return nil
         case .togglePause, .pause, .resume:
-            guard let take, !stopping else { return stopping ? .stopping : .nothingRunning(command) }
-            let paused = take.state == .paused
-            if command == .pause && paused { return .alreadyPaused }
-            if command == .resume && !paused { return .notPaused }
-            if paused { _ = take.resume() } else { _ = take.pause() }
-            return nil
+            return ControlledWork.pauseOrResume(take, command, stopping: stopping)
         case .record:
             return .takesStartThemselves
         case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note:

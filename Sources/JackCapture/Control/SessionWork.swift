@@ -120,12 +120,7 @@ final class SessionWork: ControlledWork {
             guard running == nil else { return .takeRecording(command) }
             return recordNow()
         case .togglePause, .pause, .resume:
-            guard let take = running?.take, !stopping else { return stopping ? .stopping : .nothingRunning(command) }
-            let paused = take.state == .paused
-            if command == .pause && paused { return .alreadyPaused }
-            if command == .resume && !paused { return .notPaused }
-            if paused { _ = take.resume() } else { _ = take.pause() }
-            return nil
+            return ControlledWork.pauseOrResume(running?.take, command, stopping: stopping)
         case .stop:
             guard let take = running else { return .nothingRunning(command) }
             guard !stopping else { return .stopping }
