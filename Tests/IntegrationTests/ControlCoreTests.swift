@@ -73,6 +73,24 @@ final class ControlCoreTests: JackTestCase {
         XCTAssertEqual(entries.last?.status, .discarded)
     }
 
+    func testOnTriggersAStopLetsTheWaitingTakeGoAndTheNextWaitsUntilQuit() throws {
+        try "[session]\nname = \"rolls\"\nformat = \"wav\"\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
+            .write(toFile: path("rolls.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("rolls.toml")), serverName: server.name)
+        defer { session.close() }
+        // Nothing rolls the transport here: each take waits for it.
+        let script = ScriptedSurface([
+            Self.refused(.record, .takesStartThemselves),
+            Self.refused(.discardLastTake, .takesStartThemselves),
+            Self.refused(.arm(track: "A"), .takeRecording(.arm(track: "A"))),
+            Self.step(.stop, "the next take waiting", before: { $0.mode == .waiting }) { $0.mode == .waiting && $0.nextTake == nil },
+            Self.step(.quit, "the session ended") { $0.mode == .finished },
+        ])
+        let status = run(ControlCore(session: session, plan: .eachTrigger(level: nil, length: nil)), script)
+        XCTAssertEqual(status, .success, "takes that never started, ended by quit: nothing went wrong")
+        XCTAssertEqual(try session.log.entries().count, 0)
+    }
+
     func testOneTakeIsPausedResumedAndStoppedAndRefusesWhatIsNotARecordings() throws {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name

@@ -259,8 +259,7 @@ final class SessionWork: ControlledWork {
         if case .eachTrigger = plan {
             switch take.take.finish().outcome {
             case .cancelled:
-                finish()
-                return
+                break  // Stopped while waiting for its trigger: nothing recorded, nothing to tell.
             case .missedStart:
                 emit(.transportAlreadyRolling(session: true))
             default:
