@@ -18,7 +18,7 @@ extension ExitStatus {
         case .sampleRateChanged: "the server's sample rate changed mid-take: the take stopped there, the file is valid"
         case .diskFull: "a session's take stopped because the disk was nearly full; every file finalized"
         case .noServer: "no JACK server"
-        case .unknownSource: "unknown port or channel, or a bad channel list"
+        case .unknownSource: "unknown port, channel or session track, or a bad channel list"
         case .badTime: "a bad time or duration"
         case .startInPast: "the start time is in the past"
         case .outputUnwritable: "an unwritable path"
@@ -45,8 +45,8 @@ extension ExitStatus {
         ]
         return switch command {
         case .record: recording + [.usage]
-        case .session: recording + [.diskFull, .badSessionFile, .sessionSampleRateMismatch, .takeLogFailed, .noSuchTake,
-                                    .inputUnreadable, .usage].sorted { $0.rawValue < $1.rawValue }
+        case .session: (recording + [.diskFull, .badSessionFile, .sessionSampleRateMismatch, .takeLogFailed, .noSuchTake,
+                                     .inputUnreadable, .usage]).sorted { $0.rawValue < $1.rawValue }
         case .play: [.success, .lostFrames, .serverShutDown, .noServer, .unknownSource, .badTime, .startInPast,
                      .unsupportedFormat, .jackRefused, .inputUnreadable, .decodeFailed, .usage]
         case .takes: [.success, .badSessionFile, .takeLogFailed, .noSuchTake]
