@@ -62,8 +62,8 @@ extension ExitStatus {
     static func helpParagraph(for command: Command) -> String {
         var text = "Exit status: " + statuses(of: command).map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "; ") + "."
         if command != .takes {
-            text += " When several things went wrong (take after take), the highest number; 6, a take that never started,"
-                + " only when nothing else went wrong."
+            text += " When several things went wrong (take after take), the worst: the highest number, but 6 (a take that"
+                + " never started) only when nothing else went wrong (docs/exit-status.md)."
         }
         return text
     }
@@ -81,7 +81,8 @@ extension ExitStatus {
             `--takes`, an interactive session, an overdub's playback along with its take), jcap ends
             with the worst, in this order, mildest first:
             \(severityOrder.map { String($0.rawValue) }.joined(separator: " < ")). A take stopped
-            before its start (6) counts only when nothing else went wrong.
+            before its start (6) counts only when nothing else went wrong; a failure jcap has no
+            status for (1) outranks every other.
 
             | status | meaning | \(Command.allCases.map(\.rawValue).joined(separator: " | ")) |
             | ---: | --- |\(String(repeating: " :---: |", count: Command.allCases.count))

@@ -51,11 +51,13 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// How bad a status is when several things went wrong in one run (takes one after another, an
     /// overdub's playback along with its take): the run ends with the worst. Success is the least,
     /// then `cancelled` (a take that never started: nothing went wrong with what was recorded),
-    /// then every failure by its number (frames lost, 3, is the mildest: the take is complete).
+    /// then every failure by its number (frames lost, 3, is the mildest: the take is complete),
+    /// and `failure` above all: something went wrong that jcap has no status for.
     public var severity: Int {
         switch self {
         case .success: 0
         case .cancelled: 1
+        case .failure: Int(Int32.max)
         default: 2 + Int(rawValue)
         }
     }

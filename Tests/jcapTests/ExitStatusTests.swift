@@ -47,12 +47,14 @@ struct ExitStatusPolicyTests {
         #expect(JcapExitStatus.worst([.diskFull, .writeFailed, .lostFrames]) == .diskFull)
         #expect(JcapExitStatus.worst(.writeFailed, .lostFrames) == .writeFailed)
         #expect(JcapExitStatus.worst(.lostFrames, .writeFailed) == .writeFailed, "the order of the takes does not matter")
+        #expect(JcapExitStatus.worst([.usage, .failure, .lostFrames]) == .failure, "a failure without a status of its own outranks all")
     }
 
     @Test("every failure ranks above success, and no two alike")
     func severityOrder() {
         let order = JcapExitStatus.severityOrder
         #expect(order.first == .cancelled)
+        #expect(order.last == .failure)
         #expect(order.count == JcapExitStatus.allCases.count - 1)
         #expect(Set(order.map(\.severity)).count == order.count)
         #expect(order.allSatisfy { $0.severity > JcapExitStatus.success.severity })
