@@ -206,7 +206,7 @@ public final class Take: @unchecked Sendable {
     /// long below it (or after `lengthFrames`, or at `stop()`).
     public func startOnLevel(decibels: Double, lengthFrames: Int64? = nil) throws(CaptureError) {
         guard decibels.isFinite, decibels <= 0, decibels >= -160 else {
-            throw .badOption(flag: "--trigger", value: "\(decibels)dB", expected: "a level from -160dB to 0dB")
+            throw .triggerLevelOutOfRange(decibels)
         }
         try arm(.onLevel(LevelTrigger.amplitude(decibels: decibels)), lengthFrames: lengthFrames)
     }

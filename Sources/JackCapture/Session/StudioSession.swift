@@ -13,8 +13,17 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     case takeLog(TakeLogError)
     /// A take is being recorded; it must finish first.
     case takeInProgress
-    /// `--takes` needs a length for each take.
+    /// Several takes back to back need a length for each take.
     case takesNeedLength
+    /// A number of takes below 1.
+    case badTakeCount(Int)
+    /// A split take with a start that waits (the transport, a level, a cue): not supported.
+    case splitNeedsScheduledStart
+    /// A split take with several takes back to back: each piece of a split is a take already.
+    case splitWithSeveralTakes(Int)
+    /// An overdub of take `take` in a session that does not align to capture latency: the new
+    /// take would not line up with the one played.
+    case overdubNeedsLatencyAlignment(take: Int)
     /// Playing a take back (an overdub): a file, the player's client or its outputs.
     case playback(PlayerError)
     /// The take to overdub cannot be played in line with a new take (discarded or deleted, or at
@@ -27,7 +36,12 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .capture(let error): error.description
         case .takeLog(let error): error.description
         case .takeInProgress: "a take is being recorded; stop it first"
-        case .takesNeedLength: "several takes back to back need a length for each (--for)"
+        case .takesNeedLength: "several takes back to back need a length for each"
+        case .badTakeCount(let count): "bad number of takes \(count): use 1 or more"
+        case .splitNeedsScheduledStart: "a split take cannot wait for the transport, a trigger level or a cue (not supported together)"
+        case .splitWithSeveralTakes(let count): "a split take is 1 take, not \(count) (each piece of a split is a take)"
+        case .overdubNeedsLatencyAlignment(let take):
+            "overdub of take \(take): the session must align to capture latency (align_latency = true)"
         case .playback(let error): error.description
         case .overdub(let reason): "overdub: \(reason)"
         }
@@ -185,14 +199,9 @@ public final class StudioSession: @unchecked Sendable {
                        takes count: Int = 1, split: SplitInterval? = nil, onTransportRoll: Bool = false,
                        onLevel decibels: Double? = nil, onCue: Bool = false,
                        overdub: TakeLogOverdub? = nil) throws(StudioSessionError) -> StudioTake {
-        guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
-        if split != nil && (onTransportRoll || decibels != nil || onCue) {
-            throw .capture(.badOption(flag: "--split", value: split?.description ?? "",
-                                      expected: "no --split with a take that waits for a trigger (not supported together)"))
-        }
-        if split != nil && count > 1 {
-            throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 with --split (each piece of a split is a take)"))
-        }
+        guard count >= 1 else { throw .badTakeCount(count) }
+        if split != nil && (onTransportRoll || decibels != nil || onCue) { throw .splitNeedsScheduledStart }
+        if split != nil && count > 1 { throw .splitWithSeveralTakes(count) }
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
         let lengthFrames: Int64?
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
