@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Why a studio session could not open, or a take could not be recorded.
 public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -56,7 +57,7 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
 /// Opening it takes the session folder's lock, so two processes never record into one folder,
 /// and logs takes an earlier process left unfinished (killed) as interrupted with the frames
 /// their files really hold. The client and its connections stay up between takes.
-public final class StudioSession: @unchecked Sendable {
+public final class StudioSession: Sendable {
     public var definition: SessionDefinition { context.definition }
     public var client: CaptureClient { context.client }
     public var log: TakeLog { context.log }
@@ -73,9 +74,12 @@ public final class StudioSession: @unchecked Sendable {
     }
 
     private let folderLock: SessionLock
-    private let lock = NSLock()
-    private var current: StudioTake?
-    private var lastTakeNumber: Int?
+    private let state = Mutex(State())
+
+    private struct State {
+        var current: StudioTake?
+        var lastTakeNumber: Int?
+    }
 
     /// Opens the session on the server (`serverName`, or the default): checks the server's rate
     /// and every track's source before anything is created, then creates the folder, takes its
@@ -133,7 +137,7 @@ public final class StudioSession: @unchecked Sendable {
 
     /// Finishes a take still recording, then closes the client and lets go of the folder.
     public func close() {
-        if let take = lock.withLock({ current }) { _ = take.finish() }
+        if let take = state.withLock({ $0.current }) { _ = take.finish() }
         // The ports' metadata goes first, while this client still reads its notifications:
         // jack2 1.9.21 closing a client removes each port's properties and notifies every client,
         // this one included, whose notification thread no longer reads then; with more than a few
@@ -175,7 +179,7 @@ public final class StudioSession: @unchecked Sendable {
     // MARK: Takes
 
     /// The take being recorded, if any.
-    public var currentTake: StudioTake? { lock.withLock { current } }
+    public var currentTake: StudioTake? { state.withLock { $0.current } }
 
     /// Records the next take (or `count` takes back to back, each `length` long, the next
     /// starting on the frame after the last ended): at `start` (nil: the next cycle), for
@@ -240,9 +244,9 @@ public final class StudioSession: @unchecked Sendable {
             studioTake.abandon()
             throw .capture(error)
         }
-        lock.withLock {
-            current = studioTake
-            lastTakeNumber = first + count - 1
+        state.withLock { state in
+            state.current = studioTake
+            state.lastTakeNumber = first + count - 1
         }
         studioTake.watchDisk()
         return studioTake
@@ -280,13 +284,13 @@ public final class StudioSession: @unchecked Sendable {
     public func discardLastTake() throws(StudioSessionError) -> Int? {
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
         // A split take's last piece is numbered as it is recorded.
-        guard let number = lock.withLock({ lastTakeNumber.map { max($0, current?.lastNumber ?? $0) } }) else { return nil }
+        guard let number = state.withLock({ state in state.lastTakeNumber.map { max($0, state.current?.lastNumber ?? $0) } }) else { return nil }
         do {
             guard try log.entries().contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
             else { return nil }
             try log.discard(take: number)
         } catch { throw .takeLog(error) }
-        lock.withLock { lastTakeNumber = nil }
+        state.withLock { $0.lastTakeNumber = nil }
         return number
     }
 
@@ -312,23 +316,22 @@ public final class StudioSession: @unchecked Sendable {
 }
 
 /// What a session's takes share with it: its definition, client and log, and the disk reserve.
-final class StudioSessionContext: @unchecked Sendable {
+final class StudioSessionContext: Sendable {
     let definition: SessionDefinition
     let client: CaptureClient
     let log: TakeLog
-    private let lock = NSLock()
-    private var reserve: Int64
+    private let reserve: Mutex<Int64>
 
     init(definition: SessionDefinition, client: CaptureClient, log: TakeLog, diskReserveBytes: Int64) {
         self.definition = definition
         self.client = client
         self.log = log
-        reserve = diskReserveBytes
+        reserve = Mutex(diskReserveBytes)
     }
 
     var diskReserveBytes: Int64 {
-        get { lock.withLock { reserve } }
-        set { lock.withLock { reserve = newValue } }
+        get { reserve.withLock { $0 } }
+        set { reserve.withLock { $0 = newValue } }
     }
 
     /// Free bytes on the session folder's file system (statvfs), nil if it cannot be read.
@@ -343,7 +346,7 @@ final class StudioSessionContext: @unchecked Sendable {
 /// frame to its log entries: it writes the take log's start record as each take's first frame
 /// reaches the disk and its end record as its files close, adds BWF/iXML metadata to each file,
 /// and stops the take cleanly when the disk is nearly full.
-public final class StudioTake: @unchecked Sendable {
+public final class StudioTake: Sendable {
     public enum StopReason: Equatable, Sendable {
         /// Stopped by the user or reached its length.
         case requested
@@ -356,63 +359,65 @@ public final class StudioTake: @unchecked Sendable {
     /// What the take needs of its session, held strongly: the session may be closed (or
     /// deinitialized) while the take's last records are written.
     private let session: StudioSessionContext
-    private let lock = NSLock()
-    private var engineTake: Take?
-    private var reason = StopReason.requested
-    private var begun: [Int: TakeLogEntry] = [:]
-    private var finishedEntries: [TakeLogEntry] = []
-    private var logFailure: TakeLogError?
+    private let state: Mutex<State>
 
-    private var endEntries: [TakeLogEntry]?
+    private struct State {
+        var engineTake: Take?
+        var reason = StopReason.requested
+        var begun: [Int: TakeLogEntry] = [:]
+        var finishedEntries: [TakeLogEntry] = []
+        var logFailure: TakeLogError?
+        var endEntries: [TakeLogEntry]?
+        /// Each segment's take number (a split's pieces are numbered as they begin).
+        var segmentNumbers: [Int: Int]
+    }
     /// For an overdub: the take it played and how they were aligned (in its log entry).
     let overdub: TakeLogOverdub?
     /// For an overdub: the take it plays and how the two line up.
     public var overdubAlignment: TakeLogOverdub? { overdub }
-    /// Each segment's take number (a split's pieces are numbered as they begin).
-    private var segmentNumbers: [Int: Int]
 
     init(session: StudioSessionContext, firstNumber: Int, count: Int, overdub: TakeLogOverdub? = nil) {
         self.session = session
         self.overdub = overdub
         numbers = firstNumber...(firstNumber + count - 1)
-        segmentNumbers = Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })
+        state = Mutex(State(segmentNumbers: Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })))
     }
 
     /// The take number of segment `index` (with `--takes`, the first's plus the index).
     func number(ofSegment index: Int) -> Int {
-        lock.withLock { segmentNumbers[index] ?? numbers.lowerBound + index }
+        state.withLock { $0.segmentNumbers[index] ?? numbers.lowerBound + index }
     }
 
     /// Numbers a split take's piece as its files are made: one past every number the log, the
     /// folder and this take have used.
     func assignNumber(segment index: Int) -> Int {
-        if let number = lock.withLock({ segmentNumbers[index] }) { return number }
-        let used = lock.withLock { segmentNumbers.values.max() ?? numbers.lowerBound }
+        if let number = state.withLock({ $0.segmentNumbers[index] }) { return number }
+        let used = state.withLock { $0.segmentNumbers.values.max() ?? numbers.lowerBound }
         let number = max(used + 1, (try? session.log.nextTakeNumber()) ?? used + 1)
-        lock.withLock { segmentNumbers[index] = number }
+        state.withLock { $0.segmentNumbers[index] = number }
         return number
     }
 
     /// The numbers of the takes begun so far, in order.
-    public var recordedNumbers: [Int] { lock.withLock { begun.keys.sorted() } }
+    public var recordedNumbers: [Int] { state.withLock { $0.begun.keys.sorted() } }
 
     /// The highest take number it has used.
-    public var lastNumber: Int { lock.withLock { segmentNumbers.values.max() ?? numbers.upperBound } }
+    public var lastNumber: Int { state.withLock { $0.segmentNumbers.values.max() ?? numbers.upperBound } }
 
-    func attach(_ take: Take) { lock.withLock { engineTake = take } }
+    func attach(_ take: Take) { state.withLock { $0.engineTake = take } }
 
     /// The take never started (a refused start): its files are removed.
-    func abandon() { _ = lock.withLock({ engineTake })?.finish() }
+    func abandon() { _ = state.withLock({ $0.engineTake })?.finish() }
 
     /// The engine's take (pause, resume, stop, status).
-    public var take: Take { lock.withLock { engineTake! } }
+    public var take: Take { state.withLock { $0.engineTake! } }
 
     /// Why it stopped (so far).
-    public var stopReason: StopReason { lock.withLock { reason } }
+    public var stopReason: StopReason { state.withLock { $0.reason } }
 
     /// The number of the take being recorded now (with `--takes`, it advances).
     public var currentNumber: Int {
-        lock.withLock { begun.keys.max() ?? numbers.lowerBound }
+        state.withLock { $0.begun.keys.max() ?? numbers.lowerBound }
     }
 
     /// Stops at JACK's current frame (every file finalized there).
@@ -424,7 +429,7 @@ public final class StudioTake: @unchecked Sendable {
     @discardableResult
     public func finish() -> [TakeLogEntry] {
         let report = take.finish()
-        return lock.withLock({ endEntries }) ?? complete(with: report)
+        return state.withLock({ $0.endEntries }) ?? complete(with: report)
     }
 
     // MARK: The writer's side
@@ -459,8 +464,8 @@ public final class StudioTake: @unchecked Sendable {
         entry.files = zip(files, fileSpecs).map { file, spec in
             TakeLogFile(path: relativePath(file.path), tracks: spec.trackIndices.map { definition.armedTracks[$0].name })
         }
-        entry.tracks = trackEntries(levels: nil, alignment: lock.withLock({ engineTake })?.latencyAlignment)
-        lock.withLock { begun[number] = entry }
+        entry.tracks = trackEntries(levels: nil, alignment: state.withLock({ $0.engineTake })?.latencyAlignment)
+        state.withLock { $0.begun[number] = entry }
         do throws(TakeLogError) { try session.log.append(entry) } catch {
             throw .writeFailed(path: session.log.path, reason: error.description)
         }
@@ -477,7 +482,7 @@ public final class StudioTake: @unchecked Sendable {
 
     private func complete(with report: TakeReport) -> [TakeLogEntry] {
         if let last = report.segments.last, case let number = number(ofSegment: last.index),
-           lock.withLock({ begun[number] != nil }) {
+           state.withLock({ $0.begun[number] != nil }) {
             let status: TakeStatus
             switch report.outcome {
             case .complete: status = stopReason == .diskFull ? .diskFull : .complete
@@ -489,15 +494,15 @@ public final class StudioTake: @unchecked Sendable {
             }
             appendEnd(of: last, status: status, events: report.events)
         }
-        return lock.withLock {
-            endEntries = finishedEntries
-            return finishedEntries
+        return state.withLock { state in
+            state.endEntries = state.finishedEntries
+            return state.finishedEntries
         }
     }
 
     private func appendEnd(of segment: TakeSegment, status: TakeStatus, events: [CaptureEvent]) {
         let number = number(ofSegment: segment.index)
-        guard var entry = lock.withLock({ begun[number] }) else { return }
+        guard var entry = state.withLock({ $0.begun[number] }) else { return }
         let end = segment.position + segment.frames
         entry.status = status
         for event in events where segment.index == 0 {
@@ -519,7 +524,7 @@ public final class StudioTake: @unchecked Sendable {
             logged.frames = file.frames
             return logged
         }
-        entry.tracks = trackEntries(levels: segment.channelLevels, alignment: lock.withLock({ engineTake })?.latencyAlignment)
+        entry.tracks = trackEntries(levels: segment.channelLevels, alignment: state.withLock({ $0.engineTake })?.latencyAlignment)
         entry.lost = segment.lostSpans.map { TakeLogSpan(position: $0.position, frames: $0.frames) }
         entry.xruns = StudioTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
@@ -527,12 +532,12 @@ public final class StudioTake: @unchecked Sendable {
         entry.pauses = CaptureEvent.pauses(in: events)
             .filter { $0.position >= segment.position && $0.position <= end }
             .map { TakeLogPause(position: $0.position - segment.position, fromFrame: $0.fromFrame, toFrame: $0.toFrame) }
-        lock.withLock { finishedEntries.append(entry) }
-        do { try session.log.append(entry) } catch { lock.withLock { logFailure = error } }
+        state.withLock { $0.finishedEntries.append(entry) }
+        do { try session.log.append(entry) } catch { state.withLock { $0.logFailure = error } }
     }
 
     /// The take log could not be written (the disk): said by jcap after the take.
-    public var logError: TakeLogError? { lock.withLock { logFailure } }
+    public var logError: TakeLogError? { state.withLock { $0.logFailure } }
 
     private func trackEntries(levels: [ChannelLevels]?, alignment: LatencyAlignment?) -> [TakeLogTrack] {
         let client = session.client
@@ -558,7 +563,7 @@ public final class StudioTake: @unchecked Sendable {
         let thread = Thread { [self] in
             while !take.isFinished {
                 if let free = session.freeDiskBytes, free < session.diskReserveBytes {
-                    lock.withLock { reason = .diskFull }
+                    state.withLock { $0.reason = .diskFull }
                     take.stop()
                     return
                 }
