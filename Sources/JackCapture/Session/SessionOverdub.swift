@@ -17,7 +17,7 @@ import Foundation
 /// Limits: the playback latency is one for all outputs (an interface's outputs share theirs); a
 /// JACK xrun or a player underrun shifts the rest of the playback against the recording, and
 /// either is reported.
-public final class SessionOverdub: @unchecked Sendable {
+public final class SessionOverdub: Sendable {
     public let session: StudioSession
     /// The take played, as the log has it.
     public let playedTake: TakeLogEntry
