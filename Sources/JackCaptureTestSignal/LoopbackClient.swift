@@ -11,6 +11,7 @@ import JackCapture
 /// played it: the loopback test of an overdub.
 ///
 /// Its process callback is real-time safe like jcap's: the delay lines are allocated here.
+// @unchecked: `state` is raw memory the JACK process callback shares (only its atomics cross threads).
 public final class LoopbackClient: @unchecked Sendable {
     public let client: JackClient
     /// Full names of the inputs (`playback_1`...) and outputs (`capture_1`...).

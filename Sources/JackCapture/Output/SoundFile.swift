@@ -2,6 +2,8 @@ import CLinux
 import CSndfile
 
 /// An open sound file: a thin wrapper over libsndfile, one method per call.
+// @unchecked: it wraps a libsndfile SNDFILE* (not thread-safe) and unlocked vars; one thread uses
+// a file at a time (its disk writer while a take runs, its owner before and after).
 public final class SoundFile: @unchecked Sendable {
     /// The `SNDFILE *`.
     let handle: OpaquePointer

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Records JACK ports to a file the way iOS code records with AVAudioRecorder, on JACK's clock and
 /// sample-accurately.
@@ -24,6 +25,8 @@ import Foundation
 /// which the recorder opens at the first `prepareToRecord()` and keeps: `record()` after `stop()`
 /// records a new take into the same file, replacing it, as AVAudioRecorder does, on the same
 /// JACK ports and connections.
+// @unchecked: its vars are guarded by an NSRecursiveLock, as public methods run one another with
+// it held (`begin` calls `prepareToRecord()`), which a Mutex (not re-entrant) would deadlock.
 public final class Recorder: @unchecked Sendable {
     /// The file the recorder writes.
     public let url: URL
@@ -446,11 +449,10 @@ public final class Recorder: @unchecked Sendable {
 }
 
 /// Channels whose source is disconnected, as the event thread tracks them.
-private final class InterruptedChannels: @unchecked Sendable {
-    private let lock = NSLock()
-    private var channels = Set<Int>()
-    func insert(_ channel: Int) -> Bool { lock.withLock { channels.insert(channel).inserted } }
-    func remove(_ channel: Int) -> Bool { lock.withLock { channels.remove(channel) != nil } }
+private final class InterruptedChannels: Sendable {
+    private let channels = Mutex(Set<Int>())
+    func insert(_ channel: Int) -> Bool { channels.withLock { $0.insert(channel).inserted } }
+    func remove(_ channel: Int) -> Bool { channels.withLock { $0.remove(channel) != nil } }
 }
 
 extension Recorder {
