@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A split take's wall-clock boundaries (`--split`), as the take's event pump asks the process
+/// A split take's wall-clock boundaries (`CaptureConfiguration.split`), as the take's event pump asks the process
 /// callback for them one at a time, and the pieces written so far.
 ///
 /// The pump asks for the first boundary after the take's start as soon as the take is armed, and
@@ -66,7 +66,7 @@ final class TakeSplitSchedule: Sendable {
 }
 
 extension Take {
-    /// The interval a split take's files change at (`--split`), nil when it is not split.
+    /// The interval a split take's files change at, nil when it is not split.
     public var splitInterval: SplitInterval? { split?.interval }
 
     /// The pieces of a split take whose files were closed since the last call, in order (one

@@ -37,7 +37,7 @@ public final class Take: @unchecked Sendable {
     /// The sources recorded, in channel order, as they were when the take was made.
     public let sources: [String]
     let writer: DiskWriter
-    /// The wall-clock boundaries a split take's files change at (`--split`); nil when not split.
+    /// The wall-clock boundaries a split take's files change at (`SplitInterval`); nil when not split.
     let split: TakeSplitSchedule?
     private let pump: EventPump
     /// When `start()` starts and for how long: the client's configured start time and duration.
@@ -63,9 +63,9 @@ public final class Take: @unchecked Sendable {
     /// The JACK frame the take was armed to start at (nil: the first cycle after `start`).
     public private(set) var scheduledStart: UInt32?
     /// The wall-clock moment (microseconds since the Unix epoch) the take was armed to start at,
-    /// for a time of day or a date (`--at 14:30:00`); its frame is decided in the cycle it falls in.
+    /// for a time of day or a date (`StartTime.wallClock`); its frame is decided in the cycle it falls in.
     public private(set) var scheduledWallClockStart: Int64?
-    /// With `--align-latency`: each channel's capture latency, read when the take was armed.
+    /// With `alignsToCaptureLatency`: each channel's capture latency, read when the take was armed.
     public private(set) var latencyAlignment: LatencyAlignment?
     private var waitsForTransport = false
     private var waitsForLevel = false
@@ -179,7 +179,7 @@ public final class Take: @unchecked Sendable {
 
     // MARK: Driving the take
 
-    /// Starts as the client's configuration says: at its start time (`--at`) for its duration.
+    /// Starts as the client's configuration says: at its start time (`start`) for its duration.
     public func start() throws(CaptureError) {
         var length: Int64?
         if let duration = configuredDuration { length = try duration.takeLength(atSampleRate: jack.sampleRate) }
@@ -204,7 +204,7 @@ public final class Take: @unchecked Sendable {
     }
 
     /// Starts on the first sample of any channel at or above `decibels` dBFS (a pre-roll earlier,
-    /// with the client's `--pre-roll`), and with the client's `--trigger-stop` ends after that
+    /// with the client's `preRoll`), and with the client's `triggerStop` ends after that
     /// long below it (or after `lengthFrames`, or at `stop()`).
     public func startOnLevel(decibels: Double, lengthFrames: Int64? = nil) throws(CaptureError) {
         guard decibels.isFinite, decibels <= 0, decibels >= -160 else {
@@ -214,7 +214,7 @@ public final class Take: @unchecked Sendable {
     }
 
     /// Arms the take to start when `cue()` is called, a pre-roll before it (the client's
-    /// `--pre-roll`): the ring keeps that much of every channel meanwhile. A session's record
+    /// `preRoll`): the ring keeps that much of every channel meanwhile. A session's record
     /// key uses it.
     public func startOnCue(lengthFrames: Int64? = nil) throws(CaptureError) {
         try arm(.onCue, lengthFrames: lengthFrames)

@@ -342,7 +342,7 @@ final class StudioSessionContext: Sendable {
     }
 }
 
-/// One take of a studio session (or, with `--takes N`, N takes back to back), from its first
+/// One take of a studio session (or N takes back to back, `record(takes:)`), from its first
 /// frame to its log entries: it writes the take log's start record as each take's first frame
 /// reaches the disk and its end record as its files close, adds BWF/iXML metadata to each file,
 /// and stops the take cleanly when the disk is nearly full.
@@ -383,7 +383,7 @@ public final class StudioTake: Sendable {
         state = Mutex(State(segmentNumbers: Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })))
     }
 
-    /// The take number of segment `index` (with `--takes`, the first's plus the index).
+    /// The take number of segment `index` (with several takes, the first's plus the index).
     func number(ofSegment index: Int) -> Int {
         state.withLock { $0.segmentNumbers[index] ?? numbers.lowerBound + index }
     }
@@ -415,7 +415,7 @@ public final class StudioTake: Sendable {
     /// Why it stopped (so far).
     public var stopReason: StopReason { state.withLock { $0.reason } }
 
-    /// The number of the take being recorded now (with `--takes`, it advances).
+    /// The number of the take being recorded now (with several takes, it advances).
     public var currentNumber: Int {
         state.withLock { $0.begun.keys.max() ?? numbers.lowerBound }
     }
@@ -471,7 +471,7 @@ public final class StudioTake: Sendable {
         }
     }
 
-    /// A take's files are closed. Every take of a `--takes` or `--split` run but the last is
+    /// A take's files are closed. Every take of a run of several takes or of a split but the last is
     /// complete here; the last one's outcome is known when the engine's take finishes
     /// (`complete(with:)`).
     func segmentFinished(_ segment: TakeSegment) {
