@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A split take's wall-clock boundaries (`CaptureConfiguration.split`), as the take's event pump asks the process
 /// callback for them one at a time, and the pieces written so far.
@@ -14,7 +13,7 @@ import Synchronization
 /// the wall clock accumulates from one file to the next.
 final class TakeSplitSchedule: Sendable {
     let interval: SplitInterval
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         /// Boundary n (from 1) at index n - 1, microseconds since the Unix epoch.

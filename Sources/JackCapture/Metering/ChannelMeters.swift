@@ -1,6 +1,5 @@
 import Atomics
 import Foundation
-import Synchronization
 
 /// One channel's meter, in dBFS: 0 at full scale, -160 for silence, above 0 beyond full scale.
 public struct MeterReading: Equatable, Sendable {
@@ -54,7 +53,7 @@ public final class ChannelMeters: Sendable {
 
     let accumulators: MeterAccumulators
     let sampleRate: Double
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// The ballistics' memory, per channel, as of the last update.
     private struct State {
@@ -85,7 +84,7 @@ public final class ChannelMeters: Sendable {
     init(accumulators: MeterAccumulators, sampleRate: Int) {
         self.accumulators = accumulators
         self.sampleRate = Double(sampleRate)
-        state = Mutex(State(channelCount: accumulators.channelCount))
+        state = Locked(State(channelCount: accumulators.channelCount))
     }
 
     public var channelCount: Int { accumulators.channelCount }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Records JACK ports to a file the way iOS code records with AVAudioRecorder, on JACK's clock and
 /// sample-accurately.
@@ -450,7 +449,7 @@ public final class Recorder: @unchecked Sendable {
 
 /// Channels whose source is disconnected, as the event thread tracks them.
 private final class InterruptedChannels: Sendable {
-    private let channels = Mutex(Set<Int>())
+    private let channels = Locked(Set<Int>())
     func insert(_ channel: Int) -> Bool { channels.withLock { $0.insert(channel).inserted } }
     func remove(_ channel: Int) -> Bool { channels.withLock { $0.remove(channel) != nil } }
 }

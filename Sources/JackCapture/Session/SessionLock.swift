@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The lock that makes one jcap process at a time the owner of a session folder: an exclusive
 /// flock(2) on `<folder>/.jcap.lock`, which holds the owner's PID for the refusal message.
@@ -17,7 +16,7 @@ public final class SessionLock: Sendable {
     public let folder: String
     public var path: String { folder + "/" + Self.fileName }
     /// The lock file's descriptor, -1 once released.
-    private let descriptor: Mutex<Int32>
+    private let descriptor: Locked<Int32>
     private let identity: SessionRegistry.Folder
 
     /// Takes the lock, or refuses with `sessionInUse` naming the owner's PID.
@@ -40,7 +39,7 @@ public final class SessionLock: Sendable {
         if ftruncate(descriptor, 0) == 0 {
             _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
-        self.descriptor = Mutex(descriptor)
+        self.descriptor = Locked(descriptor)
         identity = SessionRegistry.Folder(path: folder)
         SessionRegistry.shared.locked(identity)
     }
@@ -103,7 +102,7 @@ final class SessionRegistry: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var lockedFolders: [Folder: Int] = [:]

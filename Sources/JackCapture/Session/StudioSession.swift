@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Why a studio session could not open, or a take could not be recorded.
 public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -74,7 +73,7 @@ public final class StudioSession: Sendable {
     }
 
     private let folderLock: SessionLock
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var current: StudioTake?
@@ -320,13 +319,13 @@ final class StudioSessionContext: Sendable {
     let definition: SessionDefinition
     let client: CaptureClient
     let log: TakeLog
-    private let reserve: Mutex<Int64>
+    private let reserve: Locked<Int64>
 
     init(definition: SessionDefinition, client: CaptureClient, log: TakeLog, diskReserveBytes: Int64) {
         self.definition = definition
         self.client = client
         self.log = log
-        reserve = Mutex(diskReserveBytes)
+        reserve = Locked(diskReserveBytes)
     }
 
     var diskReserveBytes: Int64 {
@@ -359,7 +358,7 @@ public final class StudioTake: Sendable {
     /// What the take needs of its session, held strongly: the session may be closed (or
     /// deinitialized) while the take's last records are written.
     private let session: StudioSessionContext
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var engineTake: Take?
@@ -380,7 +379,7 @@ public final class StudioTake: Sendable {
         self.session = session
         self.overdub = overdub
         numbers = firstNumber...(firstNumber + count - 1)
-        state = Mutex(State(segmentNumbers: Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })))
+        state = Locked(State(segmentNumbers: Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })))
     }
 
     /// The take number of segment `index` (with several takes, the first's plus the index).
