@@ -33,8 +33,8 @@ public enum TestSignal {
     /// of frames never wraps), channel `c` reading it `c × channelOffset` frames ahead. Rendering a
     /// cycle is then one copy per channel, cheap enough for a thousand channels on the process
     /// thread.
-    // @unchecked: `samples` is a raw buffer, filled in `init` and only read after, on any thread.
     public struct Table: @unchecked Sendable {
+        // @unchecked: `samples` is a raw buffer, filled in `init` and only read after, on any thread.
         let samples: UnsafeMutablePointer<Float>
         public let period: Int
         let channelOffset: Int

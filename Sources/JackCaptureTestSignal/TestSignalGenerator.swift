@@ -5,8 +5,8 @@ import JackCapture
 /// A JACK client whose output ports play a test signal on `out_1` ... `out_N`: by default the
 /// frame-time code (channel `c` carrying `TestSignal.sample(frameTime:channel:)` at every frame
 /// time), or a sine or silence for the meters. Its process callback is real-time safe like jcap's.
-// @unchecked: `state` is raw memory the JACK process callback shares (only its atomics cross threads).
 public final class TestSignalGenerator: @unchecked Sendable {
+    // @unchecked: `state` is raw memory shared with the JACK process callback (only atomics cross).
     public let client: JackClient
     public let portNames: [String]
     private let state: UnsafeMutablePointer<GeneratorState>

@@ -8,9 +8,8 @@ import Foundation
 /// the take every engine event as it comes (`onEvent`), notices the end (the length reached, a
 /// stop, the server gone, the disk failed, the sample rate changed) and finishes the take there;
 /// `waitUntilFinished` and `finish` wait for that by waiting on a condition, not by polling.
-// @unchecked: its vars are guarded by an NSCondition, which `waitUntilFinished` waits on (a Mutex
-// has no condition to wait on), and `resolve` sets `scheduledWallClock` unlocked (one caller arms).
 public final class Take: @unchecked Sendable {
+    // @unchecked: an NSCondition guards its vars (finishing is waited on; a Mutex cannot wait).
     public enum State: Equatable, Sendable {
         /// The file is created and its writer runs; nothing is armed.
         case prepared

@@ -2,9 +2,8 @@ import CLinux
 import CSndfile
 
 /// An open sound file: a thin wrapper over libsndfile, one method per call.
-// @unchecked: it wraps a libsndfile SNDFILE* (not thread-safe) and unlocked vars; one thread uses
-// a file at a time (its disk writer while a take runs, its owner before and after).
 public final class SoundFile: @unchecked Sendable {
+    // @unchecked: a SNDFILE* (not thread-safe) and unlocked vars, used by one thread at a time.
     /// The `SNDFILE *`.
     let handle: OpaquePointer
     public let path: String

@@ -24,9 +24,8 @@ import Foundation
 /// which the recorder opens at the first `prepareToRecord()` and keeps: `record()` after `stop()`
 /// records a new take into the same file, replacing it, as AVAudioRecorder does, on the same
 /// JACK ports and connections.
-// @unchecked: its vars are guarded by an NSRecursiveLock, as public methods run one another with
-// it held (`begin` calls `prepareToRecord()`), which a Mutex (not re-entrant) would deadlock.
 public final class Recorder: @unchecked Sendable {
+    // @unchecked: an NSRecursiveLock guards its vars; methods re-enter it, which a Mutex would deadlock.
     /// The file the recorder writes.
     public let url: URL
     /// The file's format, rate, channel count and encoder settings.
