@@ -82,7 +82,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
         case .unsupportedExtension, .format, .sampleRateConversion, .metadataRefused: self = .unsupportedFormat
-        case .badOption, .bufferTooLarge, .badBufferLength: self = .usage
+        case .badTriggerLevel, .triggerLevelOutOfRange, .bufferTooLarge, .badBufferLength: self = .usage
         case .alreadyStarted, .clientClosed, .metadataUnreadable: self = .failure
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
@@ -97,7 +97,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .takeLog(.noSuchTake): self = .noSuchTake
         case .takeLog: self = .takeLogFailed
         case .takeInProgress: self = .noSuchTake
-        case .takesNeedLength: self = .usage
+        case .takesNeedLength, .badTakeCount, .splitNeedsScheduledStart, .splitWithSeveralTakes,
+             .overdubNeedsLatencyAlignment: self = .usage
         case .playback(let error): self.init(for: error)
         case .overdub: self = .noSuchTake
         case .unknownTrack: self = .unknownSource
@@ -112,6 +113,25 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .noFiles: self = .usage
         case .decodeFailed: self = .decodeFailed
         case .capture(let error): self.init(for: error)
+        }
+    }
+
+    init(for error: CommandLineError) {
+        switch error {
+        case .badOption: self = .usage
+        case .refusedValue(_, _, let error): self.init(for: error)
+        }
+    }
+
+    /// Any error jcap reports: the library's by their kind, jcap's own flags' as usage (64).
+    public init(for error: any Error) {
+        switch error {
+        case let error as CommandLineError: self.init(for: error)
+        case let error as CaptureError: self.init(for: error)
+        case let error as StudioSessionError: self.init(for: error)
+        case let error as PlayerError: self.init(for: error)
+        case let error as JackError: self.init(for: CaptureError.jack(error))
+        default: self = .failure
         }
     }
 

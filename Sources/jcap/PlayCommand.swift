@@ -81,43 +81,43 @@ struct PlayCommand: ParsableCommand {
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
-    private func outputs() throws(PlayerError) -> PlayerOutputs {
+    private func outputs() throws -> PlayerOutputs {
         let choices = (noConnect ? 1 : 0) + (channels != nil ? 1 : 0) + (port.isEmpty ? 0 : 1)
         guard choices <= 1 else {
-            throw .capture(.badOption(flag: noConnect ? "--no-connect" : "--channels", value: "",
-                                      expected: "one of --channels, --port and --no-connect"))
+            throw CommandLineError.badOption(flag: noConnect ? "--no-connect" : "--channels", value: "",
+                                             expected: "one of --channels, --port and --no-connect")
         }
         if noConnect { return .none }
         if !port.isEmpty { return .ports(port) }
         if let channels {
-            do { return .physical(channels: try SourceSelection.parseChannelList(channels)) } catch { throw .capture(error) }
+            do { return .physical(channels: try SourceSelection.parseChannelList(channels)) } catch { throw PlayerError.capture(error) }
         }
         return .default
     }
 
-    private func play(_ console: Console) throws(PlayerError) -> ExitStatus {
-        guard !files.isEmpty else { throw .noFiles }
+    private func play(_ console: Console) throws -> ExitStatus {
+        guard !files.isEmpty else { throw PlayerError.noFiles }
         // Before any file is opened or JACK is asked: a refused rate plays nothing.
         var converterQuality = SampleRateConverterQuality.best
         if let srcQuality {
-            do { converterQuality = try SampleRateConverterQuality(option: srcQuality) } catch { throw .capture(error) }
+            converterQuality = try SampleRateConverterQuality(option: srcQuality)
         }
         if let rate, !Player.rateRange.contains(rate) {
-            throw .capture(.badOption(flag: "--rate", value: "\(rate)",
-                                      expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)"))
+            throw CommandLineError.badOption(flag: "--rate", value: "\(rate)",
+                                             expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)")
         }
         let outputs = try outputs()
         if let volume, !(0...1).contains(volume) {
-            throw .capture(.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1"))
+            throw CommandLineError.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1")
         }
         if let pan, !(-1...1).contains(pan) {
-            throw .capture(.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)"))
+            throw CommandLineError.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)")
         }
         var start: StartTime?
         var fromFrames: Int64 = 0
         do {
             if let at { start = try StartTime(parsing: at) }
-        } catch { throw .capture(error) }
+        } catch { throw PlayerError.capture(error) }
         let (paths, portNames) = try playedFiles()
         let player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })
         player.converterQuality = converterQuality
@@ -125,8 +125,8 @@ struct PlayCommand: ParsableCommand {
             do {
                 fromFrames = try CaptureDuration(parsing: from).frames(atSampleRate: player.fileSampleRate)
             } catch {
-                if case .badDuration(_, let reason) = error { throw .capture(.badTime(from, reason: reason)) }
-                throw .capture(error)
+                if case .badDuration(_, let reason) = error { throw PlayerError.capture(.badTime(from, reason: reason)) }
+                throw PlayerError.capture(error)
             }
         }
         let signals = ControlSignals()
@@ -166,7 +166,7 @@ struct PlayCommand: ParsableCommand {
         case let clock?:
             let now = WallClockTime.nowMicrosecondsSinceEpoch()
             guard let target = clock.wallClockMicroseconds(now: now), target > now else {
-                throw .capture(.startInPast(clock.description))
+                throw PlayerError.capture(.startInPast(clock.description))
             }
             return .atWallClock(microseconds: target)
         }
@@ -174,23 +174,23 @@ struct PlayCommand: ParsableCommand {
 
     /// The files to play and their ports' names: the sound files given, or with `--take N` a
     /// session take's files (from its take log), each track's port named after the track.
-    private func playedFiles() throws(PlayerError) -> (paths: [String], portNames: [String]?) {
+    private func playedFiles() throws -> (paths: [String], portNames: [String]?) {
         guard let take else { return (files, nil) }
         guard files.count == 1, let sessionFile = files.first else {
-            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "one session file (TOML) before it"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "one session file (TOML) before it")
         }
         let definition: SessionDefinition
         do { definition = try SessionDefinition.load(path: sessionFile) } catch {
-            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "a session file: \(error)"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "a session file: \(error)")
         }
         let entries: [TakeLogEntry]
         do { entries = try TakeLog(folder: definition.folder).entries() } catch {
-            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "a readable take log: \(error)"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "a readable take log: \(error)")
         }
         guard let entry = entries.first(where: { $0.take == take }), !entry.status.isRemoved else {
             let known = entries.filter { !$0.status.isRemoved }.map { String($0.take) }
-            throw .capture(.badOption(flag: "--take", value: "\(take)",
-                                      expected: "a take of \(definition.name) (\(known.isEmpty ? "none recorded" : known.joined(separator: ", ")))"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)",
+                                             expected: "a take of \(definition.name) (\(known.isEmpty ? "none recorded" : known.joined(separator: ", ")))")
         }
         // Each track's port as the session names its input port (`:` replaced).
         let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)

@@ -122,12 +122,12 @@ struct RecordCommand: ParsableCommand {
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
-    func makeConfiguration() throws(CaptureError) -> CaptureConfiguration {
+    func makeConfiguration() throws -> CaptureConfiguration {
         var configuration = CaptureConfiguration()
         configuration.clientName = name
         configuration.serverName = jack.server
         if let channels, !port.isEmpty {
-            throw .badChannelList(channels, reason: "use --channels or --port, not both")
+            throw CaptureError.badChannelList(channels, reason: "use --channels or --port, not both")
         }
         if let channels {
             configuration.sources = .channels(try SourceSelection.parseChannelList(channels))
@@ -144,10 +144,14 @@ struct RecordCommand: ParsableCommand {
         configuration.triggerLevel = waits.triggerLevel
         configuration.triggerStop = waits.triggerStop
         configuration.preRoll = waits.preRoll
-        if let split { configuration.split = try SplitInterval(parsing: split) }
+        if let split {
+            do { configuration.split = try SplitInterval(parsing: split) } catch {
+                throw CommandLineError.refusedValue(flag: "--split", value: split, error)
+            }
+        }
         if let duration {
             let parsed = try CaptureDuration(parsing: duration)
-            guard !parsed.isZero else { throw .badDuration(duration, reason: "a take must be longer than zero") }
+            guard !parsed.isZero else { throw CaptureError.badDuration(duration, reason: "a take must be longer than zero") }
             configuration.duration = parsed
         }
         let bufferLength = try CaptureDuration(parsing: buffer)
@@ -158,7 +162,7 @@ struct RecordCommand: ParsableCommand {
         case .seconds(let numerator, let denominator): Double(numerator) / Double(denominator)
         }
         guard configuration.bufferSeconds >= 0.01 else {
-            throw .badDuration(buffer, reason: "the buffer must hold at least 10ms")
+            throw CaptureError.badDuration(buffer, reason: "the buffer must hold at least 10ms")
         }
         return configuration
     }
@@ -174,45 +178,45 @@ struct RecordCommand: ParsableCommand {
     /// The format flags as recording settings. A value that does not parse is a bad option (64);
     /// one that parses but the file cannot have is left to `RecordingSettings.resolveFormat` or
     /// named here as a format error (16).
-    func makeSettings() throws(CaptureError) -> RecordingSettings {
+    func makeSettings() throws -> RecordingSettings {
         var settings = RecordingSettings()
         settings.overwritesExistingFile = overwrite
         if let format {
-            guard let parsed = AudioFormat(name: format) else { throw .format(.unknownFormat(format)) }
+            guard let parsed = AudioFormat(name: format) else { throw CaptureError.format(.unknownFormat(format)) }
             settings.format = parsed
         }
         if let bitDepth {
             if bitDepth.lowercased() == "float" {
                 // jcap before --format: `--bit-depth float` meant 32-bit float samples.
                 if let format = settings.format, format != .float {
-                    throw .badOption(flag: "--bit-depth", value: bitDepth,
-                                     expected: "a number of bits with --format \(format.rawValue) ('float' means --format float)")
+                    throw CommandLineError.badOption(flag: "--bit-depth", value: bitDepth,
+                                                     expected: "a number of bits with --format \(format.rawValue) ('float' means --format float)")
                 }
                 settings.format = .float
                 settings.bitDepth = 32
             } else {
                 guard let bits = Int(bitDepth), bits > 0 else {
-                    throw .badOption(flag: "--bit-depth", value: bitDepth, expected: "8, 16, 20, 24, 32 or 64, or float")
+                    throw CommandLineError.badOption(flag: "--bit-depth", value: bitDepth, expected: "8, 16, 20, 24, 32 or 64, or float")
                 }
                 settings.bitDepth = bits
             }
         }
         if let endian {
             guard let order = Endianness(rawValue: endian.lowercased()) else {
-                throw .badOption(flag: "--endian", value: endian, expected: "little or big")
+                throw CommandLineError.badOption(flag: "--endian", value: endian, expected: "little or big")
             }
             settings.endianness = order
         }
         if let rate { settings.sampleRate = try RecordCommand.parseSampleRate(rate) }
         if let quality {
             guard let value = Double(quality), value.isFinite else {
-                throw .badOption(flag: "--quality", value: quality, expected: "a number from 0 (smallest) to 1 (best)")
+                throw CommandLineError.badOption(flag: "--quality", value: quality, expected: "a number from 0 (smallest) to 1 (best)")
             }
             settings.quality = value
         }
         if let compressionLevel {
             guard let level = Int(compressionLevel) else {
-                throw .badOption(flag: "--compression-level", value: compressionLevel, expected: "a whole number from 0 to 8")
+                throw CommandLineError.badOption(flag: "--compression-level", value: compressionLevel, expected: "a whole number from 0 to 8")
             }
             settings.compressionLevel = level
         }
@@ -224,7 +228,7 @@ struct RecordCommand: ParsableCommand {
     }
 
     /// `--rate`: whole hertz (44100) or kilohertz with a k (44.1k, 48k).
-    static func parseSampleRate(_ text: String) throws(CaptureError) -> Int {
+    static func parseSampleRate(_ text: String) throws(CommandLineError) -> Int {
         let lowered = text.lowercased()
         let hertz: Double?
         if lowered.hasSuffix("k") { hertz = Double(lowered.dropLast()).map { $0 * 1_000 } } else { hertz = Double(lowered) }

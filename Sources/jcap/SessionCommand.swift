@@ -73,14 +73,18 @@ struct SessionCommand: ParsableCommand {
         var preRollLength: CaptureDuration?
         var splitInterval: SplitInterval?
         do {
-            if let split { splitInterval = try SplitInterval(parsing: split) }
+            if let split {
+                do { splitInterval = try SplitInterval(parsing: split) } catch {
+                    throw CommandLineError.refusedValue(flag: "--split", value: split, error)
+                }
+            }
             if let at { start = try StartTime(parsing: at) }
             if let duration {
                 let parsed = try CaptureDuration(parsing: duration)
                 guard !parsed.isZero else { throw CaptureError.badDuration(duration, reason: "a take must be longer than zero") }
                 length = parsed
             }
-            if let takes, takes < 1 { throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 or more") }
+            if let takes, takes < 1 { throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "1 or more") }
             let interactive = at == nil && duration == nil && takes == nil && split == nil
             let waits = try waiting.resolve(at: at, alignLatency: alignLatency, split: split, takes: takes,
                                             keyStartsTakes: interactive)
@@ -89,9 +93,9 @@ struct SessionCommand: ParsableCommand {
             quietStop = waits.triggerStop
             preRollLength = waits.preRoll
             if let takes, takes > 1, splitInterval != nil {
-                throw CaptureError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --split (each piece of a split is a take)")
+                throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --split (each piece of a split is a take)")
             }
-        } catch let error as CaptureError {
+        } catch {
             throw console.fail(error)
         }
         if takes ?? 1 > 1 && length == nil { throw console.fail(StudioSessionError.takesNeedLength) }
@@ -169,29 +173,29 @@ struct SessionCommand: ParsableCommand {
     /// overdub starts on a frame, so it cannot wait for the transport, sound or a wall-clock
     /// time, and is one take.
     private func overdubOutputs(start: StartTime?, transport: Bool, trigger: Double?, preRoll: CaptureDuration?,
-                                split: SplitInterval?) throws(CaptureError) -> PlayerOutputs {
+                                split: SplitInterval?) throws -> PlayerOutputs {
         guard let overdub else {
             if playbackChannels != nil || !playbackPort.isEmpty {
-                throw .badOption(flag: playbackChannels != nil ? "--playback-channels" : "--playback-port",
-                                 value: playbackChannels ?? playbackPort[0], expected: "--overdub too")
+                throw CommandLineError.badOption(flag: playbackChannels != nil ? "--playback-channels" : "--playback-port",
+                                                 value: playbackChannels ?? playbackPort[0], expected: "--overdub too")
             }
             return .default
         }
         let value = "\(overdub)"
-        guard overdub >= 1 else { throw .badOption(flag: "--overdub", value: value, expected: "a take number, 1 or more") }
+        guard overdub >= 1 else { throw CommandLineError.badOption(flag: "--overdub", value: value, expected: "a take number, 1 or more") }
         if transport || trigger != nil {
-            throw .badOption(flag: "--overdub", value: value, expected: "no --transport or --trigger with it (an overdub starts on a frame)")
+            throw CommandLineError.badOption(flag: "--overdub", value: value, expected: "no --transport or --trigger with it (an overdub starts on a frame)")
         }
-        if preRoll != nil { throw .badOption(flag: "--overdub", value: value, expected: "no --pre-roll with it") }
-        if split != nil { throw .badOption(flag: "--overdub", value: value, expected: "no --split with it") }
-        if let takes, takes != 1 { throw .badOption(flag: "--takes", value: "\(takes)", expected: "1 with --overdub") }
+        if preRoll != nil { throw CommandLineError.badOption(flag: "--overdub", value: value, expected: "no --pre-roll with it") }
+        if split != nil { throw CommandLineError.badOption(flag: "--overdub", value: value, expected: "no --split with it") }
+        if let takes, takes != 1 { throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --overdub") }
         switch start {
         case .wallClock?, .dateTime?:
-            throw .badOption(flag: "--at", value: at ?? "", expected: "+DELAY or @FRAME with --overdub (the frame take \(overdub) starts playing on)")
+            throw CommandLineError.badOption(flag: "--at", value: at ?? "", expected: "+DELAY or @FRAME with --overdub (the frame take \(overdub) starts playing on)")
         default: break
         }
         if playbackChannels != nil && !playbackPort.isEmpty {
-            throw .badOption(flag: "--playback-channels", value: playbackChannels ?? "", expected: "--playback-channels or --playback-port, not both")
+            throw CommandLineError.badOption(flag: "--playback-channels", value: playbackChannels ?? "", expected: "--playback-channels or --playback-port, not both")
         }
         if !playbackPort.isEmpty { return .ports(playbackPort) }
         if let playbackChannels { return .physical(channels: try SourceSelection.parseChannelList(playbackChannels)) }
