@@ -1,4 +1,5 @@
-// Linux calls glibc declares only under _GNU_SOURCE, which Swift's Glibc module does not see.
+// Linux calls glibc declares only under _GNU_SOURCE, which Swift's Glibc module does not see,
+// and ThreadSanitizer's annotations.
 #ifndef JCAP_CLINUX_SHIM_H
 #define JCAP_CLINUX_SHIM_H
 
@@ -15,6 +16,22 @@ static const unsigned int jcap_sync_file_range_wait_after = 4;
 /// waits for it). Returns 0, or -1 with errno set.
 static inline int jcap_sync_file_range(int descriptor, int64_t offset, int64_t count, unsigned int flags) {
     return (int)syscall(SYS_sync_file_range, descriptor, offset, count, flags);
+}
+
+/// ThreadSanitizer's annotations (compiler-rt's tsan_interface.h), for a lock TSan cannot see:
+/// weak, so in a build without TSan they are null and the wrappers do nothing.
+void __tsan_acquire(void *address) __attribute__((weak));
+void __tsan_release(void *address) __attribute__((weak));
+
+/// Tells TSan this thread has acquired the lock at `address` (everything done before its release
+/// on another thread happened before what follows here).
+static inline void jcap_tsan_acquire(void *address) {
+    if (__tsan_acquire) __tsan_acquire(address);
+}
+
+/// Tells TSan this thread releases the lock at `address`.
+static inline void jcap_tsan_release(void *address) {
+    if (__tsan_release) __tsan_release(address);
 }
 
 #endif

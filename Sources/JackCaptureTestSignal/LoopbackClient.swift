@@ -12,6 +12,7 @@ import JackCapture
 ///
 /// Its process callback is real-time safe like jcap's: the delay lines are allocated here.
 public final class LoopbackClient: @unchecked Sendable {
+    // @unchecked: `state` is raw memory shared with the JACK process callback (only atomics cross).
     public let client: JackClient
     /// Full names of the inputs (`playback_1`...) and outputs (`capture_1`...).
     public let playbackPorts: [String]

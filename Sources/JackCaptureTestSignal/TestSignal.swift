@@ -34,6 +34,7 @@ public enum TestSignal {
     /// cycle is then one copy per channel, cheap enough for a thousand channels on the process
     /// thread.
     public struct Table: @unchecked Sendable {
+        // @unchecked: `samples` is a raw buffer, filled in `init` and only read after, on any thread.
         let samples: UnsafeMutablePointer<Float>
         public let period: Int
         let channelOffset: Int

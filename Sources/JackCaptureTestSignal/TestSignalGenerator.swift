@@ -6,6 +6,7 @@ import JackCapture
 /// frame-time code (channel `c` carrying `TestSignal.sample(frameTime:channel:)` at every frame
 /// time), or a sine or silence for the meters. Its process callback is real-time safe like jcap's.
 public final class TestSignalGenerator: @unchecked Sendable {
+    // @unchecked: `state` is raw memory shared with the JACK process callback (only atomics cross).
     public let client: JackClient
     public let portNames: [String]
     private let state: UnsafeMutablePointer<GeneratorState>

@@ -15,8 +15,46 @@ enum CommandLineAdvice {
             return "\(error) (use --overwrite to replace it)"
         case .format(let error):
             return message(for: error)
+        case .badTriggerLevel(let text):
+            return message(for: .refusedValue(flag: "--trigger", value: text, error))
+        case .triggerLevelOutOfRange(let decibels):
+            return message(for: .refusedValue(flag: "--trigger", value: "\(decibels)dB", error))
         default:
             return error.description
+        }
+    }
+
+    /// jcap's own errors: a flag's value, as the user typed it, and what it should be.
+    static func message(for error: CommandLineError) -> String {
+        switch error {
+        case .badOption(let flag, let value, let expected):
+            "bad \(flag) '\(value)': use \(expected)"
+        case .refusedValue(let flag, let value, .badDuration(_, let reason)):
+            "bad \(flag) '\(value)': \(reason)"
+        case .refusedValue(let flag, let value, .badTriggerLevel):
+            "bad \(flag) '\(value)': use a level in dBFS, like -40dB"
+        case .refusedValue(let flag, let value, .triggerLevelOutOfRange):
+            "bad \(flag) '\(value)': use a level from -160dB to 0dB"
+        case .refusedValue(let flag, let value, let error):
+            "bad \(flag) '\(value)': \(message(for: error))"
+        }
+    }
+
+    static func message(for error: PlayerError) -> String {
+        if case .capture(let capture) = error { return message(for: capture) }
+        return error.description
+    }
+
+    /// Any error jcap reports, with its advice.
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let error as CommandLineError: message(for: error)
+        case let error as CaptureError: message(for: error)
+        case let error as StudioSessionError: message(for: error)
+        case let error as PlayerError: message(for: error)
+        case let error as JackError: message(for: error)
+        case let error as ControlError: message(for: error)
+        default: "\(error)"
         }
     }
 
@@ -24,7 +62,20 @@ enum CommandLineAdvice {
         switch error {
         case .capture(let error): message(for: error)
         case .takesNeedLength: "\(error) (add --for)"
+        case .badTakeCount(let count): "bad --takes '\(count)': use 1 or more"
+        case .splitWithSeveralTakes(let count): "bad --takes '\(count)': use 1 with --split (each piece of a split is a take)"
+        case .splitNeedsScheduledStart: "\(error) (drop --split, or --transport and --trigger)"
+        case .overdubNeedsLatencyAlignment: "\(error) (or --align-latency)"
+        case .playback(let error): message(for: error)
         default: error.description
+        }
+    }
+
+    static func message(for error: ControlError) -> String {
+        switch error {
+        case .capture(let error): message(for: error)
+        case .session(let error): message(for: error)
+        case .player(let error): message(for: error)
         }
     }
 
@@ -79,7 +130,7 @@ enum CommandLineAdvice {
     }
 
     /// "a, b or c".
-    private static func list(_ items: [String], _ conjunction: String) -> String {
+    static func list(_ items: [String], _ conjunction: String) -> String {
         guard items.count > 1 else { return items.first ?? "" }
         return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }

@@ -55,6 +55,13 @@ final class Console {
         return ExitCode(ExitStatus(for: error).rawValue)
     }
 
+    /// As `fail(_:)` for a library error, for any error jcap reports (its own flags' too).
+    func fail(_ error: any Error) -> ExitCode {
+        endDisplay()
+        line("jcap: error: \(CommandLineAdvice.message(for: error))")
+        return ExitCode(ExitStatus(for: error).rawValue)
+    }
+
     func describe(_ client: CaptureClient) {
         line("jcap: client '\(client.jack.name)', \(client.sampleRate) Hz, \(client.jack.bufferSize)-frame periods")
         for (index, (port, source)) in zip(client.portNames, client.sources).enumerated() {

@@ -48,6 +48,30 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// machine can hold.
     case usage = 64
 
+    /// How bad a status is when several things went wrong in one run (takes one after another, an
+    /// overdub's playback along with its take): the run ends with the worst. Success is the least,
+    /// then `cancelled` (a take that never started: nothing went wrong with what was recorded),
+    /// then every failure by its number (frames lost, 3, is the mildest: the take is complete),
+    /// and `failure` above all: something went wrong that jcap has no status for.
+    public var severity: Int {
+        switch self {
+        case .success: 0
+        case .cancelled: 1
+        case .failure: Int(Int32.max)
+        default: 2 + Int(rawValue)
+        }
+    }
+
+    /// The worst of `statuses` by `severity`, or success when there are none.
+    public static func worst(_ statuses: some Sequence<ExitStatus>) -> ExitStatus {
+        statuses.reduce(.success) { $1.severity > $0.severity ? $1 : $0 }
+    }
+
+    /// The worst of two statuses.
+    public static func worst(_ first: ExitStatus, _ second: ExitStatus) -> ExitStatus {
+        worst([first, second])
+    }
+
     public init(for error: CaptureError) {
         switch error {
         case .jack(.noServer): self = .noServer
@@ -58,7 +82,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
         case .unsupportedExtension, .format, .sampleRateConversion, .metadataRefused: self = .unsupportedFormat
-        case .badOption, .bufferTooLarge, .badBufferLength: self = .usage
+        case .badTriggerLevel, .triggerLevelOutOfRange, .bufferTooLarge, .badBufferLength: self = .usage
         case .alreadyStarted, .clientClosed, .metadataUnreadable: self = .failure
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
@@ -73,7 +97,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .takeLog(.noSuchTake): self = .noSuchTake
         case .takeLog: self = .takeLogFailed
         case .takeInProgress: self = .noSuchTake
-        case .takesNeedLength: self = .usage
+        case .takesNeedLength, .badTakeCount, .splitNeedsScheduledStart, .splitWithSeveralTakes,
+             .overdubNeedsLatencyAlignment: self = .usage
         case .playback(let error): self.init(for: error)
         case .overdub: self = .noSuchTake
         case .unknownTrack: self = .unknownSource
@@ -88,6 +113,25 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .noFiles: self = .usage
         case .decodeFailed: self = .decodeFailed
         case .capture(let error): self.init(for: error)
+        }
+    }
+
+    init(for error: CommandLineError) {
+        switch error {
+        case .badOption: self = .usage
+        case .refusedValue(_, _, let error): self.init(for: error)
+        }
+    }
+
+    /// Any error jcap reports: the library's by their kind, jcap's own flags' as usage (64).
+    public init(for error: any Error) {
+        switch error {
+        case let error as CommandLineError: self.init(for: error)
+        case let error as CaptureError: self.init(for: error)
+        case let error as StudioSessionError: self.init(for: error)
+        case let error as PlayerError: self.init(for: error)
+        case let error as JackError: self.init(for: CaptureError.jack(error))
+        default: self = .failure
         }
     }
 

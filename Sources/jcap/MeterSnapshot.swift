@@ -42,38 +42,6 @@ extension MeterSnapshot {
         let short = sources.map { name in name.split(separator: ":", maxSplits: 1).last.map(String.init) ?? name }
         return Set(short).count == short.count ? short : sources
     }
-
-    /// The take's state now (before it exists, the client's); `updateMeters()` must have been
-    /// called for fresh readings.
-    init(client: CaptureClient, take: Take?, names: [String], waitingForPorts: Bool = false, title: String? = nil) {
-        let status = take?.status ?? client.engine.status
-        let rate = client.sampleRate
-        var state: State
-        switch status.phase {
-        case _ where take == nil && title != nil: state = .ready
-        case .idle: state = waitingForPorts ? .waitingForPorts : .countdown(frames: 0)
-        case .waiting:
-            var frames = take?.scheduledStart.map {
-                Int64(max(0, FrameTime.distance(from: client.jack.estimatedFrameTime, to: $0)))
-            } ?? 0
-            if let start = take?.scheduledWallClockStart {
-                frames = max(0, start - WallClockTime.nowMicrosecondsSinceEpoch()) * Int64(rate) / 1_000_000
-            }
-            state = .countdown(frames: frames)
-        case .recording: state = .recording
-        case .paused: state = .paused
-        case .finished, .missedStart: state = .finished
-        }
-        self.init(
-            state: state, sampleRate: rate, elapsedFrames: status.position,
-            remainingFrames: take?.durationFrames.map { max(0, $0 - status.position) },
-            bufferFill: status.bufferFill, xruns: status.xruns, lostFrames: status.lostFrames,
-            channels: names.indices.map {
-                Channel(name: names[$0],
-                        reading: client.isMeteringEnabled ? client.meters.reading(forChannel: $0) : .silent)
-            },
-            title: title)
-    }
 }
 
 /// `HH:MM:SS.mmm` for a frame count.

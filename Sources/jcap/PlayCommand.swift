@@ -22,13 +22,7 @@ struct PlayCommand: ParsableCommand {
 
             --meter shows what each port plays (after volume and pan) as recording's console does.
 
-            Exit status: 0 played to the end (or stopped by Ctrl-C); 3 the reader fell behind and
-            silence was played (each underrun is reported); 5 the server went away; 10 no JACK
-            server; 11 unknown channel or port; 12 bad --at or --from; 13 --at in the past;
-            16 a format libsndfile cannot read, or files together at different sample rates;
-            18 JACK refused a port or connection; 24 a missing or unreadable file; 25 a file that stops decoding partway (a damaged file); 64 bad option,
-            or a value out of its range (--volume 1.5, --rate 3: nothing is played).
-            """)
+            """ + "\n" + ExitStatus.helpParagraph(for: .play))
 
     @Argument(help: ArgumentHelp("Sound files (any format libsndfile reads), played together.", valueName: "file"))
     var files: [String] = []
@@ -39,8 +33,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("JACK client name.", valueName: "name"))
     var name = "jcap-play"
 
-    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
-    var server: String?
+    @OptionGroup var jack: ServerOption
 
     @Option(name: .long, help: ArgumentHelp("Physical playback channels to connect out_1.. to, in order: 1,2 or 3-4.", valueName: "list"))
     var channels: String?
@@ -82,59 +75,49 @@ struct PlayCommand: ParsableCommand {
         do {
             status = try play(console)
         } catch {
-            console.line("jcap: error: \(PlayCommand.message(for: error))")
+            console.line("jcap: error: \(CommandLineAdvice.message(for: error))")
             throw ExitCode(ExitStatus(for: error).rawValue)
         }
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
-    static func message(for error: PlayerError) -> String {
-        if case .capture(let capture) = error { return CommandLineAdvice.message(for: capture) }
-        return error.description
-    }
-
-    private func outputs() throws(PlayerError) -> PlayerOutputs {
+    private func outputs() throws -> PlayerOutputs {
         let choices = (noConnect ? 1 : 0) + (channels != nil ? 1 : 0) + (port.isEmpty ? 0 : 1)
         guard choices <= 1 else {
-            throw .capture(.badOption(flag: noConnect ? "--no-connect" : "--channels", value: "",
-                                      expected: "one of --channels, --port and --no-connect"))
+            throw CommandLineError.badOption(flag: noConnect ? "--no-connect" : "--channels", value: "",
+                                             expected: "one of --channels, --port and --no-connect")
         }
         if noConnect { return .none }
         if !port.isEmpty { return .ports(port) }
         if let channels {
-            do { return .physical(channels: try SourceSelection.parseChannelList(channels)) } catch { throw .capture(error) }
+            do { return .physical(channels: try SourceSelection.parseChannelList(channels)) } catch { throw PlayerError.capture(error) }
         }
         return .default
     }
 
-    private func play(_ console: Console) throws(PlayerError) -> ExitStatus {
-        guard !files.isEmpty else { throw .noFiles }
+    private func play(_ console: Console) throws -> ExitStatus {
+        guard !files.isEmpty else { throw PlayerError.noFiles }
         // Before any file is opened or JACK is asked: a refused rate plays nothing.
         var converterQuality = SampleRateConverterQuality.best
         if let srcQuality {
-            guard let quality = SampleRateConverterQuality(name: srcQuality) else {
-                let names = SampleRateConverterQuality.allCases.map(\.name)
-                throw .capture(.badOption(flag: "--src-quality", value: srcQuality,
-                                          expected: names.dropLast().joined(separator: ", ") + " or " + names.last!))
-            }
-            converterQuality = quality
+            converterQuality = try SampleRateConverterQuality(option: srcQuality)
         }
         if let rate, !Player.rateRange.contains(rate) {
-            throw .capture(.badOption(flag: "--rate", value: "\(rate)",
-                                      expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)"))
+            throw CommandLineError.badOption(flag: "--rate", value: "\(rate)",
+                                             expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)")
         }
         let outputs = try outputs()
         if let volume, !(0...1).contains(volume) {
-            throw .capture(.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1"))
+            throw CommandLineError.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1")
         }
         if let pan, !(-1...1).contains(pan) {
-            throw .capture(.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)"))
+            throw CommandLineError.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)")
         }
         var start: StartTime?
         var fromFrames: Int64 = 0
         do {
             if let at { start = try StartTime(parsing: at) }
-        } catch { throw .capture(error) }
+        } catch { throw PlayerError.capture(error) }
         let (paths, portNames) = try playedFiles()
         let player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })
         player.converterQuality = converterQuality
@@ -142,12 +125,10 @@ struct PlayCommand: ParsableCommand {
             do {
                 fromFrames = try CaptureDuration(parsing: from).frames(atSampleRate: player.fileSampleRate)
             } catch {
-                if case .badDuration(_, let reason) = error { throw .capture(.badTime(from, reason: reason)) }
-                throw .capture(error)
+                if case .badDuration(_, let reason) = error { throw PlayerError.capture(.badTime(from, reason: reason)) }
+                throw PlayerError.capture(error)
             }
         }
-        let finish = FinishWaiter()
-        player.delegate = finish
         let signals = ControlSignals()
         if let volume { player.volume = volume }
         if let pan { player.pan = pan }
@@ -155,139 +136,61 @@ struct PlayCommand: ParsableCommand {
             player.enableRate = true
             player.rate = rate
         }
-        try player.prepareToPlay(clientName: name, server: server, outputs: outputs, spreadsMonoToStereo: pan != nil,
+        try player.prepareToPlay(clientName: name, server: jack.server, outputs: outputs, spreadsMonoToStereo: pan != nil,
                                  portNames: portNames)
         defer { player.close() }
-        player.currentFrame = min(fromFrames, player.durationFrames)
         player.numberOfLoops = loops
         if console.wantsMeters { player.isMeteringEnabled = true }
         describe(player, console: console)
-        var startFrame: UInt32?
+        let plan = PlaybackPlan(start: try playbackStart(start, player: player), fromFrame: fromFrames)
+        let terminal = TerminalKeys(readingPipes: true)
+        defer { terminal.restore() }
+        if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
+        return ControlRunLoop(console: console)
+            .run(ControlCore(playing: player, plan: plan), surfaces: [KeySurface(terminal, keymap: .playback), SignalSurface(signals)])
+    }
+
+    /// When playing starts: now, on a JACK frame (`+DELAY` from now, at the server's rate: a
+    /// resampled file's differs), or at a wall-clock time not yet past.
+    private func playbackStart(_ start: StartTime?, player: Player) throws(PlayerError) -> PlaybackPlan.Start {
         switch start {
         case nil:
-            try player.play()
+            return .now
         case .afterReady(let delay)?:
             let frames: Int64
-            // JACK frames: at the server's rate (a resampled file's rate differs).
             let serverRate = player.deviceSampleRate ?? player.fileSampleRate
             do { frames = try delay.frames(atSampleRate: serverRate) } catch { throw .capture(error) }
-            startFrame = FrameTime.advance(player.estimatedFrameTime, by: Int(frames))
-            try player.play(atFrame: startFrame!)
+            return .atFrame(FrameTime.advance(player.estimatedFrameTime, by: Int(frames)))
         case .frame(let frame)?:
-            startFrame = frame
-            try player.play(atFrame: frame)
+            return .atFrame(frame)
         case let clock?:
             let now = WallClockTime.nowMicrosecondsSinceEpoch()
             guard let target = clock.wallClockMicroseconds(now: now), target > now else {
-                throw .capture(.startInPast(clock.description))
+                throw PlayerError.capture(.startInPast(clock.description))
             }
-            try player.play(atJackNanoseconds: WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
+            return .atWallClock(microseconds: target)
         }
-        var announced = false
-        var stopped = false
-        var wallClockTarget: Int64?
-        switch start {
-        case .wallClock?, .dateTime?: wallClockTarget = start?.wallClockMicroseconds()
-        default: break
-        }
-        let terminal = TerminalKeys(readingPipes: true)
-        defer { terminal.restore() }
-        var keys = PlayKeys()
-        if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
-        var paused = false
-        var passes = 0
-        var interruptionsShown = 0
-        let meterNames = MeterSnapshot.channelNames(sources: player.portNames)
-        while finish.outcome == nil {
-            for key in keys.keys(in: terminal.keys()) {
-                switch key {
-                case .togglePause:
-                    if paused {
-                        try player.play()
-                        console.line("jcap: playing from file frame \(player.currentFrame)")
-                    } else {
-                        player.pause()
-                        console.line("jcap: paused at file frame \(player.currentFrame)")
-                    }
-                    paused.toggle()
-                case .seekBack, .seekForward:
-                    let step = Int64(PlayKeys.seekSeconds * player.fileSampleRate) * (key == .seekBack ? -1 : 1)
-                    let target = min(max(0, player.currentFrame + step), player.durationFrames)
-                    player.currentFrame = target
-                    console.line("jcap: seeking to file frame \(target)")
-                case .stop:
-                    player.stop()
-                    stopped = true
-                }
-            }
-            if stopped { break }
-            if let target = wallClockTarget, player.startedFrame == nil {
-                // Converted again each pass (every 10 ms) until the start's cycle decides it.
-                player.updateClockStart(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target))
-            }
-            if !announced, let frame = player.startedFrame {
-                announced = true
-                let late = player.lateStartFrames
-                console.line("jcap: playing from file frame \(fromFrames), starting at JACK frame \(frame)"
-                             + (late > 0 ? " (\(late) frames late)" : ""))
-            }
-            let interruptions = player.interruptions
-            for case .outputDisconnected(let port) in interruptions.dropFirst(interruptionsShown) {
-                console.line("jcap: \(port) lost its last connection: playing goes on, unheard there until patched again")
-            }
-            interruptionsShown = interruptions.count
-            if signals.stopSignal != nil {
-                player.stop()
-                stopped = true
-                break
-            }
-            passes += 1
-            if passes % 5 == 0 {
-                player.updateMeters()
-                console.show(MeterSnapshot(player: player, names: meterNames, paused: paused, startFrame: startFrame))
-            }
-            usleep(10_000)
-        }
-        console.endDisplay()
-        let underruns = player.underruns
-        for underrun in underruns {
-            console.line("jcap: underrun: \(underrun.frames) frames of silence at file frame \(underrun.position) "
-                         + "(JACK frame \(underrun.jackFrame))")
-        }
-        let position = stopped ? player.currentFrame : player.durationFrames
-        if let error = player.decodeErrors.first {
-            // Its ports played silence from there; the other files played on.
-            console.line("jcap: error: \(error)")
-            return .decodeFailed
-        }
-        if finish.outcome == false {
-            console.line("jcap: error: the JACK server shut down; playing stopped at file frame \(player.currentFrame)")
-            return .serverShutDown
-        }
-        console.line("jcap: \(stopped ? "stopped at" : "played to") file frame \(position)"
-                     + (underruns.isEmpty ? "" : ", \(player.underrunFrames) frames of silence in \(underruns.count) underruns"))
-        return underruns.isEmpty ? .success : .lostFrames
     }
 
     /// The files to play and their ports' names: the sound files given, or with `--take N` a
     /// session take's files (from its take log), each track's port named after the track.
-    private func playedFiles() throws(PlayerError) -> (paths: [String], portNames: [String]?) {
+    private func playedFiles() throws -> (paths: [String], portNames: [String]?) {
         guard let take else { return (files, nil) }
         guard files.count == 1, let sessionFile = files.first else {
-            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "one session file (TOML) before it"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "one session file (TOML) before it")
         }
         let definition: SessionDefinition
         do { definition = try SessionDefinition.load(path: sessionFile) } catch {
-            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "a session file: \(error)"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "a session file: \(error)")
         }
         let entries: [TakeLogEntry]
         do { entries = try TakeLog(folder: definition.folder).entries() } catch {
-            throw .capture(.badOption(flag: "--take", value: "\(take)", expected: "a readable take log: \(error)"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "a readable take log: \(error)")
         }
         guard let entry = entries.first(where: { $0.take == take }), !entry.status.isRemoved else {
             let known = entries.filter { !$0.status.isRemoved }.map { String($0.take) }
-            throw .capture(.badOption(flag: "--take", value: "\(take)",
-                                      expected: "a take of \(definition.name) (\(known.isEmpty ? "none recorded" : known.joined(separator: ", ")))"))
+            throw CommandLineError.badOption(flag: "--take", value: "\(take)",
+                                             expected: "a take of \(definition.name) (\(known.isEmpty ? "none recorded" : known.joined(separator: ", ")))")
         }
         // Each track's port as the session names its input port (`:` replaced).
         let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)
@@ -304,16 +207,5 @@ struct PlayCommand: ParsableCommand {
         for (index, (port, connections)) in zip(player.portNames, player.connections).enumerated() {
             console.line("  channel \(index + 1): \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
         }
-    }
-}
-
-/// Waits for the player's delegate to say playing finished.
-private final class FinishWaiter: PlayerDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var finished: Bool?
-    var outcome: Bool? { lock.withLock { finished } }
-
-    func playerDidFinishPlaying(_ player: Player, successfully: Bool) {
-        lock.withLock { finished = successfully }
     }
 }

@@ -16,8 +16,7 @@ struct PortsCommand: ParsableCommand {
             Exit status: 0 listed; 10 no JACK server; 18 JACK refused the client.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
-    var server: String?
+    @OptionGroup var jack: ServerOption
 
     @Flag(name: .long, help: "Print a JSON array for programs instead of lines.")
     var json = false
@@ -26,7 +25,7 @@ struct PortsCommand: ParsableCommand {
         let console = Console(display: MeterDisplay.none)
         let client: JackClient
         do {
-            client = try JackClient(name: "jcap-ports", server: server)
+            client = try JackClient(name: "jcap-ports", server: jack.server)
         } catch {
             throw console.fail(.jack(error))
         }

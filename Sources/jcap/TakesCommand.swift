@@ -9,10 +9,7 @@ struct TakesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "takes",
         abstract: "List a session's takes; delete one, set its note or mark it.",
-        discussion: """
-            Exit status: 0 done; 20 bad session file; 22 the take log failed, or --delete while
-            another jcap has the session open; 23 no such take.
-            """)
+        discussion: ExitStatus.helpParagraph(for: .takes))
 
     @Argument(help: ArgumentHelp("The session file.", valueName: "file"))
     var file: String

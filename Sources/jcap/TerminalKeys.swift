@@ -39,11 +39,6 @@ final class TerminalKeys {
     /// Keys come from a terminal.
     var isActive: Bool { saved != nil }
 
-    /// The commands typed since the last call.
-    func commands() -> [Command] {
-        keys().compactMap(Self.command(for:))
-    }
-
     /// The keys typed (or piped) since the last call.
     func keys() -> [UInt8] {
         guard saved != nil || readsPipe else { return [] }

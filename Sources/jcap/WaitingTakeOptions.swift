@@ -31,39 +31,41 @@ struct WaitingTakeOptions: ParsableArguments {
     /// `--split`, `--takes`. `keyStartsTakes`: a pre-roll may also serve a record key (an
     /// interactive session).
     func resolve(at: String?, alignLatency: Bool, split: String?, takes: Int? = nil,
-                 keyStartsTakes: Bool = false) throws(CaptureError) -> Resolved {
+                 keyStartsTakes: Bool = false) throws -> Resolved {
         var resolved = Resolved()
         if transport {
-            if let at { throw .badOption(flag: "--at", value: at, expected: "no start time with --transport (the transport's roll starts each take)") }
-            if let takes { throw .badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --transport (each roll is a take)") }
+            if let at { throw CommandLineError.badOption(flag: "--at", value: at, expected: "no start time with --transport (the transport's roll starts each take)") }
+            if let takes { throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --transport (each roll is a take)") }
             resolved.followsTransport = true
         }
         if let trigger {
-            if transport { throw .badOption(flag: "--trigger", value: trigger, expected: "--trigger or --transport, not both") }
-            if let at { throw .badOption(flag: "--at", value: at, expected: "no start time with --trigger (sound starts each take)") }
-            if let takes { throw .badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --trigger (each trigger is a take)") }
+            if transport { throw CommandLineError.badOption(flag: "--trigger", value: trigger, expected: "--trigger or --transport, not both") }
+            if let at { throw CommandLineError.badOption(flag: "--at", value: at, expected: "no start time with --trigger (sound starts each take)") }
+            if let takes { throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "no --takes with --trigger (each trigger is a take)") }
             if alignLatency {
-                throw .badOption(flag: "--trigger", value: trigger, expected: "no --align-latency with --trigger (not supported together)")
+                throw CommandLineError.badOption(flag: "--trigger", value: trigger, expected: "no --align-latency with --trigger (not supported together)")
             }
-            resolved.triggerLevel = try TriggerLevel.parse(trigger)
+            do { resolved.triggerLevel = try TriggerLevel.parse(trigger) } catch {
+                throw CommandLineError.refusedValue(flag: "--trigger", value: trigger, error)
+            }
         }
         if let triggerStop {
-            guard trigger != nil else { throw .badOption(flag: "--trigger-stop", value: triggerStop, expected: "--trigger too") }
+            guard trigger != nil else { throw CommandLineError.badOption(flag: "--trigger-stop", value: triggerStop, expected: "--trigger too") }
             let parsed = try CaptureDuration(parsing: triggerStop)
-            guard !parsed.isZero else { throw .badDuration(triggerStop, reason: "a stop after silence must be longer than zero") }
+            guard !parsed.isZero else { throw CaptureError.badDuration(triggerStop, reason: "a stop after silence must be longer than zero") }
             resolved.triggerStop = parsed
         }
         if let preRoll {
             guard resolved.waits || keyStartsTakes else {
-                throw .badOption(flag: "--pre-roll", value: preRoll,
-                                 expected: keyStartsTakes || split != nil
-                                    ? "--trigger, --transport or the record key (a take that waits), not --at, --for, --takes or --split alone"
-                                    : "--trigger or --transport too (a take that waits)")
+                throw CommandLineError.badOption(flag: "--pre-roll", value: preRoll,
+                                                 expected: keyStartsTakes || split != nil
+                                                    ? "--trigger, --transport or the record key (a take that waits), not --at, --for, --takes or --split alone"
+                                                    : "--trigger or --transport too (a take that waits)")
             }
             resolved.preRoll = try CaptureDuration(parsing: preRoll)
         }
         if let split, resolved.waits {
-            throw .badOption(flag: "--split", value: split, expected: "no --split with --transport or --trigger (not supported together)")
+            throw CommandLineError.badOption(flag: "--split", value: split, expected: "no --split with --transport or --trigger (not supported together)")
         }
         return resolved
     }

@@ -29,6 +29,38 @@ struct CommandLineAdviceTests {
         #expect(CommandLineAdvice.message(for: error) == jcap)
     }
 
+    @Test("the library's value errors name the value, never a flag; jcap names the flag the user typed (status 64)", arguments: [
+        (StudioSessionError.badTakeCount(0), "bad number of takes 0: use 1 or more", "bad --takes '0': use 1 or more"),
+        (.splitWithSeveralTakes(3), "a split take is 1 take, not 3 (each piece of a split is a take)",
+         "bad --takes '3': use 1 with --split (each piece of a split is a take)"),
+        (.splitNeedsScheduledStart, "a split take cannot wait for the transport, a trigger level or a cue (not supported together)",
+         "a split take cannot wait for the transport, a trigger level or a cue (not supported together) (drop --split, or --transport and --trigger)"),
+        (.overdubNeedsLatencyAlignment(take: 2), "overdub of take 2: the session must align to capture latency (align_latency = true)",
+         "overdub of take 2: the session must align to capture latency (align_latency = true) (or --align-latency)"),
+        (.takesNeedLength, "several takes back to back need a length for each", "several takes back to back need a length for each (add --for)"),
+        (.capture(.triggerLevelOutOfRange(-200)), "trigger level -200.0 dBFS is out of range: use a level from -160 to 0 dBFS",
+         "bad --trigger '-200.0dB': use a level from -160dB to 0dB"),
+        (.capture(.badTriggerLevel("loud")), "bad trigger level 'loud': use a level in dBFS, like -40dB",
+         "bad --trigger 'loud': use a level in dBFS, like -40dB"),
+    ] as [(StudioSessionError, String, String)])
+    func valueErrors(error: StudioSessionError, library: String, jcap: String) {
+        #expect(error.description == library)
+        #expect(!error.description.contains("--"))
+        #expect(CommandLineAdvice.message(for: error) == jcap)
+        #expect(JcapExitStatus(for: error) == .usage)
+    }
+
+    @Test("a flag's value the library refused: the flag and the value as typed, the library error's status")
+    func refusedValue() throws {
+        var refusal: CaptureError?
+        do { _ = try SplitInterval(parsing: "25h") } catch { refusal = error }
+        let error = CommandLineError.refusedValue(flag: "--split", value: "25h", try #require(refusal))
+        #expect(CommandLineAdvice.message(for: error) == "bad --split '25h': a split is at most 24h (boundaries restart at local midnight)")
+        #expect(JcapExitStatus(for: error) == .badTime)
+        #expect(JcapExitStatus(for: CommandLineError.badOption(flag: "--volume", value: "2", expected: "a gain from 0 to 1")) == .usage)
+        #expect(CommandLineAdvice.message(for: PlayerError.capture(.outputExists("a.wav"))) == "'a.wav' already exists (use --overwrite to replace it)")
+    }
+
     @Test("every refused format combination: one line saying what is needed, to use or to drop, and status 16")
     func everyRefusal() {
         let depths: [Int?] = [nil] + Set(AudioFormat.allCases.flatMap { $0.bitDepths?.allowed ?? [] }).sorted()

@@ -81,6 +81,10 @@ struct JcapOptionsTests {
         (["-o", "a.flac", "--compression-level", "9"], .unsupportedFormat, "--compression-level 9 is out of range"),
         (["-o", "a.mp3", "--compression-level", "3"], .unsupportedFormat, "--compression-level applies to FLAC, not MP3"),
         (["--src-quality", "great"], .usage, "bad --src-quality 'great': use best, medium, fastest, zero-order-hold or linear"),
+        (["--trigger", "-200dB"], .usage, "bad --trigger '-200dB': use a level from -160dB to 0dB"),
+        (["--trigger", "loud"], .usage, "bad --trigger 'loud': use a level in dBFS, like -40dB"),
+        (["--split", "0s", "--for", "1s"], .badTime, "bad --split '0s': a split must be at least 1s"),
+        (["--split", "48000f", "--for", "1s"], .badTime, "bad --split '48000f': a split is a time on the clock, not frames"),
     ]
 
     @Test("bad values: one line naming what is allowed, 16 for a format the file cannot have, 64 for a value that does not parse",

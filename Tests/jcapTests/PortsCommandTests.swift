@@ -42,7 +42,7 @@ struct PortsCommandTests {
     @Test("parses --server and --json")
     func arguments() throws {
         let command = try PortsCommand.parse(["--server", "studio", "--json"])
-        #expect(command.server == "studio")
+        #expect(command.jack.server == "studio")
         #expect(command.json)
         #expect(try Jcap.parseAsRoot(["ports"]) is PortsCommand)
     }

@@ -23,8 +23,10 @@ public enum CaptureError: Error, Equatable, Sendable {
     case unsupportedExtension(String)
     /// A format, bit depth, byte order, encoder setting or sample rate the file cannot have.
     case format(FormatError)
-    /// A flag whose value does not parse.
-    case badOption(flag: String, value: String, expected: String)
+    /// A trigger level that does not parse as a level in dBFS.
+    case badTriggerLevel(String)
+    /// A trigger level outside -160 to 0 dBFS (or not a finite number).
+    case triggerLevelOutOfRange(Double)
     /// More channels than the format allows.
     case tooManyChannels(container: String, maximum: Int, requested: Int)
     /// Writing the file failed mid-take (a full disk, an I/O error).
@@ -74,8 +76,10 @@ extension CaptureError: CustomStringConvertible {
             return "unsupported file extension '\(ext)' (use \(FileContainer.allExtensionsList))"
         case .format(let error):
             return error.description
-        case .badOption(let flag, let value, let expected):
-            return "bad \(flag) '\(value)': use \(expected)"
+        case .badTriggerLevel(let text):
+            return "bad trigger level '\(text)': use a level in dBFS, like -40dB"
+        case .triggerLevelOutOfRange(let decibels):
+            return "trigger level \(decibels) dBFS is out of range: use a level from -160 to 0 dBFS"
         case .tooManyChannels(let container, let maximum, let requested):
             return "\(container) holds at most \(maximum) channels, not \(requested) (use PCM or float in a .wav, .w64 or .caf file)"
         case .writeFailed(let path, let reason):
@@ -122,7 +126,7 @@ extension CaptureError {
 public enum FormatError: Error, Equatable, Sendable {
     /// A format name (`AudioFormat(name:)`) that names no format.
     case unknownFormat(String)
-    /// AAC was asked for (by extension or `--format`).
+    /// AAC was asked for (by extension or by name).
     case noAACEncoder
     /// The container does not hold the encoding (ALAC in WAV).
     case containerCannotHold(format: String, fileExtension: String, containers: [String])

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A split take's wall-clock boundaries (`--split`), as the take's event pump asks the process
+/// A split take's wall-clock boundaries (`CaptureConfiguration.split`), as the take's event pump asks the process
 /// callback for them one at a time, and the pieces written so far.
 ///
 /// The pump asks for the first boundary after the take's start as soon as the take is armed, and
@@ -11,13 +11,16 @@ import Foundation
 /// wall clock, converted to JACK's clock again at every wake of the pump (every 10 ms) until it
 /// is placed, as a wall-clock start is (`WallClockToJack`): no drift between the sample clock and
 /// the wall clock accumulates from one file to the next.
-final class TakeSplitSchedule: @unchecked Sendable {
+final class TakeSplitSchedule: Sendable {
     let interval: SplitInterval
-    private let lock = NSLock()
-    /// Boundary n (from 1) at index n - 1, microseconds since the Unix epoch.
-    private var boundaries: [Int64] = []
-    private var finished: [TakeSegment] = []
-    private var delivered = 0
+    private let state = Locked(State())
+
+    private struct State {
+        /// Boundary n (from 1) at index n - 1, microseconds since the Unix epoch.
+        var boundaries: [Int64] = []
+        var finished: [TakeSegment] = []
+        var delivered = 0
+    }
 
     init(interval: SplitInterval) {
         self.interval = interval
@@ -25,14 +28,14 @@ final class TakeSplitSchedule: @unchecked Sendable {
 
     /// The wall-clock moment of boundary `number` (1 for the take's first), once asked for.
     func boundaryMicroseconds(_ number: Int) -> Int64? {
-        lock.withLock { number >= 1 && number <= boundaries.count ? boundaries[number - 1] : nil }
+        state.withLock { number >= 1 && number <= $0.boundaries.count ? $0.boundaries[number - 1] : nil }
     }
 
     /// Asks the callback for the next boundary when it has placed the last one, or converts the
     /// one it is waiting for again. `firstAfter` is the moment the first boundary must follow.
     func advance(engine: CaptureEngine, take: UInt32, firstAfter: () -> Int64) {
         let placed = engine.placedSplitBoundary(take: take)
-        let (count, last) = lock.withLock { (boundaries.count, boundaries.last) }
+        let (count, last) = state.withLock { ($0.boundaries.count, $0.boundaries.last) }
         var number = count
         var moment: Int64
         if let last, placed < count {
@@ -41,28 +44,28 @@ final class TakeSplitSchedule: @unchecked Sendable {
             moment = last.map { interval.nextBoundary(following: $0, now: WallClockTime.nowMicrosecondsSinceEpoch()) }
                 ?? interval.nextBoundary(after: firstAfter())
             number += 1
-            lock.withLock { boundaries.append(moment) }
+            state.withLock { $0.boundaries.append(moment) }
         }
         engine.requestSplit(take: take, boundary: Int64(number),
                             atJackNanoseconds: WallClockToJack.jackNanoseconds(atWallClockMicroseconds: moment))
     }
 
     func segmentFinished(_ segment: TakeSegment) {
-        lock.withLock { finished.append(segment) }
+        state.withLock { $0.finished.append(segment) }
     }
 
     /// The segments finished since the last call (one consumer).
     func takeFinishedSegments() -> [TakeSegment] {
-        lock.withLock {
-            let new = Array(finished[delivered...])
-            delivered = finished.count
+        state.withLock { state in
+            let new = Array(state.finished[state.delivered...])
+            state.delivered = state.finished.count
             return new
         }
     }
 }
 
 extension Take {
-    /// The interval a split take's files change at (`--split`), nil when it is not split.
+    /// The interval a split take's files change at, nil when it is not split.
     public var splitInterval: SplitInterval? { split?.interval }
 
     /// The pieces of a split take whose files were closed since the last call, in order (one

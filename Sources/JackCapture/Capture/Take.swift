@@ -9,6 +9,7 @@ import Foundation
 /// stop, the server gone, the disk failed, the sample rate changed) and finishes the take there;
 /// `waitUntilFinished` and `finish` wait for that by waiting on a condition, not by polling.
 public final class Take: @unchecked Sendable {
+    // @unchecked: an NSCondition guards its vars (finishing is waited on; a Mutex cannot wait).
     public enum State: Equatable, Sendable {
         /// The file is created and its writer runs; nothing is armed.
         case prepared
@@ -35,7 +36,7 @@ public final class Take: @unchecked Sendable {
     /// The sources recorded, in channel order, as they were when the take was made.
     public let sources: [String]
     let writer: DiskWriter
-    /// The wall-clock boundaries a split take's files change at (`--split`); nil when not split.
+    /// The wall-clock boundaries a split take's files change at (`SplitInterval`); nil when not split.
     let split: TakeSplitSchedule?
     private let pump: EventPump
     /// When `start()` starts and for how long: the client's configured start time and duration.
@@ -61,10 +62,11 @@ public final class Take: @unchecked Sendable {
     /// The JACK frame the take was armed to start at (nil: the first cycle after `start`).
     public private(set) var scheduledStart: UInt32?
     /// The wall-clock moment (microseconds since the Unix epoch) the take was armed to start at,
-    /// for a time of day or a date (`--at 14:30:00`); its frame is decided in the cycle it falls in.
+    /// for a time of day or a date (`StartTime.wallClock`); its frame is decided in the cycle it falls in.
     public private(set) var scheduledWallClockStart: Int64?
-    /// With `--align-latency`: each channel's capture latency, read when the take was armed (for
-    /// a channel no file holds, the largest of the recorded channels': `alignment(latencies:recordedChannels:)`).
+    /// With `alignsToCaptureLatency`: each channel's capture latency, read when the take was armed
+    /// (for a channel no file holds, the largest of the recorded channels':
+    /// `alignment(latencies:recordedChannels:)`).
     public private(set) var latencyAlignment: LatencyAlignment?
     private var waitsForTransport = false
     private var waitsForLevel = false
@@ -178,7 +180,7 @@ public final class Take: @unchecked Sendable {
 
     // MARK: Driving the take
 
-    /// Starts as the client's configuration says: at its start time (`--at`) for its duration.
+    /// Starts as the client's configuration says: at its start time (`start`) for its duration.
     public func start() throws(CaptureError) {
         var length: Int64?
         if let duration = configuredDuration { length = try duration.takeLength(atSampleRate: jack.sampleRate) }
@@ -203,17 +205,17 @@ public final class Take: @unchecked Sendable {
     }
 
     /// Starts on the first sample of any channel at or above `decibels` dBFS (a pre-roll earlier,
-    /// with the client's `--pre-roll`), and with the client's `--trigger-stop` ends after that
+    /// with the client's `preRoll`), and with the client's `triggerStop` ends after that
     /// long below it (or after `lengthFrames`, or at `stop()`).
     public func startOnLevel(decibels: Double, lengthFrames: Int64? = nil) throws(CaptureError) {
         guard decibels.isFinite, decibels <= 0, decibels >= -160 else {
-            throw .badOption(flag: "--trigger", value: "\(decibels)dB", expected: "a level from -160dB to 0dB")
+            throw .triggerLevelOutOfRange(decibels)
         }
         try arm(.onLevel(LevelTrigger.amplitude(decibels: decibels)), lengthFrames: lengthFrames)
     }
 
     /// Arms the take to start when `cue()` is called, a pre-roll before it (the client's
-    /// `--pre-roll`): the ring keeps that much of every channel meanwhile. A session's record
+    /// `preRoll`): the ring keeps that much of every channel meanwhile. A session's record
     /// key uses it.
     public func startOnCue(lengthFrames: Int64? = nil) throws(CaptureError) {
         try arm(.onCue, lengthFrames: lengthFrames)

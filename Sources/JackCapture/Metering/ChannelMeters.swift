@@ -41,11 +41,11 @@ public struct MeterReading: Equatable, Sendable {
 /// AVAudioRecorder reports it). Time is counted in audio frames, not wall-clock time, so the
 /// meters move the same however often they are read.
 ///
-/// Thread-safe: `update()` and every read take one lock, so UI threads and a recorder's event
+/// Thread-safe: `update()` and every read take one mutex, so UI threads and a recorder's event
 /// thread may share a meter. The real-time callback never touches it (it only writes the
 /// accumulators' atomics). A channel out of range reads as silence (`floor`, `MeterReading.silent`,
 /// no clips), as AVAudioRecorder reads it.
-public final class ChannelMeters: @unchecked Sendable {
+public final class ChannelMeters: Sendable {
     public static let floor: Float = -160
     public static let averagingTime = 0.3
     public static let peakReleaseRate = 20.0 / 1.7
@@ -53,87 +53,95 @@ public final class ChannelMeters: @unchecked Sendable {
 
     let accumulators: MeterAccumulators
     let sampleRate: Double
-    private let lock = NSLock()
-    /// Runs inside `update()`, with the lock held, after the first channel is updated: how tests
+    private let state: Locked<State>
+
+    /// The ballistics' memory, per channel, as of the last update.
+    private struct State {
+        var lastFrames: Int64 = 0
+        var lastSums: [Double]
+        var meanSquares: [Double]
+        var peaks: [Double]
+        var holds: [Double]
+        var holdAges: [Double]
+        var midUpdate: (@Sendable () -> Void)?
+
+        init(channelCount count: Int) {
+            lastSums = [Double](repeating: 0, count: count)
+            meanSquares = lastSums
+            peaks = lastSums
+            holds = lastSums
+            holdAges = lastSums
+        }
+    }
+
+    /// Runs inside `update()`, with the mutex held, after the first channel is updated: how tests
     /// catch a read that does not wait for an update to finish.
-    var midUpdate: (@Sendable () -> Void)?
-    private var lastFrames: Int64 = 0
-    private var lastSums: [Double]
-    private var meanSquares: [Double]
-    private var peaks: [Double]
-    private var holds: [Double]
-    private var holdAges: [Double]
+    var midUpdate: (@Sendable () -> Void)? {
+        get { state.withLock { $0.midUpdate } }
+        set { state.withLock { $0.midUpdate = newValue } }
+    }
 
     init(accumulators: MeterAccumulators, sampleRate: Int) {
         self.accumulators = accumulators
         self.sampleRate = Double(sampleRate)
-        let count = accumulators.channelCount
-        lastSums = [Double](repeating: 0, count: count)
-        meanSquares = [Double](repeating: 0, count: count)
-        peaks = [Double](repeating: 0, count: count)
-        holds = [Double](repeating: 0, count: count)
-        holdAges = [Double](repeating: 0, count: count)
+        state = Locked(State(channelCount: accumulators.channelCount))
     }
 
     public var channelCount: Int { accumulators.channelCount }
 
     /// Takes in everything measured since the last update and moves the meters on.
     public func update() {
-        lock.lock()
-        defer { lock.unlock() }
+        state.withLock { update(&$0) }
+    }
+
+    private func update(_ state: inout State) {
         let frames = accumulators.meteredFrames.load(ordering: .acquiring)
-        let newFrames = frames - lastFrames
+        let newFrames = frames - state.lastFrames
         guard newFrames > 0 else { return }
-        lastFrames = frames
+        state.lastFrames = frames
         let seconds = Double(newFrames) / sampleRate
         let averaging = 1 - exp(-seconds / Self.averagingTime)
         let release = pow(10, -Self.peakReleaseRate * seconds / 20)
         for channel in 0..<channelCount {
             let sum = Double(bitPattern: UnsafeAtomic<UInt64>(at: accumulators.sumsOfSquares + channel)
                 .load(ordering: .relaxed))
-            let meanSquare = max(0, sum - lastSums[channel]) / Double(newFrames)
-            lastSums[channel] = sum
-            meanSquares[channel] += averaging * (meanSquare - meanSquares[channel])
+            let meanSquare = max(0, sum - state.lastSums[channel]) / Double(newFrames)
+            state.lastSums[channel] = sum
+            state.meanSquares[channel] += averaging * (meanSquare - state.meanSquares[channel])
 
             let windowPeak = Double(Float(bitPattern: UnsafeAtomic<UInt32>(at: accumulators.windowPeaks + channel)
                 .exchange(0, ordering: .relaxed)))
-            peaks[channel] = max(windowPeak, peaks[channel] * release)
-            holdAges[channel] += seconds
-            if windowPeak >= holds[channel] || holdAges[channel] > Self.peakHoldTime {
-                holds[channel] = windowPeak
-                holdAges[channel] = 0
+            state.peaks[channel] = max(windowPeak, state.peaks[channel] * release)
+            state.holdAges[channel] += seconds
+            if windowPeak >= state.holds[channel] || state.holdAges[channel] > Self.peakHoldTime {
+                state.holds[channel] = windowPeak
+                state.holdAges[channel] = 0
             }
-            if channel == 0 { midUpdate?() }
+            if channel == 0 { state.midUpdate?() }
         }
     }
 
     private func contains(_ channel: Int) -> Bool { channel >= 0 && channel < channelCount }
 
-    private func withLock<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
-
     /// RMS level of a channel (0-based) in dBFS.
     public func averagePower(forChannel channel: Int) -> Float {
         guard contains(channel) else { return Self.floor }
-        return withLock { Self.decibels(power: meanSquares[channel]) }
+        return state.withLock { Self.decibels(power: $0.meanSquares[channel]) }
     }
 
     /// Peak level of a channel (0-based) in dBFS.
     public func peakPower(forChannel channel: Int) -> Float {
         guard contains(channel) else { return Self.floor }
-        return withLock { Self.decibels(amplitude: peaks[channel]) }
+        return state.withLock { Self.decibels(amplitude: $0.peaks[channel]) }
     }
 
     /// Everything the meter shows for a channel, read at one moment (between updates).
     public func reading(forChannel channel: Int) -> MeterReading {
         guard contains(channel) else { return .silent }
-        return withLock {
-            MeterReading(averagePower: Self.decibels(power: meanSquares[channel]),
-                         peakPower: Self.decibels(amplitude: peaks[channel]),
-                         peakHold: Self.decibels(amplitude: holds[channel]),
+        return state.withLock { state in
+            MeterReading(averagePower: Self.decibels(power: state.meanSquares[channel]),
+                         peakPower: Self.decibels(amplitude: state.peaks[channel]),
+                         peakHold: Self.decibels(amplitude: state.holds[channel]),
                          highestPeak: highestPeak(forChannel: channel), clipCount: clipCount(forChannel: channel))
         }
     }

@@ -25,6 +25,7 @@ import Foundation
 /// records a new take into the same file, replacing it, as AVAudioRecorder does, on the same
 /// JACK ports and connections.
 public final class Recorder: @unchecked Sendable {
+    // @unchecked: an NSRecursiveLock guards its vars; methods re-enter it, which a Mutex would deadlock.
     /// The file the recorder writes.
     public let url: URL
     /// The file's format, rate, channel count and encoder settings.
@@ -446,11 +447,10 @@ public final class Recorder: @unchecked Sendable {
 }
 
 /// Channels whose source is disconnected, as the event thread tracks them.
-private final class InterruptedChannels: @unchecked Sendable {
-    private let lock = NSLock()
-    private var channels = Set<Int>()
-    func insert(_ channel: Int) -> Bool { lock.withLock { channels.insert(channel).inserted } }
-    func remove(_ channel: Int) -> Bool { lock.withLock { channels.remove(channel) != nil } }
+private final class InterruptedChannels: Sendable {
+    private let channels = Locked(Set<Int>())
+    func insert(_ channel: Int) -> Bool { channels.withLock { $0.insert(channel).inserted } }
+    func remove(_ channel: Int) -> Bool { channels.withLock { $0.remove(channel) != nil } }
 }
 
 extension Recorder {

@@ -10,13 +10,13 @@ import Foundation
 /// lock and keeps the folder locked after jcap exits. The file is never removed: removing it
 /// while another process waits on the old inode would let two processes lock two different
 /// files of the same name.
-public final class SessionLock: @unchecked Sendable {
+public final class SessionLock: Sendable {
     public static let fileName = ".jcap.lock"
 
     public let folder: String
     public var path: String { folder + "/" + Self.fileName }
-    private let lock = NSLock()
-    private var descriptor: Int32
+    /// The lock file's descriptor, -1 once released.
+    private let descriptor: Locked<Int32>
     private let identity: SessionRegistry.Folder
 
     /// Takes the lock, or refuses with `sessionInUse` naming the owner's PID.
@@ -39,7 +39,7 @@ public final class SessionLock: @unchecked Sendable {
         if ftruncate(descriptor, 0) == 0 {
             _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
-        self.descriptor = descriptor
+        self.descriptor = Locked(descriptor)
         identity = SessionRegistry.Folder(path: folder)
         SessionRegistry.shared.locked(identity)
     }
@@ -48,14 +48,14 @@ public final class SessionLock: @unchecked Sendable {
 
     /// Gives the folder up (closing the descriptor drops the flock). Safe to call more than once.
     public func release() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard descriptor >= 0 else { return }
-        SessionRegistry.shared.unlocked(identity)
-        // Emptied first so a stale PID never names a process that no longer has the folder.
-        _ = ftruncate(descriptor, 0)
-        Glibc.close(descriptor)
-        descriptor = -1
+        descriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            SessionRegistry.shared.unlocked(identity)
+            // Emptied first so a stale PID never names a process that no longer has the folder.
+            _ = ftruncate(descriptor, 0)
+            Glibc.close(descriptor)
+            descriptor = -1
+        }
     }
 
     /// True while this process holds the lock on `folder` (through any `SessionLock`).
@@ -80,7 +80,7 @@ public final class SessionLock: @unchecked Sendable {
 /// lock forgets the folder's live takes.
 ///
 /// Folders are told apart by device and inode, so two spellings of one folder are one folder.
-final class SessionRegistry: @unchecked Sendable {
+final class SessionRegistry: Sendable {
     static let shared = SessionRegistry()
 
     struct Folder: Hashable {
@@ -102,9 +102,12 @@ final class SessionRegistry: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var lockedFolders: [Folder: Int] = [:]
-    private var liveTakes: Set<LiveTake> = []
+    private let state = Locked(State())
+
+    private struct State {
+        var lockedFolders: [Folder: Int] = [:]
+        var liveTakes: Set<LiveTake> = []
+    }
 
     private struct LiveTake: Hashable {
         var folder: Folder
@@ -115,30 +118,30 @@ final class SessionRegistry: @unchecked Sendable {
     /// tenure (a recorder that never logged its take's end, or another folder that had the same
     /// inode before it was removed), and must not hide a dead take from recovery.
     func locked(_ folder: Folder) {
-        lock.withLock {
-            if lockedFolders[folder] == nil { liveTakes = liveTakes.filter { $0.folder != folder } }
-            lockedFolders[folder, default: 0] += 1
+        state.withLock { state in
+            if state.lockedFolders[folder] == nil { state.liveTakes = state.liveTakes.filter { $0.folder != folder } }
+            state.lockedFolders[folder, default: 0] += 1
         }
     }
 
     func unlocked(_ folder: Folder) {
-        lock.withLock {
-            let count = (lockedFolders[folder] ?? 1) - 1
-            lockedFolders[folder] = count > 0 ? count : nil
-            if count <= 0 { liveTakes = liveTakes.filter { $0.folder != folder } }
+        state.withLock { state in
+            let count = (state.lockedFolders[folder] ?? 1) - 1
+            state.lockedFolders[folder] = count > 0 ? count : nil
+            if count <= 0 { state.liveTakes = state.liveTakes.filter { $0.folder != folder } }
         }
     }
 
-    func isLocked(_ folder: Folder) -> Bool { lock.withLock { lockedFolders[folder] != nil } }
+    func isLocked(_ folder: Folder) -> Bool { state.withLock { $0.lockedFolders[folder] != nil } }
 
     func setRecording(_ take: Int, in folder: Folder, _ recording: Bool) {
-        lock.withLock {
+        state.withLock { state in
             let key = LiveTake(folder: folder, take: take)
-            if recording { liveTakes.insert(key) } else { liveTakes.remove(key) }
+            if recording { state.liveTakes.insert(key) } else { state.liveTakes.remove(key) }
         }
     }
 
     func isRecording(_ take: Int, in folder: Folder) -> Bool {
-        lock.withLock { liveTakes.contains(LiveTake(folder: folder, take: take)) }
+        state.withLock { $0.liveTakes.contains(LiveTake(folder: folder, take: take)) }
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// to, the largest of them), when the performer hears it and plays along. What they play reaches
 /// each converter at that moment and JACK hands it to jcap `Lc` frames later (each track's
 /// capture latency). So the new take starts at P + Lp on the converters' clock: the session
-/// records aligned to capture latency (`--align-latency`, required here), which shifts each track
+/// records aligned to capture latency (`alignsToCaptureLatency`, required here), which shifts each track
 /// by its own `Lc`. Frame k of the overdub is what reached the converters while frame k of the
 /// played take was leaving the outputs. Both latencies are in the take log (`overdub`,
 /// `aligned_latency`).
@@ -17,7 +17,7 @@ import Foundation
 /// Limits: the playback latency is one for all outputs (an interface's outputs share theirs); a
 /// JACK xrun or a player underrun shifts the rest of the playback against the recording, and
 /// either is reported.
-public final class SessionOverdub: @unchecked Sendable {
+public final class SessionOverdub: Sendable {
     public let session: StudioSession
     /// The take played, as the log has it.
     public let playedTake: TakeLogEntry
@@ -26,15 +26,14 @@ public final class SessionOverdub: @unchecked Sendable {
     /// Opens take `number`'s files and the player's JACK client, `<session>-play`, with one
     /// output port per track named after it, connected to `outputs`.
     ///
-    /// Throws `.capture(.badOption)` when the session does not align to capture latency,
+    /// Throws `.overdubNeedsLatencyAlignment` when the session does not align to capture latency,
     /// `.takeLog` when the take is not in the log, `.overdub` when it was discarded or deleted or
     /// recorded at another sample rate than the server's,
     /// `.playback` for its files and the player's client and connections.
     public init(session: StudioSession, take number: Int, outputs: PlayerOutputs = .default,
                 serverName: String? = nil) throws(StudioSessionError) {
         guard session.client.configuration.alignsToCaptureLatency else {
-            throw .capture(.badOption(flag: "--overdub", value: "\(number)",
-                                      expected: "a session aligned to capture latency (align_latency = true or --align-latency)"))
+            throw .overdubNeedsLatencyAlignment(take: number)
         }
         let entry: TakeLogEntry
         do { entry = try session.log.entry(number) } catch { throw .takeLog(error) }

@@ -13,8 +13,17 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     case takeLog(TakeLogError)
     /// A take is being recorded; it must finish first.
     case takeInProgress
-    /// `--takes` needs a length for each take.
+    /// Several takes back to back need a length for each take.
     case takesNeedLength
+    /// A number of takes below 1.
+    case badTakeCount(Int)
+    /// A split take with a start that waits (the transport, a level, a cue): not supported.
+    case splitNeedsScheduledStart
+    /// A split take with several takes back to back: each piece of a split is a take already.
+    case splitWithSeveralTakes(Int)
+    /// An overdub of take `take` in a session that does not align to capture latency: the new
+    /// take would not line up with the one played.
+    case overdubNeedsLatencyAlignment(take: Int)
     /// Playing a take back (an overdub): a file, the player's client or its outputs.
     case playback(PlayerError)
     /// The take to overdub cannot be played in line with a new take (discarded or deleted, or at
@@ -31,7 +40,12 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .capture(let error): error.description
         case .takeLog(let error): error.description
         case .takeInProgress: "a take is being recorded; stop it first"
-        case .takesNeedLength: "several takes back to back need a length for each (--for)"
+        case .takesNeedLength: "several takes back to back need a length for each"
+        case .badTakeCount(let count): "bad number of takes \(count): use 1 or more"
+        case .splitNeedsScheduledStart: "a split take cannot wait for the transport, a trigger level or a cue (not supported together)"
+        case .splitWithSeveralTakes(let count): "a split take is 1 take, not \(count) (each piece of a split is a take)"
+        case .overdubNeedsLatencyAlignment(let take):
+            "overdub of take \(take): the session must align to capture latency (align_latency = true)"
         case .playback(let error): error.description
         case .overdub(let reason): "overdub: \(reason)"
         case .unknownTrack(let name, let known):
@@ -54,7 +68,7 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
 /// Opening it takes the session folder's lock, so two processes never record into one folder,
 /// and logs takes an earlier process left unfinished (killed) as interrupted with the frames
 /// their files really hold. The client and its connections stay up between takes.
-public final class StudioSession: @unchecked Sendable {
+public final class StudioSession: Sendable {
     public var definition: SessionDefinition { context.definition }
     public var client: CaptureClient { context.client }
     public var log: TakeLog { context.log }
@@ -71,14 +85,18 @@ public final class StudioSession: @unchecked Sendable {
     }
 
     private let folderLock: SessionLock
-    private let lock = NSLock()
     /// Held by `record` while it makes a take and by `setArmed`, so a take never starts with a
-    /// set of armed tracks other than the one its files were made for.
+    /// set of armed tracks other than the one its files were made for. An `NSLock`, not `Locked`:
+    /// it is held across `record`'s throwing work, which a `Mutex` closure cannot span simply.
     private let recordLock = NSLock()
-    private var current: StudioTake?
-    private var lastTakeNumber: Int?
-    /// Whether each track (in `definition.tracks` order) is armed now.
-    private var armed: [Bool]
+    private let state = Locked(State())
+
+    private struct State {
+        var current: StudioTake?
+        var lastTakeNumber: Int?
+        /// Whether each track (in `definition.tracks` order) is armed now.
+        var armed: [Bool] = []
+    }
 
     /// Opens the session on the server (`serverName`, or the default): checks the server's rate
     /// and every track's source before anything is created, then creates the folder, takes its
@@ -130,15 +148,15 @@ public final class StudioSession: @unchecked Sendable {
         let reserve = Int64(definition.bufferSeconds * Double(StudioSession.bytesPerSecond(
             definition, tracks: definition.tracks.count, sampleRate: definition.settings.sampleRate ?? jack.sampleRate)))
             + (1 << 20)
-        armed = definition.tracks.map(\.armed)
         context = StudioSessionContext(definition: definition, client: client, log: log, diskReserveBytes: reserve)
+        state.withLock { $0.armed = definition.tracks.map(\.armed) }
     }
 
     deinit { close() }
 
     /// Finishes a take still recording, then closes the client and lets go of the folder.
     public func close() {
-        if let take = lock.withLock({ current }) { _ = take.finish() }
+        if let take = state.withLock({ $0.current }) { _ = take.finish() }
         // The ports' metadata goes first, while this client still reads its notifications:
         // jack2 1.9.21 closing a client removes each port's properties and notifies every client,
         // this one included, whose notification thread no longer reads then; with more than a few
@@ -185,14 +203,14 @@ public final class StudioSession: @unchecked Sendable {
 
     /// The tracks armed now, in track order: the next take records these.
     public var armedTrackNames: [String] {
-        let armed = lock.withLock { self.armed }
+        let armed = state.withLock { $0.armed }
         return zip(definition.tracks, armed).filter(\.1).map(\.0.name)
     }
 
     /// Whether the track named `track` is armed now.
     public func isArmed(track: String) throws(StudioSessionError) -> Bool {
         let index = try trackIndex(named: track)
-        return lock.withLock { armed[index] }
+        return state.withLock { $0.armed[index] }
     }
 
     /// Arms or disarms the track named `track` from the next take on (its port is always there
@@ -208,7 +226,7 @@ public final class StudioSession: @unchecked Sendable {
         defer { recordLock.unlock() }
         // Only `record` (which waits for `recordLock`) and this change `current` and `armed`.
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
-        var next = lock.withLock { self.armed }
+        var next = state.withLock { $0.armed }
         next[index] = armed
         if armed {
             for file in Self.takeFiles(of: definition, armed: next) {
@@ -221,7 +239,7 @@ public final class StudioSession: @unchecked Sendable {
                 }
             }
         }
-        lock.withLock { self.armed = next }
+        state.withLock { $0.armed = next }
     }
 
     private func trackIndex(named name: String) throws(StudioSessionError) -> Int {
@@ -259,7 +277,7 @@ public final class StudioSession: @unchecked Sendable {
     // MARK: Takes
 
     /// The take being recorded, if any.
-    public var currentTake: StudioTake? { lock.withLock { current } }
+    public var currentTake: StudioTake? { state.withLock { $0.current } }
 
     /// Records the next take (or `count` takes back to back, each `length` long, the next
     /// starting on the frame after the last ended): at `start` (nil: the next cycle), for
@@ -283,18 +301,13 @@ public final class StudioSession: @unchecked Sendable {
                        takes count: Int = 1, split: SplitInterval? = nil, onTransportRoll: Bool = false,
                        onLevel decibels: Double? = nil, onCue: Bool = false,
                        overdub: TakeLogOverdub? = nil) throws(StudioSessionError) -> StudioTake {
-        guard count >= 1 else { throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 or more")) }
-        if split != nil && (onTransportRoll || decibels != nil || onCue) {
-            throw .capture(.badOption(flag: "--split", value: split?.description ?? "",
-                                      expected: "no --split with a take that waits for a trigger (not supported together)"))
-        }
-        if split != nil && count > 1 {
-            throw .capture(.badOption(flag: "--takes", value: "\(count)", expected: "1 with --split (each piece of a split is a take)"))
-        }
+        guard count >= 1 else { throw .badTakeCount(count) }
+        if split != nil && (onTransportRoll || decibels != nil || onCue) { throw .splitNeedsScheduledStart }
+        if split != nil && count > 1 { throw .splitWithSeveralTakes(count) }
         recordLock.lock()
         defer { recordLock.unlock() }
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
-        let armedNow = lock.withLock { armed }
+        let armedNow = state.withLock { $0.armed }
         let sessionFiles = Self.takeFiles(of: definition, armed: armedNow)
         if sessionFiles.isEmpty { throw .noArmedTrack }
         let lengthFrames: Int64?
@@ -335,9 +348,9 @@ public final class StudioSession: @unchecked Sendable {
             studioTake.abandon()
             throw .capture(error)
         }
-        lock.withLock {
-            current = studioTake
-            lastTakeNumber = first + count - 1
+        state.withLock { state in
+            state.current = studioTake
+            state.lastTakeNumber = first + count - 1
         }
         studioTake.watchDisk()
         return studioTake
@@ -377,13 +390,13 @@ public final class StudioSession: @unchecked Sendable {
     public func discardLastTake() throws(StudioSessionError) -> Int? {
         if let running = currentTake, !running.take.isFinished { throw .takeInProgress }
         // A split take's last piece is numbered as it is recorded.
-        guard let number = lock.withLock({ lastTakeNumber.map { max($0, current?.lastNumber ?? $0) } }) else { return nil }
+        guard let number = state.withLock({ state in state.lastTakeNumber.map { max($0, state.current?.lastNumber ?? $0) } }) else { return nil }
         do {
             guard try log.entries().contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
             else { return nil }
             try log.discard(take: number)
         } catch { throw .takeLog(error) }
-        lock.withLock { lastTakeNumber = nil }
+        state.withLock { $0.lastTakeNumber = nil }
         return number
     }
 
@@ -409,23 +422,22 @@ public final class StudioSession: @unchecked Sendable {
 }
 
 /// What a session's takes share with it: its definition, client and log, and the disk reserve.
-final class StudioSessionContext: @unchecked Sendable {
+final class StudioSessionContext: Sendable {
     let definition: SessionDefinition
     let client: CaptureClient
     let log: TakeLog
-    private let lock = NSLock()
-    private var reserve: Int64
+    private let reserve: Locked<Int64>
 
     init(definition: SessionDefinition, client: CaptureClient, log: TakeLog, diskReserveBytes: Int64) {
         self.definition = definition
         self.client = client
         self.log = log
-        reserve = diskReserveBytes
+        reserve = Locked(diskReserveBytes)
     }
 
     var diskReserveBytes: Int64 {
-        get { lock.withLock { reserve } }
-        set { lock.withLock { reserve = newValue } }
+        get { reserve.withLock { $0 } }
+        set { reserve.withLock { $0 = newValue } }
     }
 
     /// Free bytes on the session folder's file system (statvfs), nil if it cannot be read.
@@ -436,11 +448,11 @@ final class StudioSessionContext: @unchecked Sendable {
     }
 }
 
-/// One take of a studio session (or, with `--takes N`, N takes back to back), from its first
+/// One take of a studio session (or N takes back to back, `record(takes:)`), from its first
 /// frame to its log entries: it writes the take log's start record as each take's first frame
 /// reaches the disk and its end record as its files close, adds BWF/iXML metadata to each file,
 /// and stops the take cleanly when the disk is nearly full.
-public final class StudioTake: @unchecked Sendable {
+public final class StudioTake: Sendable {
     public enum StopReason: Equatable, Sendable {
         /// Stopped by the user or reached its length.
         case requested
@@ -453,20 +465,22 @@ public final class StudioTake: @unchecked Sendable {
     /// What the take needs of its session, held strongly: the session may be closed (or
     /// deinitialized) while the take's last records are written.
     private let session: StudioSessionContext
-    private let lock = NSLock()
-    private var engineTake: Take?
-    private var reason = StopReason.requested
-    private var begun: [Int: TakeLogEntry] = [:]
-    private var finishedEntries: [TakeLogEntry] = []
-    private var logFailure: TakeLogError?
+    private let state: Locked<State>
 
-    private var endEntries: [TakeLogEntry]?
+    private struct State {
+        var engineTake: Take?
+        var reason = StopReason.requested
+        var begun: [Int: TakeLogEntry] = [:]
+        var finishedEntries: [TakeLogEntry] = []
+        var logFailure: TakeLogError?
+        var endEntries: [TakeLogEntry]?
+        /// Each segment's take number (a split's pieces are numbered as they begin).
+        var segmentNumbers: [Int: Int]
+    }
     /// For an overdub: the take it played and how they were aligned (in its log entry).
     let overdub: TakeLogOverdub?
     /// For an overdub: the take it plays and how the two line up.
     public var overdubAlignment: TakeLogOverdub? { overdub }
-    /// Each segment's take number (a split's pieces are numbered as they begin).
-    private var segmentNumbers: [Int: Int]
     /// The take's files; their track indices are into the session's tracks (and channels).
     let sessionFiles: [SessionTakeFile]
     /// The tracks armed when the take was made (indices into the session's tracks, which are
@@ -480,44 +494,44 @@ public final class StudioTake: @unchecked Sendable {
         sessionFiles = files
         self.armedTracks = armedTracks
         numbers = firstNumber...(firstNumber + count - 1)
-        segmentNumbers = Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })
+        state = Locked(State(segmentNumbers: Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, firstNumber + $0) })))
     }
 
-    /// The take number of segment `index` (with `--takes`, the first's plus the index).
+    /// The take number of segment `index` (with several takes, the first's plus the index).
     func number(ofSegment index: Int) -> Int {
-        lock.withLock { segmentNumbers[index] ?? numbers.lowerBound + index }
+        state.withLock { $0.segmentNumbers[index] ?? numbers.lowerBound + index }
     }
 
     /// Numbers a split take's piece as its files are made: one past every number the log, the
     /// folder and this take have used.
     func assignNumber(segment index: Int) -> Int {
-        if let number = lock.withLock({ segmentNumbers[index] }) { return number }
-        let used = lock.withLock { segmentNumbers.values.max() ?? numbers.lowerBound }
+        if let number = state.withLock({ $0.segmentNumbers[index] }) { return number }
+        let used = state.withLock { $0.segmentNumbers.values.max() ?? numbers.lowerBound }
         let number = max(used + 1, (try? session.log.nextTakeNumber()) ?? used + 1)
-        lock.withLock { segmentNumbers[index] = number }
+        state.withLock { $0.segmentNumbers[index] = number }
         return number
     }
 
     /// The numbers of the takes begun so far, in order.
-    public var recordedNumbers: [Int] { lock.withLock { begun.keys.sorted() } }
+    public var recordedNumbers: [Int] { state.withLock { $0.begun.keys.sorted() } }
 
     /// The highest take number it has used.
-    public var lastNumber: Int { lock.withLock { segmentNumbers.values.max() ?? numbers.upperBound } }
+    public var lastNumber: Int { state.withLock { $0.segmentNumbers.values.max() ?? numbers.upperBound } }
 
-    func attach(_ take: Take) { lock.withLock { engineTake = take } }
+    func attach(_ take: Take) { state.withLock { $0.engineTake = take } }
 
     /// The take never started (a refused start): its files are removed.
-    func abandon() { _ = lock.withLock({ engineTake })?.finish() }
+    func abandon() { _ = state.withLock({ $0.engineTake })?.finish() }
 
     /// The engine's take (pause, resume, stop, status).
-    public var take: Take { lock.withLock { engineTake! } }
+    public var take: Take { state.withLock { $0.engineTake! } }
 
     /// Why it stopped (so far).
-    public var stopReason: StopReason { lock.withLock { reason } }
+    public var stopReason: StopReason { state.withLock { $0.reason } }
 
-    /// The number of the take being recorded now (with `--takes`, it advances).
+    /// The number of the take being recorded now (with several takes, it advances).
     public var currentNumber: Int {
-        lock.withLock { begun.keys.max() ?? numbers.lowerBound }
+        state.withLock { $0.begun.keys.max() ?? numbers.lowerBound }
     }
 
     /// Stops at JACK's current frame (every file finalized there).
@@ -529,7 +543,7 @@ public final class StudioTake: @unchecked Sendable {
     @discardableResult
     public func finish() -> [TakeLogEntry] {
         let report = take.finish()
-        return lock.withLock({ endEntries }) ?? complete(with: report)
+        return state.withLock({ $0.endEntries }) ?? complete(with: report)
     }
 
     // MARK: The writer's side
@@ -564,14 +578,14 @@ public final class StudioTake: @unchecked Sendable {
         entry.files = zip(files, fileSpecs).map { file, spec in
             TakeLogFile(path: relativePath(file.path), tracks: spec.trackIndices.map { definition.tracks[$0].name })
         }
-        entry.tracks = trackEntries(levels: nil, alignment: lock.withLock({ engineTake })?.latencyAlignment)
-        lock.withLock { begun[number] = entry }
+        entry.tracks = trackEntries(levels: nil, alignment: state.withLock({ $0.engineTake })?.latencyAlignment)
+        state.withLock { $0.begun[number] = entry }
         do throws(TakeLogError) { try session.log.append(entry) } catch {
             throw .writeFailed(path: session.log.path, reason: error.description)
         }
     }
 
-    /// A take's files are closed. Every take of a `--takes` or `--split` run but the last is
+    /// A take's files are closed. Every take of a run of several takes or of a split but the last is
     /// complete here; the last one's outcome is known when the engine's take finishes
     /// (`complete(with:)`).
     func segmentFinished(_ segment: TakeSegment) {
@@ -582,7 +596,7 @@ public final class StudioTake: @unchecked Sendable {
 
     private func complete(with report: TakeReport) -> [TakeLogEntry] {
         if let last = report.segments.last, case let number = number(ofSegment: last.index),
-           lock.withLock({ begun[number] != nil }) {
+           state.withLock({ $0.begun[number] != nil }) {
             let status: TakeStatus
             switch report.outcome {
             case .complete: status = stopReason == .diskFull ? .diskFull : .complete
@@ -594,15 +608,15 @@ public final class StudioTake: @unchecked Sendable {
             }
             appendEnd(of: last, status: status, events: report.events)
         }
-        return lock.withLock {
-            endEntries = finishedEntries
-            return finishedEntries
+        return state.withLock { state in
+            state.endEntries = state.finishedEntries
+            return state.finishedEntries
         }
     }
 
     private func appendEnd(of segment: TakeSegment, status: TakeStatus, events: [CaptureEvent]) {
         let number = number(ofSegment: segment.index)
-        guard var entry = lock.withLock({ begun[number] }) else { return }
+        guard var entry = state.withLock({ $0.begun[number] }) else { return }
         let end = segment.position + segment.frames
         entry.status = status
         for event in events where segment.index == 0 {
@@ -624,7 +638,7 @@ public final class StudioTake: @unchecked Sendable {
             logged.frames = file.frames
             return logged
         }
-        entry.tracks = trackEntries(levels: segment.channelLevels, alignment: lock.withLock({ engineTake })?.latencyAlignment)
+        entry.tracks = trackEntries(levels: segment.channelLevels, alignment: state.withLock({ $0.engineTake })?.latencyAlignment)
         entry.lost = segment.lostSpans.map { TakeLogSpan(position: $0.position, frames: $0.frames) }
         entry.xruns = StudioTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
@@ -632,12 +646,12 @@ public final class StudioTake: @unchecked Sendable {
         entry.pauses = CaptureEvent.pauses(in: events)
             .filter { $0.position >= segment.position && $0.position <= end }
             .map { TakeLogPause(position: $0.position - segment.position, fromFrame: $0.fromFrame, toFrame: $0.toFrame) }
-        lock.withLock { finishedEntries.append(entry) }
-        do { try session.log.append(entry) } catch { lock.withLock { logFailure = error } }
+        state.withLock { $0.finishedEntries.append(entry) }
+        do { try session.log.append(entry) } catch { state.withLock { $0.logFailure = error } }
     }
 
     /// The take log could not be written (the disk): said by jcap after the take.
-    public var logError: TakeLogError? { lock.withLock { logFailure } }
+    public var logError: TakeLogError? { state.withLock { $0.logFailure } }
 
     private func trackEntries(levels: [ChannelLevels]?, alignment: LatencyAlignment?) -> [TakeLogTrack] {
         let client = session.client
@@ -664,7 +678,7 @@ public final class StudioTake: @unchecked Sendable {
         let thread = Thread { [self] in
             while !take.isFinished {
                 if let free = session.freeDiskBytes, free < session.diskReserveBytes {
-                    lock.withLock { reason = .diskFull }
+                    state.withLock { $0.reason = .diskFull }
                     take.stop()
                     return
                 }

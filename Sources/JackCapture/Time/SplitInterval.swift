@@ -1,6 +1,6 @@
 import Glibc
 
-/// `--split DURATION`: a long take is written as a series of files, a new one beginning on each
+/// A split interval: a long take is written as a series of files, a new one beginning on each
 /// boundary of the wall clock.
 ///
 /// The boundary rule: the boundaries are the moments at which the local clock reads a whole
@@ -17,8 +17,8 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
 
     static let secondsPerDay: Int64 = 86_400
     static let expected = "a whole number of seconds from 1s to 24h, like 2s, 15m or 1h"
-    static let tooShort = "a --split must be at least 1s"
-    static let tooLong = "a --split is at most 24h (boundaries restart at local midnight)"
+    static let tooShort = "a split must be at least 1s"
+    static let tooLong = "a split is at most 24h (boundaries restart at local midnight)"
 
     /// An interval of `seconds`, which must be 1 to 86,400 (`.badDuration` otherwise).
     public init(seconds: Int64) throws(CaptureError) {
@@ -27,7 +27,7 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
         self.seconds = seconds
     }
 
-    /// Parses `--split`: a duration as `--for` writes it (`2s`, `15m`, `1h`, `1:30:00`), which
+    /// Parses a split interval: a duration as `CaptureDuration` reads it (`2s`, `15m`, `1h`, `1:30:00`), which
     /// must be a whole number of seconds from 1s to 24h. Frame counts are refused: a boundary is a
     /// time on the wall clock, not a count of the server's frames.
     public init(parsing text: String) throws(CaptureError) {
@@ -35,14 +35,14 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
         do {
             duration = try CaptureDuration(parsing: text)
         } catch {
-            throw .badDuration(text, reason: "a --split is \(Self.expected)")
+            throw .badDuration(text, reason: "a split is \(Self.expected)")
         }
         switch duration {
         case .frames:
-            throw .badDuration(text, reason: "a --split is a time on the clock, not frames: \(Self.expected)")
+            throw .badDuration(text, reason: "a split is a time on the clock, not frames: \(Self.expected)")
         case .seconds(let numerator, let denominator):
             guard denominator > 0, numerator % denominator == 0 else {
-                throw .badDuration(text, reason: "a --split is \(Self.expected)")
+                throw .badDuration(text, reason: "a split is \(Self.expected)")
             }
             let whole = numerator / denominator
             guard whole >= 1 else { throw .badDuration(text, reason: Self.tooShort) }

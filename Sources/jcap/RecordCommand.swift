@@ -18,14 +18,7 @@ struct RecordCommand: ParsableCommand {
             While recording: space pauses and resumes (so does SIGUSR1), q or Enter stops
             (so do Ctrl-C and SIGTERM). Paused spans are left out of the file with no gap.
 
-            Exit status: 0 complete; 3 frames lost (written as silence); 4 write failed;
-            5 JACK server shut down; 6 stopped before the start; 7 the server's sample rate
-            changed (the take stopped there); 10 no JACK server;
-            11 unknown port or channel; 12 bad time or duration; 13 start time in the past;
-            14 unwritable path; 15 file exists; 16 unsupported format; 17 too many channels
-            for the format; 18 JACK refused a port or connection; 64 bad option, or a --buffer
-            longer than this machine can hold.
-            """)
+            """ + "\n" + ExitStatus.helpParagraph(for: .record))
 
     @Option(name: .long, help: ArgumentHelp("Physical capture channels, 1-based: 1,2 or 1-8,10.", valueName: "list"))
     var channels: String?
@@ -39,8 +32,7 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .long, help: "JACK client name (made unique by the server if taken).")
     var name = "jcap"
 
-    @Option(name: .long, help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or the default server).", valueName: "name"))
-    var server: String?
+    @OptionGroup var jack: ServerOption
 
     @Option(name: .long, help: ArgumentHelp("Start time: +3s / +250ms / +48000f after ready, @FRAME (JACK frame time), 14:30:00[.250] today, or a date: 2026-11-22T14:30:00Z, 2026-11-22 14:30:00 (local).", valueName: "time"))
     var at: String?
@@ -115,119 +107,27 @@ struct RecordCommand: ParsableCommand {
         defer { capture.close() }
         console.describe(capture)
         capture.isMeteringEnabled = console.wantsMeters
-        let names = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
-        let update: (Take?, Bool) -> Void = { take, waitingForPorts in
-            if capture.isMeteringEnabled { capture.meters.update() }
-            console.show(MeterSnapshot(client: capture, take: take, names: names, waitingForPorts: waitingForPorts))
-        }
 
-        if !configuration.connectsPorts {
-            console.line("jcap: waiting for \(capture.portNames.joined(separator: ", ")) to be connected")
-            while !capture.isReady {
-                if signals.stopSignal != nil {
-                    console.line("jcap: stopped before any port was connected; nothing recorded")
-                    throw ExitCode(ExitStatus.cancelled.rawValue)
-                }
-                update(nil, true)
-                usleep(50_000)
-            }
-        }
-
+        let plan = RecordingPlan(configuration: configuration)
         let keys = TerminalKeys()
         defer { keys.restore() }
-        guard configuration.followsTransport || configuration.triggerLevel != nil else {
-            let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
-                                    names: names, path: nil)
-            if status != .success { throw ExitCode(status.rawValue) }
-            return
-        }
-        // Each roll of the transport (or each trigger) is a take, until Ctrl-C or SIGTERM.
-        if configuration.followsTransport { capture.watchTransport() }
-        console.line(waiting.waitingLine(followsTransport: configuration.followsTransport, preRoll: configuration.preRoll,
-                                         eachTake: "a take"))
-        var worst = ExitStatus.success
-        var directory = configuration.takeDirectory
-        if let output = configuration.outputPath {
-            directory = output.lastIndex(of: "/").map { String(output[...$0]) } ?? "."
-        }
-        while signals.stopSignal == nil {
-            let path = configuration.outputPath.map {
-                TakeNaming.nextNumberedPath(after: $0, existing: TakeNaming.fileNames(inDirectory: directory))
-            }
-            let status = try record(capture, console: console, keys: keys, signals: signals, update: update,
-                                    names: names, path: path)
-            if status.rawValue > worst.rawValue && status != .cancelled { worst = status }
-        }
-        if worst != .success { throw ExitCode(worst.rawValue) }
+        if keys.isActive && !plan.takeAfterTake { console.line("jcap: space pauses and resumes, q or Enter stops") }
+        var wording = EventWording()
+        wording.channelNames = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
+        wording.waitingLine = waiting.waitingLine(followsTransport: configuration.followsTransport,
+                                                  preRoll: configuration.preRoll, eachTake: "a take")
+        let status = ControlRunLoop(console: console, wording: wording)
+            .run(ControlCore(recording: capture, plan: plan),
+                 surfaces: [KeySurface(keys, keymap: .recording), SignalSurface(signals)])
+        if status != .success { throw ExitCode(status.rawValue) }
     }
 
-    /// Records one take (with `--transport`, the next roll) and says how it went: its exit status.
-    private func record(_ capture: CaptureClient, console: Console, keys: TerminalKeys, signals: ControlSignals,
-                        update: (Take?, Bool) -> Void, names: [String], path: String?) throws -> ExitStatus {
-        let take: Take
-        do {
-            take = try capture.makeTake(path: path)
-            try take.start()
-        } catch {
-            throw console.fail(error)
-        }
-        let following = capture.configuration.followsTransport || capture.configuration.triggerLevel != nil
-        console.announceStart(take)
-        // Connections made while setting up are already listed above; later ones are news.
-        _ = take.takeEvents()
-
-        if keys.isActive && !following { console.line("jcap: space pauses and resumes, q or Enter stops") }
-        var stopping = false
-        // The console redraws about 20 times a second, waiting on the take meanwhile.
-        while take.waitUntilFinished(timeout: 0.05) == nil {
-            var commands = keys.commands()
-            commands += Array(repeating: .togglePause, count: signals.takePauseToggles())
-            if !stopping, let signal = signals.stopSignal {
-                let waiting = following && take.isWaitingForTrigger
-                let frame = take.stop()
-                if !waiting {
-                    console.line("jcap: \(signal == SIGINT ? "interrupted" : "terminated"), stopping before JACK frame \(frame)")
-                }
-                stopping = true
-            }
-            for command in commands where !stopping {
-                switch command {
-                case .stop:
-                    let frame = take.stop()
-                    console.line("jcap: stopping before JACK frame \(frame)")
-                    stopping = true
-                case .togglePause:
-                    if take.state == .paused { take.resume() } else { take.pause() }
-                }
-            }
-            for event in take.takeEvents() { console.report(event) }
-            for piece in take.takeFinishedPieces() { console.wrote(piece, of: take) }
-            update(take, false)
-        }
-        let report = take.finish()
-        for event in take.takeEvents() { console.report(event) }
-        for piece in take.takeFinishedPieces() { console.wrote(piece, of: take) }
-        if following {
-            switch report.outcome {
-            case .cancelled:
-                // Ended while waiting for a roll: nothing recorded, nothing wrong.
-                return .cancelled
-            case .missedStart:
-                console.line("jcap: the transport was already rolling when jcap got ready; waiting for the next roll")
-                return .success
-            default: break
-            }
-        }
-        console.summarize(report, names: names, piecesShown: take.splitInterval != nil)
-        return ExitStatus(for: report.outcome)
-    }
-
-    func makeConfiguration() throws(CaptureError) -> CaptureConfiguration {
+    func makeConfiguration() throws -> CaptureConfiguration {
         var configuration = CaptureConfiguration()
         configuration.clientName = name
-        configuration.serverName = server
+        configuration.serverName = jack.server
         if let channels, !port.isEmpty {
-            throw .badChannelList(channels, reason: "use --channels or --port, not both")
+            throw CaptureError.badChannelList(channels, reason: "use --channels or --port, not both")
         }
         if let channels {
             configuration.sources = .channels(try SourceSelection.parseChannelList(channels))
@@ -244,10 +144,14 @@ struct RecordCommand: ParsableCommand {
         configuration.triggerLevel = waits.triggerLevel
         configuration.triggerStop = waits.triggerStop
         configuration.preRoll = waits.preRoll
-        if let split { configuration.split = try SplitInterval(parsing: split) }
+        if let split {
+            do { configuration.split = try SplitInterval(parsing: split) } catch {
+                throw CommandLineError.refusedValue(flag: "--split", value: split, error)
+            }
+        }
         if let duration {
             let parsed = try CaptureDuration(parsing: duration)
-            guard !parsed.isZero else { throw .badDuration(duration, reason: "a take must be longer than zero") }
+            guard !parsed.isZero else { throw CaptureError.badDuration(duration, reason: "a take must be longer than zero") }
             configuration.duration = parsed
         }
         let bufferLength = try CaptureDuration(parsing: buffer)
@@ -258,7 +162,7 @@ struct RecordCommand: ParsableCommand {
         case .seconds(let numerator, let denominator): Double(numerator) / Double(denominator)
         }
         guard configuration.bufferSeconds >= 0.01 else {
-            throw .badDuration(buffer, reason: "the buffer must hold at least 10ms")
+            throw CaptureError.badDuration(buffer, reason: "the buffer must hold at least 10ms")
         }
         return configuration
     }
@@ -274,56 +178,49 @@ struct RecordCommand: ParsableCommand {
     /// The format flags as recording settings. A value that does not parse is a bad option (64);
     /// one that parses but the file cannot have is left to `RecordingSettings.resolveFormat` or
     /// named here as a format error (16).
-    func makeSettings() throws(CaptureError) -> RecordingSettings {
+    func makeSettings() throws -> RecordingSettings {
         var settings = RecordingSettings()
         settings.overwritesExistingFile = overwrite
         if let format {
-            guard let parsed = AudioFormat(name: format) else { throw .format(.unknownFormat(format)) }
+            guard let parsed = AudioFormat(name: format) else { throw CaptureError.format(.unknownFormat(format)) }
             settings.format = parsed
         }
         if let bitDepth {
             if bitDepth.lowercased() == "float" {
                 // jcap before --format: `--bit-depth float` meant 32-bit float samples.
                 if let format = settings.format, format != .float {
-                    throw .badOption(flag: "--bit-depth", value: bitDepth,
-                                     expected: "a number of bits with --format \(format.rawValue) ('float' means --format float)")
+                    throw CommandLineError.badOption(flag: "--bit-depth", value: bitDepth,
+                                                     expected: "a number of bits with --format \(format.rawValue) ('float' means --format float)")
                 }
                 settings.format = .float
                 settings.bitDepth = 32
             } else {
                 guard let bits = Int(bitDepth), bits > 0 else {
-                    throw .badOption(flag: "--bit-depth", value: bitDepth, expected: "8, 16, 20, 24, 32 or 64, or float")
+                    throw CommandLineError.badOption(flag: "--bit-depth", value: bitDepth, expected: "8, 16, 20, 24, 32 or 64, or float")
                 }
                 settings.bitDepth = bits
             }
         }
         if let endian {
             guard let order = Endianness(rawValue: endian.lowercased()) else {
-                throw .badOption(flag: "--endian", value: endian, expected: "little or big")
+                throw CommandLineError.badOption(flag: "--endian", value: endian, expected: "little or big")
             }
             settings.endianness = order
         }
         if let rate { settings.sampleRate = try RecordCommand.parseSampleRate(rate) }
         if let quality {
             guard let value = Double(quality), value.isFinite else {
-                throw .badOption(flag: "--quality", value: quality, expected: "a number from 0 (smallest) to 1 (best)")
+                throw CommandLineError.badOption(flag: "--quality", value: quality, expected: "a number from 0 (smallest) to 1 (best)")
             }
             settings.quality = value
         }
         if let compressionLevel {
             guard let level = Int(compressionLevel) else {
-                throw .badOption(flag: "--compression-level", value: compressionLevel, expected: "a whole number from 0 to 8")
+                throw CommandLineError.badOption(flag: "--compression-level", value: compressionLevel, expected: "a whole number from 0 to 8")
             }
             settings.compressionLevel = level
         }
-        if let srcQuality {
-            guard let converter = SampleRateConverterQuality(name: srcQuality) else {
-                let names = SampleRateConverterQuality.allCases.map(\.name)
-                throw .badOption(flag: "--src-quality", value: srcQuality,
-                                 expected: names.dropLast().joined(separator: ", ") + " or " + names.last!)
-            }
-            settings.converterQuality = converter
-        }
+        if let srcQuality { settings.converterQuality = try SampleRateConverterQuality(option: srcQuality) }
         // Checked now, before JACK is touched, when the output path is known (the take name's
         // extension is wav otherwise).
         _ = try settings.resolveFormat(forPath: output ?? "take.wav")
@@ -331,7 +228,7 @@ struct RecordCommand: ParsableCommand {
     }
 
     /// `--rate`: whole hertz (44100) or kilohertz with a k (44.1k, 48k).
-    static func parseSampleRate(_ text: String) throws(CaptureError) -> Int {
+    static func parseSampleRate(_ text: String) throws(CommandLineError) -> Int {
         let lowered = text.lowercased()
         let hertz: Double?
         if lowered.hasSuffix("k") { hertz = Double(lowered.dropLast()).map { $0 * 1_000 } } else { hertz = Double(lowered) }

@@ -1,0 +1,58 @@
+/// What happened, in order, for a surface to tell (jcap's console prints each as a line). Events
+/// carry the library's own objects and reports, never text.
+public enum ControlEvent: Sendable {
+    /// Recording waits for these ports to be patched by hand.
+    case waitingForPorts([String])
+    /// Stopped while waiting for the ports: nothing recorded.
+    case stoppedBeforePortsConnected
+    /// Take after take: the first waits for the transport (`level` nil) or for sound at `level` dBFS.
+    case awaitingTakes(level: Double?, preRoll: CaptureDuration?)
+    /// A recording's take was made and started (it may still wait for its start).
+    case takeStarted(Take)
+    /// A session's take started recording (`overdub`: playing the take it dubs along).
+    case sessionTakeStarted(StudioTake, overdub: SessionOverdub?)
+    /// A session's cued take started at `frame`, keeping `preRoll` before it.
+    case cuedTakeStarted(StudioTake, frame: UInt32, preRoll: CaptureDuration?)
+    /// Something the take reported: a pause, a resume, a connection, an xrun, the server.
+    case capture(CaptureEvent)
+    /// A file of a split take was closed.
+    case pieceWritten(TakeSegment, of: Take)
+    /// Asked to stop: the take ends before JACK frame `frame` (`take`: a session's take number).
+    case stopping(take: Int?, frame: UInt32, origin: ControlOrigin)
+    /// Asked to quit (a session finishes its take first).
+    case quitting(origin: ControlOrigin)
+    /// A recording's take ended.
+    case takeFinished(Take, TakeReport)
+    /// Take after take: the transport was already rolling when the take got ready; the next roll
+    /// is waited for. `session`: a session's take.
+    case transportAlreadyRolling(session: Bool)
+    /// A session's take ended, with its log entries (none: it never started).
+    case sessionTakeFinished(StudioTake, entries: [TakeLogEntry])
+    /// An overdub's playback ended along with its take.
+    case overdubPlayed(SessionOverdub)
+    /// Playback began: from file frame `fromFrame` at JACK frame `jackFrame`, `late` frames late.
+    case playbackStarted(fromFrame: Int64, jackFrame: UInt32, late: Int)
+    case playbackPaused(atFrame: Int64)
+    case playbackResumed(atFrame: Int64)
+    case seeking(toFrame: Int64)
+    /// An output port lost its last connection; playing goes on.
+    case outputDisconnected(port: String)
+    case playbackFinished(PlaybackSummary)
+    /// `discardLastTake` asks: discard `take`?
+    case discardAsked(take: Int)
+    case takeKept(take: Int)
+    case takeDiscarded(take: Int)
+    case noteSet(take: Int)
+    /// A session's track is armed (or disarmed) from the next take on.
+    case trackArmed(track: String, armed: Bool)
+    /// A take's mark was set (nil: cleared).
+    case takeMarked(take: Int, TakeMark?)
+    /// A command that does not apply now.
+    case refused(ControlCommand, ControlRefusal)
+    /// A failure that leaves things running (a take that could not start; try again).
+    case error(ControlError)
+    /// A failure that ended everything.
+    case failed(ControlError)
+    /// The JACK server went away between a session's takes.
+    case serverShutDown
+}

@@ -1,0 +1,63 @@
+/// What a running jcap is doing at one moment, for any surface to show: published by
+/// `ControlCore.state`.
+public struct ControlState: Equatable, Sendable {
+    public enum Mode: Equatable, Sendable {
+        /// A session between takes: the meters run, nothing is recorded.
+        case ready
+        /// A take (or playback) waits: for its start time, the transport, sound, or its ports.
+        case waiting
+        case recording
+        case paused
+        case playing
+        /// Asked to stop; the take is being finished.
+        case stopping
+        case finished
+    }
+
+    /// One track's (or output port's) meter.
+    public struct TrackMeter: Equatable, Sendable {
+        public var name: String
+        /// Levels with peak hold, the highest peak and the clip count (silent when metering is off).
+        public var reading: MeterReading
+
+        public init(name: String, reading: MeterReading) {
+            self.name = name
+            self.reading = reading
+        }
+    }
+
+    public var mode: Mode
+    /// Waiting for ports patched by hand (`connectsPorts` off).
+    public var waitsForPorts = false
+    /// Frames until a scheduled start, while waiting for one.
+    public var framesToStart: Int64?
+    /// A session's take recording now.
+    public var currentTake: Int?
+    /// The number the next take will get (for slating), in a session.
+    public var nextTake: Int?
+    /// A session's name.
+    public var sessionName: String?
+    /// Frames recorded (for playback: the file frame playing).
+    public var position: Int64 = 0
+    /// Frames left of a take with a length, or of the files playing.
+    public var remainingFrames: Int64?
+    /// Frames a second: the server's when recording, the files' when playing.
+    public var sampleRate: Int
+    /// Seconds of recording the disk has room for, in a session.
+    public var recordingSecondsLeft: Double?
+    /// How full the ring between the JACK thread and the disk (or reader) is, 0 to 1.
+    public var bufferFill: Double = 0
+    public var xruns: Int64 = 0
+    /// Frames lost (recording) or played as silence (playback underruns).
+    public var lostFrames: Int64 = 0
+    /// The tracks that record: a session's armed tracks, or the channels of a recording.
+    public var armedTracks: [String] = []
+    public var meters: [TrackMeter] = []
+    /// The take `discardLastTake` asked about, until `confirmDiscard` answers.
+    public var pendingDiscard: Int?
+
+    public init(mode: Mode, sampleRate: Int) {
+        self.mode = mode
+        self.sampleRate = sampleRate
+    }
+}

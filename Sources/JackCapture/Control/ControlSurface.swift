@@ -1,0 +1,7 @@
+/// A way to control a running jcap (keys, a pipe of keys, signals; later a browser, OSC, NSM): it
+/// reads the core's state and sends it commands, nothing more (what a command does is the
+/// core's business). jcap's run loop polls each surface about 100 times a second, on the thread
+/// that drives the core.
+public protocol ControlSurface: AnyObject {
+    func poll(_ core: ControlCore)
+}

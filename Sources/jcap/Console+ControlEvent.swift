@@ -1,0 +1,104 @@
+import JackCapture
+
+extension Console {
+    /// Says what the control core reports, each event on its own line(s) as jcap always has.
+    func tell(_ event: ControlEvent, _ wording: EventWording) {
+        switch event {
+        case .waitingForPorts(let ports):
+            line("jcap: waiting for \(ports.joined(separator: ", ")) to be connected")
+        case .stoppedBeforePortsConnected:
+            line("jcap: stopped before any port was connected; nothing recorded")
+        case .awaitingTakes:
+            if let text = wording.waitingLine { line(text) }
+        case .takeStarted(let take):
+            announceStart(take)
+        case .sessionTakeStarted(let studioTake, let overdub):
+            announce(studioTake)
+            if let overdub { announce(overdub, studioTake) }
+        case .cuedTakeStarted(let studioTake, let frame, let preRoll):
+            announce(studioTake)
+            line("jcap: recording from \(wording.preRoll ?? preRoll.map { "\($0)" } ?? "") before JACK frame \(frame)")
+        case .capture(let event):
+            report(event)
+        case .pieceWritten(let piece, let take):
+            wrote(piece, of: take)
+        case .stopping(let take?, let frame, _):
+            line("jcap: stopping take \(take) before JACK frame \(frame)")
+        case .stopping(nil, let frame, let origin):
+            line("jcap: \(Console.interruption(origin).map { $0 + ", " } ?? "")stopping before JACK frame \(frame)")
+        case .quitting(let origin):
+            if let text = Console.interruption(origin) { line("jcap: \(text)") }
+        case .takeFinished(let take, let report):
+            summarize(report, names: wording.channelNames, piecesShown: take.splitInterval != nil)
+        case .transportAlreadyRolling(let session):
+            line("jcap: the transport was already rolling when \(session ? "the take was" : "jcap got") ready; waiting for the next roll")
+        case .sessionTakeFinished(let studioTake, let entries):
+            summarize(studioTake, entries: entries)
+        case .overdubPlayed(let overdub):
+            summarizePlayback(overdub)
+        case .playbackStarted(let from, let frame, let late):
+            line("jcap: playing from file frame \(from), starting at JACK frame \(frame)" + (late > 0 ? " (\(late) frames late)" : ""))
+        case .playbackPaused(let frame):
+            line("jcap: paused at file frame \(frame)")
+        case .playbackResumed(let frame):
+            line("jcap: playing from file frame \(frame)")
+        case .seeking(let frame):
+            line("jcap: seeking to file frame \(frame)")
+        case .outputDisconnected(let port):
+            line("jcap: \(port) lost its last connection: playing goes on, unheard there until patched again")
+        case .playbackFinished(let summary):
+            summarize(summary)
+        case .discardAsked(let take):
+            line("jcap: discard take \(take) and remove its files? (y/n)")
+        case .takeKept(let take):
+            line("jcap: take \(take) kept")
+        case .takeDiscarded(let take):
+            line("jcap: take \(take) discarded: its files are removed, the log says so")
+        case .noteSet(let take):
+            line("jcap: take \(take): note set")
+        case .trackArmed(let track, let armed):
+            line("jcap: \(track) \(armed ? "armed" : "disarmed") from the next take on")
+        case .takeMarked(let take, let mark):
+            line("jcap: take \(take): " + (mark.map { "marked \(TakeListing.markText($0))" } ?? "mark cleared"))
+        case .refused(_, let refusal):
+            line("jcap: \(refusal)")
+        case .error(let error):
+            line("jcap: error: \(CommandLineAdvice.message(for: error))")
+        case .failed(let error):
+            endDisplay()
+            line("jcap: error: \(CommandLineAdvice.message(for: error))")
+        case .serverShutDown:
+            line("jcap: error: the JACK server shut down")
+        }
+    }
+
+    /// "interrupted" for SIGINT, "terminated" for SIGTERM.
+    private static func interruption(_ origin: ControlOrigin) -> String? {
+        switch origin {
+        case .surface: nil
+        case .interrupt: "interrupted"
+        case .terminate: "terminated"
+        }
+    }
+
+    /// How playback ended: its underruns, a file that stopped decoding, the server, the last frame.
+    func summarize(_ summary: PlaybackSummary) {
+        endDisplay()
+        for underrun in summary.underruns {
+            line("jcap: underrun: \(underrun.frames) frames of silence at file frame \(underrun.position) "
+                 + "(JACK frame \(underrun.jackFrame))")
+        }
+        if let error = summary.decodeError {
+            // Its ports played silence from there; the other files played on.
+            line("jcap: error: \(error)")
+            return
+        }
+        if summary.serverShutDown {
+            line("jcap: error: the JACK server shut down; playing stopped at file frame \(summary.position)")
+            return
+        }
+        let underruns = summary.underruns
+        line("jcap: \(summary.stopped ? "stopped at" : "played to") file frame \(summary.position)"
+             + (underruns.isEmpty ? "" : ", \(summary.underrunFrames) frames of silence in \(underruns.count) underruns"))
+    }
+}

@@ -1,0 +1,12 @@
+/// What the console needs beyond an event to word it as jcap always has: the names the take's
+/// channels go by, and the options as they were typed.
+struct EventWording {
+    /// Channels named after ports drop their client in the meters when the names stay distinct.
+    var shortensNames = true
+    /// The channels' names in a take's summary.
+    var channelNames: [String] = []
+    /// Said when take after take starts waiting (it quotes `--trigger` as typed).
+    var waitingLine: String?
+    /// `--pre-roll` as typed, for "recording from 0.5s before JACK frame N".
+    var preRoll: String?
+}

@@ -1,0 +1,97 @@
+/// What each exit status means, written once: the help texts' "Exit status" paragraphs and
+/// docs/exit-status.md are generated from it.
+extension ExitStatus {
+    /// The jcap commands that end with these statuses, each documenting its own.
+    enum Command: String, CaseIterable, Sendable {
+        case record, session, play, takes
+    }
+
+    /// What the status means, for a person.
+    var meaning: String {
+        switch self {
+        case .success: "done (stopped by a key or Ctrl-C counts as done)"
+        case .failure: "an unexpected failure"
+        case .lostFrames: "frames lost, each reported: recording, written as silence at their true position; playing, silence played where the reader fell behind"
+        case .writeFailed: "writing a file failed mid-take (a full disk); what was written is readable"
+        case .serverShutDown: "the JACK server shut down; what came before is in the file"
+        case .cancelled: "stopped before the start: nothing recorded, no file written"
+        case .sampleRateChanged: "the server's sample rate changed mid-take: the take stopped there, the file is valid"
+        case .diskFull: "a session's take stopped because the disk was nearly full; every file finalized"
+        case .noServer: "no JACK server"
+        case .unknownSource: "unknown port, channel or session track, or a bad channel list"
+        case .badTime: "a bad time or duration"
+        case .startInPast: "the start time is in the past"
+        case .outputUnwritable: "an unwritable path"
+        case .outputExists: "the file exists"
+        case .unsupportedFormat: "a format, encoding or rate the file cannot have, a file libsndfile cannot read, or files played together at different rates"
+        case .tooManyChannels: "too many channels for the format"
+        case .jackRefused: "JACK refused a port, a connection or the activation"
+        case .badSessionFile: "bad session file (file:line: key: why)"
+        case .sessionSampleRateMismatch: "the server runs another sample rate than the session's"
+        case .takeLogFailed: "the take log failed, or another jcap has the session open"
+        case .noSuchTake: "a take recording (stop it first), or a take the log lacks, discarded, or at another sample rate than the server's"
+        case .inputUnreadable: "a missing or unreadable file"
+        case .decodeFailed: "a file stopped decoding partway (a damaged file); what came before it played"
+        case .usage: "a bad option, or a value out of its range (nothing done), or a --buffer longer than this machine can hold"
+        }
+    }
+
+    /// The statuses `command` can end with, in order.
+    static func statuses(of command: Command) -> [ExitStatus] {
+        let recording: [ExitStatus] = [
+            .success, .lostFrames, .writeFailed, .serverShutDown, .cancelled, .sampleRateChanged, .noServer,
+            .unknownSource, .badTime, .startInPast, .outputUnwritable, .outputExists, .unsupportedFormat,
+            .tooManyChannels, .jackRefused,
+        ]
+        return switch command {
+        case .record: recording + [.usage]
+        case .session: (recording + [.diskFull, .badSessionFile, .sessionSampleRateMismatch, .takeLogFailed, .noSuchTake,
+                                     .inputUnreadable, .usage]).sorted { $0.rawValue < $1.rawValue }
+        case .play: [.success, .lostFrames, .serverShutDown, .noServer, .unknownSource, .badTime, .startInPast,
+                     .unsupportedFormat, .jackRefused, .inputUnreadable, .decodeFailed, .usage]
+        case .takes: [.success, .badSessionFile, .takeLogFailed, .noSuchTake]
+        }
+    }
+
+    /// The failures in the order `worst(_:)` ranks them, mildest first.
+    static var severityOrder: [ExitStatus] {
+        allCases.filter { $0 != .success }.sorted { $0.severity < $1.severity }
+    }
+
+    /// The "Exit status" paragraph of `command`'s help, one line: the help wraps it to the terminal.
+    static func helpParagraph(for command: Command) -> String {
+        var text = "Exit status: " + statuses(of: command).map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "; ") + "."
+        if command != .takes {
+            text += " When several things went wrong (take after take), the worst: the highest number, but 6 (a take that"
+                + " never started) only when nothing else went wrong (docs/exit-status.md)."
+        }
+        return text
+    }
+
+    /// docs/exit-status.md as `ExitStatus` says it (`tools/exit-status-doc` writes it).
+    static var markdown: String {
+        var text = """
+            # jcap's exit statuses
+
+            Generated from `Sources/jcap/ExitStatus+Documentation.swift` (`tools/exit-status-doc`
+            writes it; `swift test --filter ExitStatusTests` fails when it is out of date).
+
+            Every kind of failure has its own status, so scripts can tell them apart. When several
+            things went wrong in one run (take after take with `--transport`, `--trigger` or
+            `--takes`, an interactive session, an overdub's playback along with its take), jcap ends
+            with the worst, in this order, mildest first:
+            \(severityOrder.map { String($0.rawValue) }.joined(separator: " < ")). A take stopped
+            before its start (6) counts only when nothing else went wrong; a failure jcap has no
+            status for (1) outranks every other.
+
+            | status | meaning | \(Command.allCases.map(\.rawValue).joined(separator: " | ")) |
+            | ---: | --- |\(String(repeating: " :---: |", count: Command.allCases.count))
+
+            """
+        for status in allCases {
+            let marks = Command.allCases.map { statuses(of: $0).contains(status) ? "yes" : "" }
+            text += "| \(status.rawValue) | \(status.meaning) | \(marks.joined(separator: " | ")) |\n"
+        }
+        return text
+    }
+}

@@ -1,0 +1,32 @@
+import JackCapture
+
+extension MeterSnapshot {
+    /// What the console shows of the control core's state. `shortensNames`: channels named after
+    /// ports drop their client when the names stay distinct (`channelNames(sources:)`); a
+    /// session's tracks keep their names. A session's title gives its name, the take recording
+    /// and the disk time left.
+    init(_ state: ControlState, shortensNames: Bool) {
+        let snapshotState: State = switch state.mode {
+        case .ready: .ready
+        case .waiting: state.waitsForPorts ? .waitingForPorts : .countdown(frames: state.framesToStart ?? 0)
+        case .recording, .stopping: .recording
+        case .paused: .paused
+        case .playing: .playing
+        case .finished: .finished
+        }
+        let names = shortensNames ? MeterSnapshot.channelNames(sources: state.meters.map(\.name)) : state.meters.map(\.name)
+        var title: String?
+        if let session = state.sessionName {
+            var text = "session \(session)"
+            if let take = state.currentTake { text += ", take \(take)" }
+            if let seconds = state.recordingSecondsLeft {
+                text += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1).dropLast(4)) left"
+            }
+            title = text
+        }
+        self.init(state: snapshotState, sampleRate: state.sampleRate, elapsedFrames: state.position,
+                  remainingFrames: state.remainingFrames, bufferFill: state.bufferFill, xruns: state.xruns,
+                  lostFrames: state.lostFrames,
+                  channels: zip(names, state.meters).map { Channel(name: $0, reading: $1.reading) }, title: title)
+    }
+}

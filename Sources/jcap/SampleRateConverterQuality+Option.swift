@@ -1,0 +1,12 @@
+import JackCapture
+
+extension SampleRateConverterQuality {
+    /// `--src-quality NAME`, for `jcap` and `jcap play`: an unknown name is a bad option (64).
+    init(option name: String) throws(CommandLineError) {
+        guard let quality = SampleRateConverterQuality(name: name) else {
+            throw .badOption(flag: "--src-quality", value: name,
+                             expected: CommandLineAdvice.list(SampleRateConverterQuality.allCases.map(\.name), "or"))
+        }
+        self = quality
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+@testable import jcap
+
+/// The control core driven by a scripted surface through jcap's run loop, against the private
+/// server: every command, the state it leads to (from the core's snapshots) or its refusal, and
+/// the exit status the run ends with.
+final class ControlCoreTests: JackTestCase {
+    typealias Step = ScriptedSurface.Step
+
+    static func step(_ command: ControlCommand, _ what: String, before: ((ControlState) -> Bool)? = nil,
+                     _ check: @escaping (ControlState) -> Bool) -> Step {
+        Step(command: command, expectation: .state(what, check), before: before)
+    }
+
+    static func refused(_ command: ControlCommand, _ refusal: ControlRefusal) -> Step {
+        Step(command: command, expectation: .refused(refusal))
+    }
+
+    /// Runs the script through jcap's run loop (its console silent); the exit status.
+    func run(_ core: ControlCore, _ script: ScriptedSurface) -> jcap.ExitStatus {
+        let status = ControlRunLoop(console: Console(display: MeterDisplay.none)).run(core, surfaces: [script])
+        script.settle(core)
+        XCTAssertTrue(script.isDone, "the run ended before the script")
+        XCTAssertEqual(script.failures, [])
+        return status
+    }
+
+    func testEverySessionCommandChangesTheStateOrIsRefused() throws {
+        var text = "[session]\nname = \"ctl\"\nformat = \"wav\"\nbit_depth = \"float\"\n"
+        text += "[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n[[track]]\nname = \"B\"\nsource = \"sig:out_2\"\n"
+        try text.write(toFile: path("ctl.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("ctl.toml")), serverName: server.name)
+        defer { session.close() }
+        let recording: (ControlState) -> Bool = { $0.mode == .recording && $0.position > 4_800 }
+        let script = ScriptedSurface([
+            Self.refused(.stop, .nothingRunning(.stop)),
+            Self.refused(.togglePause, .nothingRunning(.togglePause)),
+            Self.refused(.confirmDiscard(true), .nothingToConfirm),
+            Self.refused(.seekBy(frames: 48_000), .needsPlayback(.seekBy(frames: 48_000))),
+            Self.step(.disarm(track: "B"), "B disarmed") { $0.mode == .ready && $0.armedTracks == ["A"] && $0.nextTake == 1 },
+            Self.step(.arm(track: "B"), "B armed again") { $0.armedTracks == ["A", "B"] },
+            Self.step(.record, "take 1 recording") { $0.mode == .recording && $0.currentTake == 1 && $0.nextTake == nil },
+            Self.refused(.record, .takeRecording(.record)),
+            Self.refused(.arm(track: "A"), .takeRecording(.arm(track: "A"))),
+            Self.refused(.discardLastTake, .takeRecording(.discardLastTake)),
+            Self.step(.pause, "take 1 paused", before: recording) { $0.mode == .paused },
+            Self.refused(.pause, .alreadyPaused),
+            Self.step(.resume, "take 1 recording again") { $0.mode == .recording },
+            Self.step(.togglePause, "take 1 paused by the toggle") { $0.mode == .paused },
+            Self.step(.togglePause, "take 1 resumed by the toggle") { $0.mode == .recording },
+            Self.step(.stop, "take 1 ended", before: recording) { $0.mode == .ready && $0.currentTake == nil && $0.nextTake == 2 },
+            Self.step(.mark(take: 1, .circled), "take 1 circled") { $0.mode == .ready },
+            Self.step(.note(take: 1, text: "keeper"), "take 1's note") { $0.mode == .ready },
+            Self.step(.record, "take 2 recording") { $0.mode == .recording && $0.currentTake == 2 },
+            Self.step(.stop, "take 2 ended", before: recording) { $0.mode == .ready && $0.nextTake == 3 },
+            Self.step(.discardLastTake, "asked about take 2") { $0.pendingDiscard == 2 },
+            Self.refused(.record, .awaitingConfirmation(take: 2)),
+            Self.step(.confirmDiscard(false), "take 2 kept") { $0.pendingDiscard == nil },
+            Self.step(.discardLastTake, "asked about take 2 again") { $0.pendingDiscard == 2 },
+            Self.step(.confirmDiscard(true), "take 2 discarded") { $0.pendingDiscard == nil && $0.mode == .ready },
+            Self.step(.quit, "the session ended") { $0.mode == .finished },
+        ])
+        let status = run(ControlCore(session: session, plan: .interactive), script)
+        XCTAssertEqual(status, .success)
+        let entries = try session.log.entries()
+        XCTAssertEqual(entries.map(\.take), [1, 2])
+        XCTAssertEqual(entries.first?.status, .complete)
+        XCTAssertEqual(entries.first?.mark, .circled)
+        XCTAssertEqual(entries.first?.note, "keeper")
+        XCTAssertEqual(entries.first?.pauses.count, 2, "two pauses, each left out of the take")
+        XCTAssertEqual(entries.last?.status, .discarded)
+    }
+
+    func testOnTriggersAStopLetsTheWaitingTakeGoAndTheNextWaitsUntilQuit() throws {
+        try "[session]\nname = \"rolls\"\nformat = \"wav\"\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
+            .write(toFile: path("rolls.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("rolls.toml")), serverName: server.name)
+        defer { session.close() }
+        // Nothing rolls the transport here: each take waits for it.
+        let script = ScriptedSurface([
+            Self.refused(.record, .takesStartThemselves),
+            Self.refused(.discardLastTake, .takesStartThemselves),
+            Self.refused(.arm(track: "A"), .takeRecording(.arm(track: "A"))),
+            Self.step(.stop, "the next take waiting", before: { $0.mode == .waiting }) { $0.mode == .waiting && $0.nextTake == nil },
+            Self.step(.quit, "the session ended") { $0.mode == .finished },
+        ])
+        let status = run(ControlCore(session: session, plan: .eachTrigger(level: nil, length: nil)), script)
+        XCTAssertEqual(status, .success, "takes that never started, ended by quit: nothing went wrong")
+        XCTAssertEqual(try session.log.entries().count, 0)
+    }
+
+    func testOneTakeIsPausedResumedAndStoppedAndRefusesWhatIsNotARecordings() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "ctl-rec"
+        configuration.sources = .ports(["sig:out_1", "sig:out_2"])
+        configuration.outputPath = path("one.wav")
+        let capture = try CaptureClient(configuration: configuration)
+        defer { capture.close() }
+        let recording: (ControlState) -> Bool = { $0.mode == .recording && $0.position > 4_800 }
+        let script = ScriptedSurface([
+            Self.refused(.record, .takesStartThemselves),
+            Self.refused(.discardLastTake, .needsSession(.discardLastTake)),
+            Self.refused(.note(take: 1, text: "x"), .needsSession(.note(take: 1, text: "x"))),
+            Self.refused(.seekTo(frame: 0), .needsPlayback(.seekTo(frame: 0))),
+            Self.step(.togglePause, "paused", before: recording) { $0.mode == .paused },
+            Self.step(.resume, "recording again") { $0.mode == .recording },
+            Self.step(.stop, "the take ended", before: recording) { $0.mode == .finished },
+        ])
+        let status = run(ControlCore(recording: capture, plan: RecordingPlan(configuration: configuration)), script)
+        XCTAssertEqual(status, .success)
+        let file = try SoundFile.open(readingFrom: path("one.wav"))
+        XCTAssertGreaterThan(file.frames, 4_800)
+    }
+
+    func testQuittingATakeBeforeItsStartEndsCancelled() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "ctl-late"
+        configuration.sources = .ports(["sig:out_1"])
+        configuration.outputPath = path("late.wav")
+        configuration.start = try StartTime(parsing: "+60s")
+        let capture = try CaptureClient(configuration: configuration)
+        defer { capture.close() }
+        let script = ScriptedSurface([
+            Self.refused(.resume, .notPaused),
+            Self.step(.quit, "ended before the start", before: { $0.mode == .waiting && ($0.framesToStart ?? 0) > 48_000 }) {
+                $0.mode == .finished
+            },
+        ])
+        let status = run(ControlCore(recording: capture, plan: RecordingPlan(configuration: configuration)), script)
+        XCTAssertEqual(status, .cancelled)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("late.wav")))
+    }
+
+    func testPlaybackPausesSeeksResumesAndStops() throws {
+        let file = path("tone.wav")
+        let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                          channels: 1, sampleRate: server.sampleRate, overwrite: false)
+        let samples = [Float](repeating: 0.25, count: server.sampleRate * 20)
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: samples.count) }
+        try writer.close()
+        let player = try Player(contentsOf: URL(fileURLWithPath: file))
+        try player.prepareToPlay(clientName: "ctl-play", server: server.name, outputs: .none)
+        defer { player.close() }
+        let script = ScriptedSurface([
+            Self.refused(.record, .notWhilePlaying(.record)),
+            Self.refused(.mark(take: 1, .noGood), .needsSession(.mark(take: 1, .noGood))),
+            Self.refused(.resume, .notPaused),
+            Self.step(.pause, "paused", before: { $0.mode == .playing && $0.position > 4_800 }) { $0.mode == .paused },
+            Self.step(.seekTo(frame: 96_000), "at frame 96000") { $0.mode == .paused && $0.position == 96_000 },
+            Self.step(.seekBy(frames: -48_000), "back a second") { $0.position == 48_000 },
+            Self.step(.resume, "playing from there") { $0.mode == .playing && $0.position > 48_000 },
+            Self.step(.stop, "stopped") { $0.mode == .finished },
+        ])
+        let status = run(ControlCore(playing: player, plan: PlaybackPlan(start: .now, fromFrame: 0)), script)
+        XCTAssertEqual(status, .success)
+    }
+}
