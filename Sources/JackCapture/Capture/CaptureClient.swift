@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A JACK client set up for recording: its input ports registered, connected to their sources,
 /// metered, and ready to record any number of takes one after another (`makeTake`), each to a file
@@ -11,9 +10,8 @@ import Synchronization
 ///
 /// The JACK client, the callbacks and the pump's thread belong to a `JackHost`, which stops and
 /// joins the pump before the client deactivates and closes.
-// @unchecked: `engine` holds the process state shared with JACK's threads; everything mutable
-// here is behind `currentSources`' Mutex or the pump's.
 public final class CaptureClient: @unchecked Sendable {
+    // @unchecked: `engine` holds raw state shared with JACK's threads; the rest is let or Locked.
     /// The JACK client (`jack_client_t`).
     public let jack: JackClient
     /// The client's owner: its callbacks, its workers and the order it closes in.
@@ -26,7 +24,7 @@ public final class CaptureClient: @unchecked Sendable {
     /// How takes are named when no path is given: `take-NNN.<ext>` in this folder.
     public let configuration: CaptureConfiguration
 
-    private let currentSources: Mutex<[String]>
+    private let currentSources: Locked<[String]>
     let pump: EventPump
     /// Runs on a take's writer thread before each block: how tests make a deliberately slow disk.
     var beforeEachBlockWritten: (@Sendable (Int64) -> Void)?
@@ -45,7 +43,7 @@ public final class CaptureClient: @unchecked Sendable {
         }
         jack = host.client
         let currentSources = try host.sources(for: configuration.sources)
-        self.currentSources = Mutex(currentSources)
+        self.currentSources = Locked(currentSources)
         // The takes' format must hold this many channels at this rate: checked before any port.
         let format = try configuration.settings.resolveFormat(forPath: configuration.nextOutputPath())
         try configuration.settings.validate(format, channels: currentSources.count, serverSampleRate: jack.sampleRate)
@@ -258,7 +256,7 @@ final class EventPump: Sendable {
     }
 
     private let engine: CaptureEngine
-    private let control = Mutex(Control())
+    private let control = Locked(Control())
     private let butler = Butler(name: "jcap events", idleWait: .milliseconds(10))
 
     init(engine: CaptureEngine, host: JackHost) {

@@ -1,6 +1,5 @@
 import Atomics
 import CJack
-import Synchronization
 
 /// When a take starts.
 public enum CaptureStart: Equatable, Sendable {
@@ -49,14 +48,14 @@ public struct CaptureStatus: Equatable, Sendable {
 ///
 /// The process callback (`captureProcessCallback`) is `@_noAllocation @_noLocks`: it copies, counts
 /// and publishes through atomics, nothing else. Everything here runs on other threads.
-// @unchecked: `state` and `ports` are pointers shared with JACK's threads (only atomics cross).
 public final class CaptureEngine: @unchecked Sendable {
+    // @unchecked: `state` and `ports` are raw memory shared with JACK's threads (only atomics cross).
     public let client: JackClient
     /// Full names of the engine's input ports (`jcap:in_1`), in channel order.
     public let portNames: [String]
     let ports: [OpaquePointer]
     let state: UnsafeMutablePointer<CaptureProcessState>
-    private let lastTake = Mutex<UInt32>(0)
+    private let lastTake = Locked<UInt32>(0)
 
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
     /// server's current rate and period), touched so the callback never faults on it.

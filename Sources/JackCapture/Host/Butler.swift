@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The one worker thread of a JACK client's non-real-time side (Ardour's butler): the disk
 /// writer, the playback reader and the capture event pump each run their rounds on one.
@@ -27,13 +26,13 @@ package final class Butler: Sendable {
     package let name: String
     private let wakeup = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
-    private let control = Mutex(Control())
-    private let idleNanoseconds: Mutex<Int>
+    private let control = Locked(Control())
+    private let idleNanoseconds: Locked<Int>
 
     /// `idleWait`: the longest a round waits when nothing wakes it.
     package init(name: String, idleWait: Duration) {
         self.name = name
-        idleNanoseconds = Mutex(Butler.nanoseconds(idleWait))
+        idleNanoseconds = Locked(Butler.nanoseconds(idleWait))
     }
 
     /// The timed wait for a worker that drains a ring the callback fills (or fills one it

@@ -1,6 +1,5 @@
 import CJack
 import Foundation
-import Synchronization
 
 /// Owns one JACK client's whole life, in one fixed order (as Ardour's session owns its engine and
 /// butler):
@@ -15,9 +14,8 @@ import Synchronization
 ///    closing, and nothing on it can run once the state is freed.
 ///
 /// A host closes once; everything after that does nothing.
-// @unchecked: the notifications' pointer is shared with JACK's threads; everything else is a
-// `let` of a Sendable type or behind `life`'s Mutex.
 package final class JackHost: @unchecked Sendable {
+    // @unchecked: `notifications` is raw memory shared with JACK's threads (only atomics cross).
     package let client: JackClient
     /// Counted by the host's notification callbacks; freed in `deinit` (after the client closed).
     /// Set once, by `activate`, before any worker starts (the workers read it).
@@ -36,7 +34,7 @@ package final class JackHost: @unchecked Sendable {
         var callbacksInstalled = false
     }
 
-    private let life = Mutex(Life())
+    private let life = Locked(Life())
 
     /// Opens a client (`JackClient.init`).
     package convenience init(name: String, server: String?) throws(JackError) {

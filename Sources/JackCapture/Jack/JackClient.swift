@@ -1,23 +1,21 @@
 import CJack
-import Synchronization
 
 /// A connection to a JACK server: a thin wrapper over libjack's client calls, one method per call.
 ///
-/// Usable from any thread: every call holds the client's Mutex while it uses the handle, and once
+/// Usable from any thread: every call holds the client's lock while it uses the handle, and once
 /// the client is closed it does nothing (and answers empty, zero or with an error), so no call
 /// can reach libjack with a closed client; `close` waits for a call in progress. The process
 /// callback uses the raw `handle`: it cannot run after `deactivate`, which comes before `close`.
-// @unchecked: `handle` is a C pointer (shared with the process callback); its use here is behind
-// `open`'s Mutex.
 public final class JackClient: @unchecked Sendable {
+    // @unchecked: `handle` is a C pointer; every use of it here holds the `open` lock.
     /// The `jack_client_t *`, for the process callback's state.
     public let handle: OpaquePointer
     /// False once closed.
-    private let open = Mutex(true)
+    private let open = Locked(true)
     /// The rate and period last read while open: what the client answers once closed (a take's
     /// report still says the rate it was recorded at).
-    private let lastSampleRate: Mutex<Int>
-    private let lastBufferSize: Mutex<Int>
+    private let lastSampleRate: Locked<Int>
+    private let lastBufferSize: Locked<Int>
     /// The name the server gave the client (fixed for its life).
     public let name: String
 
@@ -40,8 +38,8 @@ public final class JackClient: @unchecked Sendable {
         }
         self.handle = handle
         self.name = String(cString: jack_get_client_name(handle))
-        lastSampleRate = Mutex(Int(jack_get_sample_rate(handle)))
-        lastBufferSize = Mutex(Int(jack_get_buffer_size(handle)))
+        lastSampleRate = Locked(Int(jack_get_sample_rate(handle)))
+        lastBufferSize = Locked(Int(jack_get_buffer_size(handle)))
     }
 
     deinit { close() }
@@ -64,7 +62,7 @@ public final class JackClient: @unchecked Sendable {
     /// Whether `close` has been called.
     public var isClosed: Bool { open.withLock { !$0 } }
 
-    /// Runs `body` with the handle while the client is open (holding the Mutex, so the client
+    /// Runs `body` with the handle while the client is open (holding the lock, so the client
     /// cannot close meanwhile); `closed` once it is closed.
     func whileOpen<T, E: Error>(_ closed: T, _ body: (OpaquePointer) throws(E) -> T) throws(E) -> T {
         var result = closed

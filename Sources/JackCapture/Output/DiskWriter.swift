@@ -155,10 +155,8 @@ public struct TakeSegment: Sendable {
 /// the converter, one batch at a time, and the end of the segment flushes the converter's tail,
 /// so the file holds exactly `fileFrames(forTakeFrames:)` of its frames. The process callback
 /// never sees the conversion.
-// @unchecked: it reads the ring the process callback fills (through `source`), and its results
-// (`lostSpans`, `failure`, `segments`) are written on the writer's butler and read only after
-// `finish()` has joined it.
 package final class DiskWriter: @unchecked Sendable {
+    // @unchecked: its results are written on its butler and read only after `finish()` joined it.
     package let source: DiskWriterSource
     /// The first segment's files (created before the take is armed, so their errors come first).
     package let firstOutputs: [TakeOutput]

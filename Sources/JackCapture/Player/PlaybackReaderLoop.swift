@@ -2,9 +2,8 @@ import Foundation
 
 /// The reading half of a player's butler round: each file's `PlaybackFileReader`, a block at a
 /// time, following the seek and the rate the owner and the callback publish.
-// @unchecked: made on the preparing thread, which fills the rings ahead with it before the
-// callback runs, then handed to the reader's butler, the only thread that uses it after that.
 final class PlaybackReaderLoop: @unchecked Sendable {
+    // @unchecked: used by the preparing thread to fill ahead, then only by the reader's butler.
     let readers: [PlaybackFileReader]
 
     /// What a round of reading did.

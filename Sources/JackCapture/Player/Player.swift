@@ -1,7 +1,6 @@
 import Atomics
 import CJack
 import Foundation
-import Synchronization
 
 /// Plays sound files through JACK, modelled on AVAudioPlayer, on JACK's clock.
 ///
@@ -37,9 +36,8 @@ import Synchronization
 /// The JACK client, the callbacks and the reader's thread (a `Butler`) belong to a `JackHost`,
 /// which stops and joins the reader before the client deactivates and closes: the reader (and
 /// the connection watch on it) never touches a closed client.
-// @unchecked: the files are handed to the reader's thread when the player is prepared and used
-// only there after that; everything mutable is behind `control`'s Mutex.
 public final class Player: @unchecked Sendable {
+    // @unchecked: `files` go to the reader's butler when prepared; everything mutable is in `control`.
     public let urls: [URL]
     /// The (first) file.
     public var url: URL { urls[0] }
@@ -53,7 +51,7 @@ public final class Player: @unchecked Sendable {
     public var duration: TimeInterval { Double(durationFrames) / Double(fileSampleRate) }
 
     private let files: [SoundFile]
-    let control = Mutex(PlayerControl())
+    let control = Locked(PlayerControl())
 
     /// Full names of the output ports, once prepared.
     public var portNames: [String] { control.withLock { $0.portNames } }

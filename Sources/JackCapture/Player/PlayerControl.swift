@@ -1,4 +1,4 @@
-/// Everything about a player that changes after it is made, behind the player's Mutex.
+/// Everything about a player that changes after it is made, behind the player's lock (`Locked`).
 struct PlayerControl {
     weak var delegate: PlayerDelegate?
     /// The JACK client's owner, the process state and the reader's thread, once prepared.

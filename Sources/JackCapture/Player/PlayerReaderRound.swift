@@ -3,8 +3,8 @@ import Foundation
 /// One round of a player's butler: read what the rings have room for, then report what
 /// happened (underruns, decode errors, outputs that lost their connection, the server's changes,
 /// the end) to the player's delegate, on this thread.
-// @unchecked: used only on the player's butler thread.
 final class PlayerReaderRound: @unchecked Sendable {
+    // @unchecked: its vars are used only on the player's butler thread.
     private let state: PlayerStatePointer
     private let reading: PlaybackReaderLoop
     private let host: JackHost

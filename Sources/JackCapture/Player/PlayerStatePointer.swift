@@ -1,8 +1,7 @@
 /// A player's `PlayerProcessState`, pinned at one address from `prepareToPlay` until its host
 /// frees it, last, when it closes.
-// @unchecked: the pointer is shared with JACK's process thread, which touches only the state's
-// atomics and its own fields (`PlayerProcessState` says which).
 struct PlayerStatePointer: @unchecked Sendable {
+    // @unchecked: raw memory shared with the JACK process callback (only atomics cross).
     let pointer: UnsafeMutablePointer<PlayerProcessState>
 
     init(allocatingFor state: PlayerProcessState) {
