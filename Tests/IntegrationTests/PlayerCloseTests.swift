@@ -12,7 +12,8 @@ final class PlayerCloseTests: JackTestCase {
     /// 1000 times: a 64-channel player prepared with no connections, started, and closed while
     /// its reader is in its first rounds (watching 64 ports' connections, filling the rings).
     /// Before the host closed its worker first, the old order (deactivate, close, then stop the
-    /// reader) let the reader call jack_port_connected on the closed client.
+    /// reader) let the reader call jack_port_connected on the closed client: this test segfaulted
+    /// in libjack within its first second, three runs out of three.
     func testClosingWhileTheReaderIsBusyNeverCrashes() throws {
         // The player's client the only one in this process, as in `jcap play`: when the last
         // client of a process closes, libjack drops its view of the server's graph, and a
@@ -27,7 +28,7 @@ final class PlayerCloseTests: JackTestCase {
         let started = Date()
         for round in 0..<1_000 {
             let player = try Player(contentsOf: url)
-            try player.prepareToPlay(clientName: "close", server: server.name, outputs: .none, bufferSeconds: 0.25)
+            try player.prepareToPlay(clientName: "close", server: server.name, outputs: .none, bufferSeconds: 0.1)
             try player.play()
             // A seek: the reader refills the rings (64 channels) and then watches the ports'
             // connections; the close comes a little later each round, so across the rounds it
