@@ -105,13 +105,13 @@ enum CommandLineAdvice {
             case "FLAC": ", or a .wav/.caf file"
             default: ""
             }
-            return "\(error) (use --bit-depth \(list(suggestion, "or"))\(otherwise))"
+            return "\(error) (use --bit-depth \(suggestion.joinedAsPhrase())\(otherwise))"
         case .bitDepthNotApplicable(_, let requested):
             return "\(error) (drop --bit-depth \(requested), or use --format pcm or flac)"
         case .endiannessNotApplicable:
             return "\(error) (drop --endian)"
         case .endiannessNotAvailable(let endianness, let format, let containers):
-            let elsewhere = containers.isEmpty ? "" : ", or use a \(list(containers.map { "." + $0 }, "or")) file"
+            let elsewhere = containers.isEmpty ? "" : ", or use a \(containers.map { "." + $0 }.joinedAsPhrase()) file"
             return "\(format) is not written \(endianness.rawValue)-endian (drop --endian\(elsewhere))"
         case .qualityNotApplicable(let format):
             let flac = format == "FLAC" ? "; FLAC has --compression-level 0-8" : ""
@@ -127,11 +127,5 @@ enum CommandLineAdvice {
         default:
             return error.description
         }
-    }
-
-    /// "a, b or c".
-    static func list(_ items: [String], _ conjunction: String) -> String {
-        guard items.count > 1 else { return items.first ?? "" }
-        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }
 }

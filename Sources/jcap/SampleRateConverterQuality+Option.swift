@@ -5,7 +5,7 @@ extension SampleRateConverterQuality {
     init(option name: String) throws(CommandLineError) {
         guard let quality = SampleRateConverterQuality(name: name) else {
             throw .badOption(flag: "--src-quality", value: name,
-                             expected: CommandLineAdvice.list(SampleRateConverterQuality.allCases.map(\.name), "or"))
+                             expected: SampleRateConverterQuality.allCases.map(\.name).joinedAsPhrase())
         }
         self = quality
     }

@@ -165,10 +165,10 @@ extension FormatError: CustomStringConvertible {
             return "AAC cannot be written: libsndfile has no AAC encoder (ALAC in a .caf file, MP3, Opus and Vorbis can be)"
         case .containerCannotHold(let format, let fileExtension, let containers):
             let here = fileExtension.isEmpty ? "" : ", not .\(fileExtension)"
-            return "\(format) needs a \(FormatError.list(containers.map { "." + $0 }, "or")) file\(here)"
+            return "\(format) needs a \(containers.map { "." + $0 }.joinedAsPhrase()) file\(here)"
         case .bitDepthNotAvailable(let format, let requested, let allowed):
             let kind = format == "float" ? "float samples are" : "\(format) holds"
-            let depths = FormatError.list(allowed.map(String.init), "or")
+            let depths = allowed.map(String.init).joinedAsPhrase()
             let integers = format == "float" ? "" : " integer"
             return "\(kind) \(depths)-bit\(integers) samples, not \(requested)"
         case .bitDepthNotApplicable(let format, _):
@@ -176,7 +176,7 @@ extension FormatError: CustomStringConvertible {
         case .endiannessNotApplicable(let what):
             return "\(what) have no byte order"
         case .endiannessNotAvailable(let endianness, let format, let containers):
-            let elsewhere = containers.isEmpty ? "" : " (only in a \(FormatError.list(containers.map { "." + $0 }, "or")) file)"
+            let elsewhere = containers.isEmpty ? "" : " (only in a \(containers.map { "." + $0 }.joinedAsPhrase()) file)"
             return "\(format) is not written \(endianness.rawValue)-endian\(elsewhere)"
         case .qualityNotApplicable(let format):
             return "a quality setting applies to mp3, vorbis and opus, not \(format)"
@@ -197,11 +197,5 @@ extension FormatError: CustomStringConvertible {
         case .libsndfileRefused(let format, let reason):
             return "libsndfile cannot write \(format): \(reason)"
         }
-    }
-
-    /// "a, b or c".
-    static func list(_ items: [String], _ conjunction: String) -> String {
-        guard items.count > 1 else { return items.first ?? "" }
-        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }
 }

@@ -31,8 +31,7 @@ public enum AudioFormat: String, CaseIterable, Sendable {
 
     /// The names `--format` takes, for messages: "pcm, float, ... or opus".
     public static var namesList: String {
-        let names = allCases.map(\.rawValue)
-        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+        allCases.map(\.rawValue).joinedAsPhrase()
     }
 
     public var displayName: String {
@@ -111,8 +110,7 @@ public enum SampleRateLimit: Equatable, Sendable {
     public var description: String {
         switch self {
         case .only(let rates):
-            let names = rates.map(String.init)
-            return names.dropLast().joined(separator: ", ") + " or " + names.last! + " Hz"
+            return rates.map(String.init).joinedAsPhrase() + " Hz"
         case .upTo(let maximum): return "\(RecordingSettings.sampleRates.lowerBound) to \(maximum) Hz"
         }
     }

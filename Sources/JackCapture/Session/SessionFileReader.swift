@@ -199,7 +199,7 @@ struct SessionFileReader {
 
         let sampleRate = try keys.integer("sample_rate", expected: "a whole number of hertz (sample_rate = 48000)")
 
-        let containers = FormatError.list(FileContainer.allCases.map(\.rawValue), "or")
+        let containers = FileContainer.allCases.map(\.rawValue).joinedAsPhrase()
         var fileExtension = SessionDefinition.defaultFileExtension
         if let text = try keys.string("format", expected: "a container in quotes (format = \"wav\"): \(containers)") {
             fileExtension = text.lowercased()
@@ -495,7 +495,7 @@ struct SessionFileReader {
         if let suggestion = closest(to: key, among: known) {
             return "unknown key in \(table) (did you mean \(suggestion)?)"
         }
-        return "unknown key in \(table) (use \(FormatError.list(known, "or")))"
+        return "unknown key in \(table) (use \(known.joinedAsPhrase()))"
     }
 
     /// The known name a misspelt or differently named key most likely meant: a word other tools
