@@ -280,6 +280,10 @@ final class EventPump: Sendable {
 
     var isCurrentThread: Bool { butler.isCurrentThread }
 
+    /// On the pump's own thread: waits for a wake or the pump's timed wait (the callback cannot
+    /// signal the end of a take; this is how a finish on the pump waits for it).
+    func rest() { butler.rest() }
+
     /// Finishes the take still open, then stops the butler (and joins it, unless this is its
     /// own thread). False when already closed.
     func close() -> Bool {

@@ -350,7 +350,7 @@ public final class Take: @unchecked Sendable {
         stop()
         if isOnPumpThread {
             // The pump cannot wait for itself: it watches the engine here until the take ends.
-            while !hasEnded { usleep(2_000) }
+            while !hasEnded { pump.rest() }
             return complete()
         }
         return waitUntilFinished()!
