@@ -40,4 +40,26 @@ final class PlayerCloseTests: JackTestCase {
         }
         print("note: 1000 closes in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
+
+    /// Closes its player when told playing finished: on the player's own reader, mid-round.
+    final class ClosingDelegate: PlayerDelegate {
+        func playerDidFinishPlaying(_ player: Player, successfully: Bool) { player.close() }
+    }
+
+    /// A delegate may close the player from its callback, on the reader's own thread: the host
+    /// does not wait for that thread (it is the one closing), and the reader frees the process
+    /// state only when its round is over, so the rest of the round never touches freed memory.
+    func testADelegateClosesThePlayerFromItsCallback() throws {
+        let file = try writeFloatFile("short.wav", channels: 2, frames: 2_400) { frame, channel in
+            Float((frame + channel) % 50) / 1_000
+        }
+        for round in 0..<20 {
+            let player = try Player(contentsOf: URL(fileURLWithPath: file))
+            let delegate = ClosingDelegate()
+            player.delegate = delegate
+            try player.prepareToPlay(clientName: "selfclose", server: server.name, outputs: .none, bufferSeconds: 0.1)
+            try player.play()
+            try Self.waitFor("round \(round): closed by its delegate") { player.clientName == nil }
+        }
+    }
 }

@@ -91,4 +91,26 @@ struct ButlerTests {
         let ownRounds = rounds.load(ordering: .sequentiallyConsistent)
         #expect(ownRounds <= 1)
     }
+
+    @Test("what a round asks for at exit runs after that round has returned")
+    func atExitRunsAfterTheLastRound() {
+        let butler = Butler(name: "test butler", idleWait: .milliseconds(1))
+        let inRound = ManagedAtomic(false)
+        let ranInRound = ManagedAtomic(false)
+        let ran = ManagedAtomic(false)
+        butler.start {
+            inRound.store(true, ordering: .sequentiallyConsistent)
+            butler.atExit {
+                ranInRound.store(inRound.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+                ran.store(true, ordering: .sequentiallyConsistent)
+            }
+            butler.stop()
+            usleep(5_000)
+            inRound.store(false, ordering: .sequentiallyConsistent)
+            return .idle
+        }
+        while !ran.load(ordering: .sequentiallyConsistent) { usleep(500) }
+        let duringTheRound = ranInRound.load(ordering: .sequentiallyConsistent)
+        #expect(!duringTheRound)
+    }
 }

@@ -21,6 +21,8 @@ package final class Butler: Sendable {
         var started = false
         var stopping = false
         var thread: pthread_t?
+        /// Run by the thread as it exits (after its last round).
+        var atExit: [@Sendable () -> Void] = []
     }
 
     package let name: String
@@ -112,15 +114,22 @@ package final class Butler: Sendable {
         _ = wakeup.wait(timeout: .now() + .nanoseconds(wait))
     }
 
+    /// Runs `action` on the butler's thread once its last round has returned: what a round that
+    /// closes its owner must not free under itself (the owner's process state).
+    package func atExit(_ action: @escaping @Sendable () -> Void) {
+        control.withLock { $0.atExit.append(action) }
+    }
+
     private func run(_ round: @Sendable () -> Round, finalRound: Bool) {
-        while !isStopping {
+        rounds: while !isStopping {
             switch round() {
             case .again: continue
             case .idle: rest()
-            case .done: return
+            case .done: break rounds
             }
         }
-        if finalRound { _ = round() }
+        if finalRound && isStopping { _ = round() }
+        for action in control.withLock({ $0.atExit }) { action() }
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int {

@@ -121,7 +121,15 @@ package final class JackHost: @unchecked Sendable {
         for butler in butlers { butler.stop() }
         if wasActive { client.deactivate() }
         client.close()
-        freeProcessState?()
+        if let freeProcessState {
+            // Closed from a worker's own round (a delegate that closes): that round is still
+            // running and may use the state, so the worker frees it as it exits.
+            if let own = butlers.first(where: { $0.isCurrentThread }) {
+                own.atExit(freeProcessState)
+            } else {
+                freeProcessState()
+            }
+        }
         life.withLock { $0.stage = .closed }
     }
 
