@@ -85,4 +85,25 @@ final class PlayerAllocationTests: AllocationTestCase {
         XCTAssertLessThan(player.currentFrame, 48_000, "looped round to the start")
         XCTAssertEqual(counted, 0, "allocations on the process thread while playing")
     }
+
+    /// A start at a moment of JACK's clock: the callback reads each cycle's times
+    /// (`CycleTimes.current`, jack_get_cycle_times) until the moment's cycle, and allocates
+    /// nothing doing it.
+    func testAClockStartAllocatesNothingOnTheProcessThread() throws {
+        let file = try writeFloatFile("noalloc-clock.wav", channels: 2, frames: 2 * 48_000) { frame, channel in
+            Float((frame + channel) % 100) / 1_000
+        }
+        let player = try Player(contentsOf: URL(fileURLWithPath: file))
+        try player.prepareToPlay(clientName: "noalloc-clock", server: server.name, outputs: .none)
+        defer { player.close() }
+        usleep(100_000)
+        guard let thread = player.processThread else { return XCTFail("no process thread") }
+        allocation_probe_watch(thread)
+        try player.play(atTime: player.deviceCurrentTime + 0.3)
+        usleep(700_000)
+        allocation_probe_unwatch()
+        let counted = allocation_probe_count()
+        XCTAssertNotNil(player.startedFrame, "started on the clock")
+        XCTAssertEqual(counted, 0, "allocations on the process thread while waiting for and starting on the clock")
+    }
 }
