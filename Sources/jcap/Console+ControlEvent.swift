@@ -44,8 +44,14 @@ extension Console {
             line("jcap: playing from file frame \(frame)")
         case .seeking(let frame):
             line("jcap: seeking to file frame \(frame)")
-        case .outputDisconnected(let port):
+        case .playbackInterrupted(.outputDisconnected(let port)):
             line("jcap: \(port) lost its last connection: playing goes on, unheard there until patched again")
+        case .playbackInterrupted(.bufferSizeChanged(let frames)):
+            line("jcap: the server's period changed to \(frames) frames; playing goes on")
+        case .playbackInterrupted(.sampleRateChanged(let rate)):
+            line("jcap: error: the server's sample rate changed to \(rate) Hz: playing stopped (it would play at the wrong speed)")
+        case .playbackInterrupted(.serverShutDown):
+            break
         case .playbackFinished(let summary):
             summarize(summary)
         case .discardAsked(let take):

@@ -23,6 +23,8 @@ extension ExitStatus {
                 self = .decodeFailed
             } else if summary.serverShutDown {
                 self = .serverShutDown
+            } else if summary.changedSampleRate != nil {
+                self = .sampleRateChanged
             } else {
                 self = summary.underruns.isEmpty ? .success : .lostFrames
             }

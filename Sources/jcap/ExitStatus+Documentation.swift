@@ -15,7 +15,7 @@ extension ExitStatus {
         case .writeFailed: "writing a file failed mid-take (a full disk); what was written is readable"
         case .serverShutDown: "the JACK server shut down; what came before is in the file"
         case .cancelled: "stopped before the start: nothing recorded, no file written"
-        case .sampleRateChanged: "the server's sample rate changed mid-take: the take stopped there, the file is valid"
+        case .sampleRateChanged: "the server's sample rate changed: a take stopped there (the file is valid), playing stopped there"
         case .diskFull: "a session's take stopped because the disk was nearly full; every file finalized"
         case .noServer: "no JACK server"
         case .unknownSource: "unknown port, channel or session track, or a bad channel list"
@@ -47,9 +47,9 @@ extension ExitStatus {
         case .record: recording + [.usage]
         case .session: (recording + [.diskFull, .badSessionFile, .sessionSampleRateMismatch, .takeLogFailed, .noSuchTake,
                                      .inputUnreadable, .usage]).sorted { $0.rawValue < $1.rawValue }
-        case .play: [.success, .lostFrames, .serverShutDown, .noServer, .unknownSource, .badTime, .startInPast,
+        case .play: [.success, .lostFrames, .serverShutDown, .sampleRateChanged, .noServer, .unknownSource, .badTime, .startInPast,
                      .unsupportedFormat, .jackRefused, .inputUnreadable, .decodeFailed, .usage]
-        case .takes: [.success, .badSessionFile, .takeLogFailed, .noSuchTake]
+        case .takes: [.success, .badSessionFile, .takeLogFailed, .noSuchTake, .usage]
         }
     }
 
@@ -62,8 +62,9 @@ extension ExitStatus {
     static func helpParagraph(for command: Command) -> String {
         var text = "Exit status: " + statuses(of: command).map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "; ") + "."
         if command != .takes {
-            text += " When several things went wrong (take after take), the worst: the highest number, but 6 (a take that"
-                + " never started) only when nothing else went wrong (docs/exit-status.md)."
+            text += " When several things went wrong (take after take), the worst: the highest number, except that 6 (a take"
+                + " that never started) counts only when nothing else went wrong and 1 (a failure with no status of its own)"
+                + " outranks every other (docs/exit-status.md)."
         }
         return text
     }

@@ -158,4 +158,36 @@ final class ControlCoreTests: JackTestCase {
         let status = run(ControlCore(playing: player, plan: PlaybackPlan(start: .now, fromFrame: 0)), script)
         XCTAssertEqual(status, .success)
     }
+
+    /// A change of the server's sample rate stops playback where it is (its frames were made for
+    /// the old rate), says so, and ends with status 7, as a take stopped by one does.
+    func testASampleRateChangeStopsPlaybackWithItsOwnStatus() throws {
+        let file = try writeFloatFile("tone.wav", channels: 1, frames: 20 * server.sampleRate) { _, _ in 0.25 }
+        let player = try Player(contentsOf: URL(fileURLWithPath: file))
+        try player.prepareToPlay(clientName: "ctl-rate", server: server.name, outputs: .none)
+        defer { player.close() }
+        let core = ControlCore(playing: player, plan: PlaybackPlan(start: .now, fromFrame: 0))
+        core.start()
+        try Self.waitFor("playing") { core.update(); return core.state.mode == .playing }
+        // No JACK 2 backend here changes its rate while running: the host's handler, as JACK runs it.
+        player.host?.simulateSampleRateNotification(44_100)
+        // The run loop's own steps, keeping the events it would hand to the console.
+        var told: [ControlEvent] = []
+        let deadline = Date() + 10
+        while !core.isFinished && Date() < deadline {
+            core.update()
+            told += core.takeEvents()
+            core.wait(upTo: 0.01)
+        }
+        told += core.takeEvents()
+        let status = jcap.ExitStatus.worst(told.map(jcap.ExitStatus.init(for:)))
+        XCTAssertEqual(status, .sampleRateChanged)
+        XCTAssertFalse(player.isPlaying, "stopped at the change")
+        XCTAssertTrue(told.contains { if case .playbackInterrupted(.sampleRateChanged(44_100)) = $0 { true } else { false } },
+                      "the change is an event: \(told)")
+        guard case .playbackFinished(let summary)? = told.last(where: { if case .playbackFinished = $0 { true } else { false } })
+        else { return XCTFail("no summary: \(told)") }
+        XCTAssertEqual(summary.changedSampleRate, 44_100)
+        XCTAssertLessThan(summary.position, player.durationFrames, "stopped where it was, not played to the end")
+    }
 }

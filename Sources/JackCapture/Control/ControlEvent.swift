@@ -35,8 +35,10 @@ public enum ControlEvent: Sendable {
     case playbackPaused(atFrame: Int64)
     case playbackResumed(atFrame: Int64)
     case seeking(toFrame: Int64)
-    /// An output port lost its last connection; playing goes on.
-    case outputDisconnected(port: String)
+    /// Something outside the player changed under it: an output port lost its last connection
+    /// (playing goes on), the server's period changed (playing goes on) or its sample rate changed
+    /// (playing stops there; `playbackFinished` follows).
+    case playbackInterrupted(PlayerInterruption)
     case playbackFinished(PlaybackSummary)
     /// `discardLastTake` asks: discard `take`?
     case discardAsked(take: Int)

@@ -11,4 +11,6 @@ public struct PlaybackSummary: Sendable {
     public var decodeError: PlayerError?
     /// The JACK server went away.
     public var serverShutDown: Bool
+    /// The server's sample rate changed to this one: playing stopped there.
+    public var changedSampleRate: Int?
 }

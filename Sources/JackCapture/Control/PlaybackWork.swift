@@ -10,6 +10,8 @@ final class PlaybackWork: ControlledWork {
     private var stopped = false
     private var announced = false
     private var interruptionsTold = 0
+    /// The rate the server changed to, when that stopped the playback.
+    private var changedSampleRate: Int?
 
     init(player: Player, plan: PlaybackPlan) {
         self.player = player
@@ -89,8 +91,18 @@ final class PlaybackWork: ControlledWork {
             emit(.playbackStarted(fromFrame: plan.fromFrame, jackFrame: frame, late: player.lateStartFrames))
         }
         let interruptions = player.interruptions
-        for case .outputDisconnected(let port) in interruptions.dropFirst(interruptionsTold) {
-            emit(.outputDisconnected(port: port))
+        for interruption in interruptions.dropFirst(interruptionsTold) {
+            // A shutdown ends the playback; its summary says so.
+            if interruption == .serverShutDown { continue }
+            emit(.playbackInterrupted(interruption))
+            if case .sampleRateChanged(let rate) = interruption {
+                // The rings hold frames made for the old rate: they would play at the wrong speed
+                // and pitch. Stopped where it is, as a recording stops at a rate change.
+                player.stop()
+                changedSampleRate = rate
+                interruptionsTold = interruptions.count
+                return end()
+            }
         }
         interruptionsTold = interruptions.count
         if finishWaiter.outcome != nil { end() }
@@ -100,9 +112,11 @@ final class PlaybackWork: ControlledWork {
     private func end() {
         emit(.playbackFinished(PlaybackSummary(
             stopped: stopped,
-            position: stopped || finishWaiter.outcome == false ? player.currentFrame : player.durationFrames,
+            position: stopped || changedSampleRate != nil || finishWaiter.outcome == false
+                ? player.currentFrame : player.durationFrames,
             underruns: player.underruns, underrunFrames: player.underrunFrames,
-            decodeError: player.decodeErrors.first, serverShutDown: finishWaiter.outcome == false)))
+            decodeError: player.decodeErrors.first, serverShutDown: finishWaiter.outcome == false,
+            changedSampleRate: changedSampleRate)))
         finish()
     }
 
