@@ -12,11 +12,11 @@ extension Console {
             if let text = wording.waitingLine { line(text) }
         case .takeStarted(let take):
             announceStart(take)
-        case .sessionTakeStarted(let studioTake, let overdub):
-            announce(studioTake)
-            if let overdub { announce(overdub, studioTake) }
-        case .cuedTakeStarted(let studioTake, let frame, let preRoll):
-            announce(studioTake)
+        case .sessionTakeStarted(let sessionTake, let overdub):
+            announce(sessionTake)
+            if let overdub { announce(overdub, sessionTake) }
+        case .cuedTakeStarted(let sessionTake, let frame, let preRoll):
+            announce(sessionTake)
             line("jcap: recording from \(wording.preRoll ?? preRoll.map { "\($0)" } ?? "") before JACK frame \(frame)")
         case .capture(let event):
             report(event)
@@ -32,8 +32,8 @@ extension Console {
             summarize(report, names: wording.channelNames, piecesShown: take.splitInterval != nil)
         case .transportAlreadyRolling(let session):
             line("jcap: the transport was already rolling when \(session ? "the take was" : "jcap got") ready; waiting for the next roll")
-        case .sessionTakeFinished(let studioTake, let entries):
-            summarize(studioTake, entries: entries)
+        case .sessionTakeFinished(let sessionTake, let entries):
+            summarize(sessionTake, entries: entries)
         case .overdubPlayed(let overdub):
             summarizePlayback(overdub)
         case .playbackStarted(let from, let frame, let late):

@@ -34,9 +34,9 @@ extension Console {
         }
     }
 
-    func announce(_ overdub: SessionOverdub, _ studioTake: StudioTake) {
-        guard let alignment = studioTake.overdubAlignment else { return }
-        line("jcap: take \(alignment.take) plays from JACK frame \(alignment.playbackStartFrame); take \(studioTake.numbers.lowerBound) "
+    func announce(_ overdub: SessionOverdub, _ sessionTake: SessionTake) {
+        guard let alignment = sessionTake.overdubAlignment else { return }
+        line("jcap: take \(alignment.take) plays from JACK frame \(alignment.playbackStartFrame); take \(sessionTake.numbers.lowerBound) "
             + "starts \(alignment.playbackLatency) frames later on the converters' clock, aligned to it")
     }
 
@@ -50,17 +50,17 @@ extension Console {
         }
     }
 
-    func announce(_ studioTake: StudioTake) {
-        let take = studioTake.take
-        var text = studioTake.numbers.count == 1 ? "jcap: recording take \(studioTake.numbers.lowerBound)"
-            : "jcap: recording takes \(studioTake.numbers.lowerBound) to \(studioTake.numbers.upperBound) back to back"
+    func announce(_ sessionTake: SessionTake) {
+        let take = sessionTake.recording
+        var text = sessionTake.numbers.count == 1 ? "jcap: recording take \(sessionTake.numbers.lowerBound)"
+            : "jcap: recording takes \(sessionTake.numbers.lowerBound) to \(sessionTake.numbers.upperBound) back to back"
         text += " (\(take.files.count) file\(take.files.count == 1 ? "" : "s"))"
         if let start = take.scheduledStart { text += ", starting at frame \(start)" }
         if let start = take.scheduledWallClockStart {
             text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
         }
         if let frames = take.durationFrames {
-            text += take.splitInterval != nil ? ", \(frames) frames in all" : ", \(frames / Int64(studioTake.numbers.count)) frames each"
+            text += take.splitInterval != nil ? ", \(frames) frames in all" : ", \(frames / Int64(sessionTake.numbers.count)) frames each"
         }
         if let split = take.splitInterval { text += splitAnnouncement(split, each: "take") }
         line(text)
@@ -68,9 +68,9 @@ extension Console {
     }
 
     /// One line per take recorded, and its problems (`ExitStatus(for:)` gives the status).
-    func summarize(_ studioTake: StudioTake, entries: [TakeLogEntry]) {
+    func summarize(_ sessionTake: SessionTake, entries: [TakeLogEntry]) {
         endDisplay()
-        let report = studioTake.take.report
+        let report = sessionTake.recording.report
         if entries.isEmpty {
             if report?.outcome == .missedStart {
                 line("jcap: error: the start time passed before recording was ready; nothing recorded")
@@ -96,12 +96,12 @@ extension Console {
                 line("jcap: take \(entry.take): clipped: " + clipped.map { "\($0.name) (\($0.clippedSamples ?? 0))" }.joined(separator: ", "))
             }
         }
-        if studioTake.stopReason == .diskFull {
+        if sessionTake.stopReason == .diskFull {
             line("jcap: error: the disk is nearly full: the take stopped there, every file finalized")
         }
         if case .writeFailed(let error)? = report?.outcome {
             line("jcap: error: \(CommandLineAdvice.message(for: error)); everything written before it is in the files")
         }
-        if let error = studioTake.logError { line("jcap: error: the take log: \(error)") }
+        if let error = sessionTake.logError { line("jcap: error: the take log: \(error)") }
     }
 }

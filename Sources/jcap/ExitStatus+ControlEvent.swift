@@ -9,9 +9,9 @@ extension ExitStatus {
             self = .cancelled
         case .takeFinished(_, let report):
             self.init(for: report.outcome)
-        case .sessionTakeFinished(let studioTake, let entries):
+        case .sessionTakeFinished(let sessionTake, let entries):
             if entries.isEmpty {
-                self = studioTake.take.report?.outcome == .missedStart ? .startInPast : .cancelled
+                self = sessionTake.recording.report?.outcome == .missedStart ? .startInPast : .cancelled
             } else {
                 self = .worst(entries.map { ExitStatus(for: $0.status) })
             }

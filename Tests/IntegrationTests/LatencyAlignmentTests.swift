@@ -152,8 +152,8 @@ final class LatencyAlignmentTests: JackTestCase {
     }
 
     /// The take's log entries once it has ended by itself (its length reached).
-    func finished(_ take: StudioTake) throws -> [TakeLogEntry] {
-        guard take.take.waitUntilFinished(timeout: 30) != nil else { throw TestFailure("the take did not end") }
+    func finished(_ take: SessionTake) throws -> [TakeLogEntry] {
+        guard take.recording.waitUntilFinished(timeout: 30) != nil else { throw TestFailure("the take did not end") }
         return take.finish()
     }
 
@@ -186,8 +186,8 @@ final class LatencyAlignmentTests: JackTestCase {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
             let entry = try XCTUnwrap(finished(take).last)
-            XCTAssertEqual(take.take.latencyAlignment?.shift, 300)
-            XCTAssertEqual(take.take.latencyAlignment?.longestDelay, 0)
+            XCTAssertEqual(take.recording.latencyAlignment?.shift, 300)
+            XCTAssertEqual(take.recording.latencyAlignment?.longestDelay, 0)
             XCTAssertEqual(entry.startFrame, start)
             XCTAssertEqual(entry.tracks.map(\.name), ["Near", "Also Near"])
             XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 300])
@@ -201,7 +201,7 @@ final class LatencyAlignmentTests: JackTestCase {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
             let entry = try XCTUnwrap(finished(take).last)
-            XCTAssertEqual(take.take.latencyAlignment?.shift, 1_000)
+            XCTAssertEqual(take.recording.latencyAlignment?.shift, 1_000)
             XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 1_000, 300])
             let number = String(format: "%03d", entry.take)
             XCTAssertEqual(try assertShifted("armed/take-\(number)-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)

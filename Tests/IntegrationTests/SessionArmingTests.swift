@@ -66,8 +66,8 @@ final class SessionArmingTests: JackTestCase {
     }
 
     /// The take's log entries once it has ended by itself (its length reached).
-    func finished(_ take: StudioTake) throws -> [TakeLogEntry] {
-        guard take.take.waitUntilFinished(timeout: 30) != nil else { throw TestFailure("the take did not end") }
+    func finished(_ take: SessionTake) throws -> [TakeLogEntry] {
+        guard take.recording.waitUntilFinished(timeout: 30) != nil else { throw TestFailure("the take did not end") }
         return take.finish()
     }
 
@@ -140,7 +140,7 @@ final class SessionArmingTests: JackTestCase {
         XCTAssertThrowsError(try session.setArmed(false, track: "Kick In")) {
             XCTAssertEqual($0 as? StudioSessionError, .takeInProgress)
         }
-        try Self.waitFor("the take's first frame") { take.take.status.position > 0 }
+        try Self.waitFor("the take's first frame") { take.recording.status.position > 0 }
         XCTAssertThrowsError(try session.setArmed(true, track: "Talkback")) {
             XCTAssertEqual($0 as? StudioSessionError, .takeInProgress)
         }

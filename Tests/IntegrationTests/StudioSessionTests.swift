@@ -326,7 +326,7 @@ final class StudioSessionTests: JackTestCase {
         usleep(500_000)
         // As if the disk had filled up meanwhile: less free space than the ring needs.
         session.diskReserveBytes = Int64.max
-        XCTAssertNotNil(take.take.waitUntilFinished(timeout: 5), "the watch stops the take by itself")
+        XCTAssertNotNil(take.recording.waitUntilFinished(timeout: 5), "the watch stops the take by itself")
         let entries = take.finish()
         XCTAssertEqual(take.stopReason, .diskFull)
         XCTAssertEqual(entries.map(\.status), [.diskFull])

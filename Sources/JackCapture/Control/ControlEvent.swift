@@ -10,9 +10,9 @@ public enum ControlEvent: Sendable {
     /// A recording's take was made and started (it may still wait for its start).
     case takeStarted(Take)
     /// A session's take started recording (`overdub`: playing the take it dubs along).
-    case sessionTakeStarted(StudioTake, overdub: SessionOverdub?)
+    case sessionTakeStarted(SessionTake, overdub: SessionOverdub?)
     /// A session's cued take started at `frame`, keeping `preRoll` before it.
-    case cuedTakeStarted(StudioTake, frame: UInt32, preRoll: CaptureDuration?)
+    case cuedTakeStarted(SessionTake, frame: UInt32, preRoll: CaptureDuration?)
     /// Something the take reported: a pause, a resume, a connection, an xrun, the server.
     case capture(CaptureEvent)
     /// A file of a split take was closed.
@@ -27,7 +27,7 @@ public enum ControlEvent: Sendable {
     /// is waited for. `session`: a session's take.
     case transportAlreadyRolling(session: Bool)
     /// A session's take ended, with its log entries (none: it never started).
-    case sessionTakeFinished(StudioTake, entries: [TakeLogEntry])
+    case sessionTakeFinished(SessionTake, entries: [TakeLogEntry])
     /// An overdub's playback ended along with its take.
     case overdubPlayed(SessionOverdub)
     /// Playback began: from file frame `fromFrame` at JACK frame `jackFrame`, `late` frames late.

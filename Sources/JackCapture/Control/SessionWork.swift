@@ -7,10 +7,10 @@ final class SessionWork: ControlledWork {
     private let overdub: SessionOverdub?
     private let plan: SessionPlan
     /// The take recording (or, on triggers, waiting for its trigger).
-    private var running: StudioTake?
+    private var running: SessionTake?
     /// Interactive with a pre-roll: the next take, waiting armed for `record` so the ring keeps
     /// the pre-roll.
-    private var cued: StudioTake?
+    private var cued: SessionTake?
     private var announced = false
     private var stopping = false
     private var quitting = false
@@ -64,7 +64,7 @@ final class SessionWork: ControlledWork {
         announced = true
         emit(.sessionTakeStarted(running, overdub: overdub))
         // Connections made while the session opened were told of with it; later ones are news.
-        _ = running.take.takeEvents()
+        _ = running.recording.takeEvents()
     }
 
     private func recordOnTrigger() {
@@ -77,7 +77,7 @@ final class SessionWork: ControlledWork {
             fail(error)
             return
         }
-        _ = running?.take.takeEvents()
+        _ = running?.recording.takeEvents()
     }
 
     private func armCued() {
@@ -120,7 +120,7 @@ final class SessionWork: ControlledWork {
             guard running == nil else { return .takeRecording(command) }
             return recordNow()
         case .togglePause, .pause, .resume:
-            return ControlledWork.pauseOrResume(running?.take, command, stopping: stopping)
+            return ControlledWork.pauseOrResume(running?.recording, command, stopping: stopping)
         case .stop:
             guard let take = running else { return .nothingRunning(command) }
             guard !stopping else { return .stopping }
@@ -179,12 +179,12 @@ final class SessionWork: ControlledWork {
     /// `record` in an interactive session: the cued take starts, or a new one now.
     private func recordNow() -> ControlRefusal? {
         if let armed = cued {
-            let frame = armed.take.cue()
+            let frame = armed.recording.cue()
             running = armed
             cued = nil
             announced = true
             emit(.cuedTakeStarted(armed, frame: frame, preRoll: session.definition.preRoll))
-            _ = armed.take.takeEvents()
+            _ = armed.recording.takeEvents()
             return nil
         }
         do throws(StudioSessionError) {
@@ -199,8 +199,8 @@ final class SessionWork: ControlledWork {
     }
 
     /// Stops the running take (and an overdub's playback) and says so.
-    private func stop(_ take: StudioTake, origin: ControlOrigin) {
-        let waiting = take.take.isWaitingForTrigger
+    private func stop(_ take: SessionTake, origin: ControlOrigin) {
+        let waiting = take.recording.isWaitingForTrigger
         let frame = overdub?.stop(take) ?? take.stop()
         stopping = true
         switch plan {
@@ -226,9 +226,9 @@ final class SessionWork: ControlledWork {
 
     override func update() {
         if let running {
-            if !announced, case .eachTrigger = plan, !running.take.isWaitingForTrigger { announce() }
-            for event in running.take.takeEvents() { emit(.capture(event)) }
-            if running.take.isFinished || (quitting && isInteractive) { finishTake() }
+            if !announced, case .eachTrigger = plan, !running.recording.isWaitingForTrigger { announce() }
+            for event in running.recording.takeEvents() { emit(.capture(event)) }
+            if running.recording.isFinished || (quitting && isInteractive) { finishTake() }
         }
         if isInteractive {
             if quitting {
@@ -249,15 +249,15 @@ final class SessionWork: ControlledWork {
     /// The running take has ended (or is to end now): its log entries, then what comes next.
     private func finishTake() {
         guard let take = running else { return }
-        for event in take.take.takeEvents() { emit(.capture(event)) }
+        for event in take.recording.takeEvents() { emit(.capture(event)) }
         if isInteractive { overdub?.player.stop() }
         let entries = take.finish()
-        for event in take.take.takeEvents() { emit(.capture(event)) }
+        for event in take.recording.takeEvents() { emit(.capture(event)) }
         running = nil
         stopping = false
         nextNumber = session.log.nextTakeNumber()
         if case .eachTrigger = plan {
-            switch take.take.finish().outcome {
+            switch take.recording.finish().outcome {
             case .cancelled:
                 break  // Stopped while waiting for its trigger: nothing recorded, nothing to tell.
             case .missedStart:
@@ -274,7 +274,7 @@ final class SessionWork: ControlledWork {
     }
 
     override func state() -> ControlState {
-        var state = ControlledWork.captureState(client: session.client, take: running?.take, names: session.trackNames)
+        var state = ControlledWork.captureState(client: session.client, take: running?.recording, names: session.trackNames)
         state.armedTracks = session.armedTrackNames
         if running == nil { state.mode = .ready }
         if stopping && running != nil { state.mode = .stopping }
@@ -288,6 +288,6 @@ final class SessionWork: ControlledWork {
     }
 
     override func wait(upTo seconds: TimeInterval) {
-        wait(on: running?.take, upTo: seconds)
+        wait(on: running?.recording, upTo: seconds)
     }
 }

@@ -87,7 +87,7 @@ public final class SessionOverdub: Sendable {
     /// Plays the take from its first frame on JACK frame `frame` (nil: `lead` from now) and
     /// records the session's next take aligned to it, `length` long (nil: as long as the take
     /// played). Stop both with `stop(_:)`.
-    public func record(playingAt frame: UInt32? = nil, length: CaptureDuration? = nil) throws(StudioSessionError) -> StudioTake {
+    public func record(playingAt frame: UInt32? = nil, length: CaptureDuration? = nil) throws(StudioSessionError) -> SessionTake {
         let jack = session.client.jack
         let playFrame = frame ?? FrameTime.advance(jack.estimatedFrameTime, by: lead)
         guard FrameTime.distance(from: jack.estimatedFrameTime, to: playFrame) > 0 else {
@@ -98,23 +98,23 @@ public final class SessionOverdub: Sendable {
         let takeLength = length ?? .frames(max(1, playedTake.frames))
         player.pause()
         player.currentFrame = 0
-        let studioTake = try session.record(at: .frame(FrameTime.advance(playFrame, by: latency)), length: takeLength,
+        let sessionTake = try session.record(at: .frame(FrameTime.advance(playFrame, by: latency)), length: takeLength,
                                             overdub: alignment)
         do {
             try player.play(atFrame: playFrame)
         } catch {
-            studioTake.stop()
-            _ = studioTake.finish()
+            sessionTake.stop()
+            _ = sessionTake.finish()
             throw .playback(error)
         }
-        return studioTake
+        return sessionTake
     }
 
     /// Stops the take and the playback together; returns the JACK frame the take stops before.
     @discardableResult
-    public func stop(_ studioTake: StudioTake) -> UInt32 {
+    public func stop(_ sessionTake: SessionTake) -> UInt32 {
         player.stop()
-        return studioTake.stop()
+        return sessionTake.stop()
     }
 
     /// Frames of silence the player played because its reader fell behind, and where (file
