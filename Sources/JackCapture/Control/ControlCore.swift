@@ -14,7 +14,7 @@ public final class ControlCore {
     private var started = false
 
     /// One take, or take after take (`plan`), from `capture`; the caller closes it after.
-    public init(recording capture: CaptureClient, plan: RecordingPlan) {
+    package init(recording capture: CaptureClient, plan: RecordingPlan) {
         work = RecordingWork(capture: capture, plan: plan)
     }
 

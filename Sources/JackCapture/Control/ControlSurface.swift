@@ -2,6 +2,6 @@
 /// reads the core's state and sends it commands, nothing more (what a command does is the
 /// core's business). jcap's run loop polls each surface about 100 times a second, on the thread
 /// that drives the core.
-public protocol ControlSurface: AnyObject {
+package protocol ControlSurface: AnyObject {
     func poll(_ core: ControlCore)
 }

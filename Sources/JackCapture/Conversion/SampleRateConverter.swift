@@ -22,18 +22,18 @@ import CSamplerate
 /// [round(a × ratio), round(b × ratio)).
 ///
 /// Every buffer is allocated once, in `init`; `convert` and `finish` allocate nothing.
-public final class SampleRateConverter {
-    public let channels: Int
-    public let inputRate: Int
-    public let outputRate: Int
-    public let quality: SampleRateConverterQuality
+package final class SampleRateConverter {
+    package let channels: Int
+    package let inputRate: Int
+    package let outputRate: Int
+    package let quality: SampleRateConverterQuality
     /// outputRate / inputRate: libsamplerate's src_ratio.
-    public let ratio: Double
+    package let ratio: Double
 
     /// Input frames converted so far (since `init` or `reset()`).
-    public private(set) var inputFrames: Int64 = 0
+    package private(set) var inputFrames: Int64 = 0
     /// Output frames handed out so far.
-    public private(set) var outputFrames: Int64 = 0
+    package private(set) var outputFrames: Int64 = 0
 
     /// The `SRC_STATE *`.
     private let state: OpaquePointer
@@ -55,7 +55,7 @@ public final class SampleRateConverter {
     /// Throws `.sampleRateConversion` for a rate that is not positive, a ratio beyond
     /// libsamplerate's 1:256 to 256:1 (src_is_valid_ratio), fewer than one channel, or whatever
     /// src_new refuses (with src_strerror's message).
-    public convenience init(channels: Int, inputRate: Int, outputRate: Int,
+    package convenience init(channels: Int, inputRate: Int, outputRate: Int,
                             quality: SampleRateConverterQuality = .best) throws(CaptureError) {
         try self.init(channels: channels, inputRate: inputRate, outputRate: outputRate, converterType: quality.rawValue)
     }
@@ -119,14 +119,14 @@ public final class SampleRateConverter {
     /// inputRate), halves rounded up. Exact in 64-bit integers while inputFrames × outputRate
     /// stays below 2^62: nearly four years of input at 192 kHz.
     /// 0 when a rate is not positive (no conversion exists).
-    public static func outputLength(forInputFrames inputFrames: Int64, inputRate: Int, outputRate: Int) -> Int64 {
+    package static func outputLength(forInputFrames inputFrames: Int64, inputRate: Int, outputRate: Int) -> Int64 {
         guard inputRate > 0, outputRate > 0 else { return 0 }
         let divisor = greatestCommonDivisor(inputRate, outputRate)
         return roundedLength(inputFrames, Int64(inputRate / divisor), Int64(outputRate / divisor))
     }
 
     /// `outputLength(forInputFrames:inputRate:outputRate:)` at this converter's rates.
-    public func outputLength(forInputFrames inputFrames: Int64) -> Int64 {
+    package func outputLength(forInputFrames inputFrames: Int64) -> Int64 {
         Self.roundedLength(inputFrames, reducedInputRate, reducedOutputRate)
     }
 
@@ -135,7 +135,7 @@ public final class SampleRateConverter {
     /// during its call. The filter needs input on both sides of each output frame, so the output
     /// lags the input until `finish` (measured with 0.2.2 at 48→44.1 kHz: 143 output frames for
     /// `.best`, 46 for `.medium`, 19 for `.fastest`, none for the other two).
-    public func convert(_ input: UnsafePointer<Float>, frames: Int,
+    package func convert(_ input: UnsafePointer<Float>, frames: Int,
                         emit: (UnsafePointer<Float>, Int) throws(CaptureError) -> Void) throws(CaptureError) {
         guard !finished else {
             throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
@@ -155,7 +155,7 @@ public final class SampleRateConverter {
 
     /// Converts `frames` frames of silence, as `convert` would, without a buffer of zeros from
     /// the caller.
-    public func convertSilence(frames: Int,
+    package func convertSilence(frames: Int,
                                emit: (UnsafePointer<Float>, Int) throws(CaptureError) -> Void) throws(CaptureError) {
         var remaining = frames
         while remaining > 0 {
@@ -169,7 +169,7 @@ public final class SampleRateConverter {
     /// nothing more) and hands `emit` the rest of the output, trimmed or padded with silence to
     /// exactly `outputLength(forInputFrames: inputFrames)` frames in all. After this the
     /// converter takes no more input until `reset()`.
-    public func finish(emit: (UnsafePointer<Float>, Int) throws(CaptureError) -> Void) throws(CaptureError) {
+    package func finish(emit: (UnsafePointer<Float>, Int) throws(CaptureError) -> Void) throws(CaptureError) {
         guard !finished else {
             throw .sampleRateConversion(inputRate: inputRate, outputRate: outputRate,
                                         reason: "the stream is already finished: call reset() to start another")
@@ -192,7 +192,7 @@ public final class SampleRateConverter {
     }
 
     /// Starts a new stream (src_reset): clears the filter's history and the frame counts.
-    public func reset() {
+    package func reset() {
         src_reset(state)
         inputFrames = 0
         outputFrames = 0

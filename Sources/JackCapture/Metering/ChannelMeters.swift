@@ -46,10 +46,10 @@ public struct MeterReading: Equatable, Sendable {
 /// accumulators' atomics). A channel out of range reads as silence (`floor`, `MeterReading.silent`,
 /// no clips), as AVAudioRecorder reads it.
 public final class ChannelMeters: Sendable {
-    public static let floor: Float = -160
-    public static let averagingTime = 0.3
-    public static let peakReleaseRate = 20.0 / 1.7
-    public static let peakHoldTime = 2.0
+    package static let floor: Float = -160
+    package static let averagingTime = 0.3
+    package static let peakReleaseRate = 20.0 / 1.7
+    package static let peakHoldTime = 2.0
 
     let accumulators: MeterAccumulators
     let sampleRate: Double
@@ -87,10 +87,10 @@ public final class ChannelMeters: Sendable {
         state = Locked(State(channelCount: accumulators.channelCount))
     }
 
-    public var channelCount: Int { accumulators.channelCount }
+    package var channelCount: Int { accumulators.channelCount }
 
     /// Takes in everything measured since the last update and moves the meters on.
-    public func update() {
+    package func update() {
         state.withLock { update(&$0) }
     }
 
@@ -124,19 +124,19 @@ public final class ChannelMeters: Sendable {
     private func contains(_ channel: Int) -> Bool { channel >= 0 && channel < channelCount }
 
     /// RMS level of a channel (0-based) in dBFS.
-    public func averagePower(forChannel channel: Int) -> Float {
+    package func averagePower(forChannel channel: Int) -> Float {
         guard contains(channel) else { return Self.floor }
         return state.withLock { Self.decibels(power: $0.meanSquares[channel]) }
     }
 
     /// Peak level of a channel (0-based) in dBFS.
-    public func peakPower(forChannel channel: Int) -> Float {
+    package func peakPower(forChannel channel: Int) -> Float {
         guard contains(channel) else { return Self.floor }
         return state.withLock { Self.decibels(amplitude: $0.peaks[channel]) }
     }
 
     /// Everything the meter shows for a channel, read at one moment (between updates).
-    public func reading(forChannel channel: Int) -> MeterReading {
+    package func reading(forChannel channel: Int) -> MeterReading {
         guard contains(channel) else { return .silent }
         return state.withLock { state in
             MeterReading(averagePower: Self.decibels(power: state.meanSquares[channel]),
@@ -147,26 +147,26 @@ public final class ChannelMeters: Sendable {
     }
 
     /// The highest peak of the take so far, in dBFS.
-    public func highestPeak(forChannel channel: Int) -> Float {
+    package func highestPeak(forChannel channel: Int) -> Float {
         guard contains(channel) else { return Self.floor }
         return Self.decibels(amplitude: Double(Float(bitPattern: UnsafeAtomic<UInt32>(at: accumulators.takePeaks + channel)
             .load(ordering: .relaxed))))
     }
 
     /// Samples of the take at or beyond full scale.
-    public func clipCount(forChannel channel: Int) -> Int64 {
+    package func clipCount(forChannel channel: Int) -> Int64 {
         guard contains(channel) else { return 0 }
         return UnsafeAtomic<Int64>(at: accumulators.clipCounts + channel).load(ordering: .relaxed)
     }
 
     /// 20 log10(amplitude), never below -160.
-    public static func decibels(amplitude: Double) -> Float {
+    package static func decibels(amplitude: Double) -> Float {
         guard amplitude > 0 else { return floor }
         return Swift.max(floor, Float(20 * log10(amplitude)))
     }
 
     /// 10 log10(power), never below -160.
-    public static func decibels(power: Double) -> Float {
+    package static func decibels(power: Double) -> Float {
         guard power > 0 else { return floor }
         return Swift.max(floor, Float(10 * log10(power)))
     }

@@ -30,7 +30,7 @@ public enum AudioFormat: String, CaseIterable, Sendable {
     }
 
     /// The names `--format` takes, for messages: "pcm, float, ... or opus".
-    public static var namesList: String {
+    package static var namesList: String {
         allCases.map(\.rawValue).joinedAsPhrase()
     }
 
@@ -234,10 +234,10 @@ public struct FileFormat: Equatable, Sendable {
     /// True when a .wav file is written as RF64 with automatic downgrade: a plain WAV
     /// (WAVE_FORMAT_EXTENSIBLE) that becomes RF64 by itself past 4 GB. libsndfile's RF64 holds
     /// PCM, float, u-law and A-law but not IMA ADPCM, which is written as plain WAV.
-    public var isAutoDowngradingRF64: Bool { container == .wav && encoding != .imaADPCM }
+    package var isAutoDowngradingRF64: Bool { container == .wav && encoding != .imaADPCM }
 
     /// libsndfile's format code: major type | subtype | byte order.
-    public var sndfileFormat: Int32 {
+    package var sndfileFormat: Int32 {
         let major: Int32
         switch container {
         case .wav: major = Int32(isAutoDowngradingRF64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV)
@@ -282,7 +282,7 @@ public struct FileFormat: Equatable, Sendable {
     }
 
     /// Checks a channel count against the codec's limit.
-    public func validate(channels: Int) throws(CaptureError) {
+    package func validate(channels: Int) throws(CaptureError) {
         guard channels >= 1 else { throw .format(.noChannels) }
         if let maximum = encoding.maximumChannels, channels > maximum {
             throw .tooManyChannels(container: encoding.displayName, maximum: maximum, requested: channels)
@@ -290,7 +290,7 @@ public struct FileFormat: Equatable, Sendable {
     }
 
     /// Checks a sample rate against jcap's range and the codec's rates.
-    public func validate(sampleRate: Int) throws(CaptureError) {
+    package func validate(sampleRate: Int) throws(CaptureError) {
         guard RecordingSettings.sampleRates.contains(sampleRate) else { throw .format(.sampleRateOutOfRange(sampleRate)) }
         guard encoding.sampleRates.allows(sampleRate) else {
             throw .format(.sampleRateNotAvailable(sampleRate, format: encoding.displayName,

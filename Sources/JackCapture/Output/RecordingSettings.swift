@@ -51,7 +51,7 @@ public struct RecordingSettings: Sendable, Equatable {
     /// encoding, bit depth, byte order and encoder settings, each checked against what the
     /// container and codec can hold. A sample rate or channel count set here is checked too; the
     /// server's rate and the sources' count are checked by `validate(_:channels:serverSampleRate:)`.
-    public func resolveFormat(forPath path: String) throws(CaptureError) -> FileFormat {
+    package func resolveFormat(forPath path: String) throws(CaptureError) -> FileFormat {
         let fileExtension = FileFormat.fileExtension(of: path)
         let container = try FileContainer(fileExtension: fileExtension)
         let encoding = format ?? container.defaultFormat
@@ -114,7 +114,7 @@ public struct RecordingSettings: Sendable, Equatable {
 
     /// Checks a resolved format against what the take delivers: the sources' channel count (which
     /// `channelCount`, when set, must match) and the file's rate (`sampleRate`, or the server's).
-    public func validate(_ format: FileFormat, channels: Int, serverSampleRate: Int) throws(CaptureError) {
+    package func validate(_ format: FileFormat, channels: Int, serverSampleRate: Int) throws(CaptureError) {
         if let channelCount, channelCount != channels {
             throw .format(.channelCountMismatch(requested: channelCount, sources: channels))
         }

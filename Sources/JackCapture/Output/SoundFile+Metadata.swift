@@ -5,27 +5,27 @@ import CSndfile
 ///
 /// Text fields have fixed sizes in the chunk; longer text is cut to fit, at a character boundary.
 /// EBU asks for ASCII; UTF-8 is stored as it is (most readers show it).
-public struct BroadcastInfo: Equatable, Sendable {
+package struct BroadcastInfo: Equatable, Sendable {
     /// Free text, at most 256 bytes.
-    public var description: String
+    package var description: String
     /// Who or what made the file, at most 32 bytes.
-    public var originator: String
+    package var originator: String
     /// The originator's identifier for the file, at most 32 bytes.
-    public var originatorReference: String
+    package var originatorReference: String
     /// `yyyy-mm-dd`, local time.
-    public var originationDate: String
+    package var originationDate: String
     /// `hh:mm:ss`, local time.
-    public var originationTime: String
+    package var originationTime: String
     /// The first sample's place on the day's timeline, in samples since midnight: where a DAW
     /// puts the file when it is spotted to its timestamp.
-    public var timeReference: UInt64
+    package var timeReference: UInt64
     /// The chunk's version. libsndfile 1.2.0 writes 2, whatever it is given.
-    public var version: Int
+    package var version: Int
     /// How the audio was coded, one line a step. libsndfile writes its own line
     /// (`A=PCM,F=48000,W=24,M=stereo,T=libsndfile-1.2.0`); what is set here is not written.
-    public var codingHistory: String
+    package var codingHistory: String
 
-    public init(description: String = "", originator: String = "", originatorReference: String = "",
+    package init(description: String = "", originator: String = "", originatorReference: String = "",
                 originationDate: String = "", originationTime: String = "", timeReference: UInt64 = 0,
                 version: Int = 2, codingHistory: String = "") {
         self.description = description
@@ -39,15 +39,15 @@ public struct BroadcastInfo: Equatable, Sendable {
     }
 
     /// The size of each text field in the chunk, in bytes.
-    public static let descriptionBytes = 256
-    public static let originatorBytes = 32
-    public static let originatorReferenceBytes = 32
-    public static let originationDateBytes = 10
-    public static let originationTimeBytes = 8
+    package static let descriptionBytes = 256
+    package static let originatorBytes = 32
+    package static let originatorReferenceBytes = 32
+    package static let originationDateBytes = 10
+    package static let originationTimeBytes = 8
 }
 
 /// libsndfile's text tags (SF_STR_*): RIFF INFO items in WAV, Vorbis comments in FLAC and Ogg.
-public enum SoundFileTag: Int32, CaseIterable, Sendable {
+package enum SoundFileTag: Int32, CaseIterable, Sendable {
     case title = 0x01
     case copyright = 0x02
     /// libsndfile 1.2.0 adds its own name to what is set: `jcap (libsndfile-1.2.0)`.
@@ -75,7 +75,7 @@ public enum SoundFileTag: Int32, CaseIterable, Sendable {
 extension SoundFile {
     /// Sets the BWF `bext` chunk (sf_command SFC_SET_BROADCAST_INFO): WAV and RF64 files only
     /// (libsndfile 1.2.0 refuses W64's), before the first write.
-    public func setBroadcastInfo(_ info: BroadcastInfo) throws(CaptureError) {
+    package func setBroadcastInfo(_ info: BroadcastInfo) throws(CaptureError) {
         let result = jcap_sf_set_broadcast_info(
             handle,
             SoundFile.prefix(info.description, bytes: BroadcastInfo.descriptionBytes),
@@ -93,7 +93,7 @@ extension SoundFile {
 
     /// The file's `bext` chunk (sf_command SFC_GET_BROADCAST_INFO), or nil when it has none. For a
     /// file opened for reading (or one whose chunk was set since it was opened).
-    public func broadcastInfo() -> BroadcastInfo? {
+    package func broadcastInfo() -> BroadcastInfo? {
         var info = SF_BROADCAST_INFO()
         guard jcap_sf_get_broadcast_info(handle, &info) == Int32(SF_TRUE) else { return nil }
         return BroadcastInfo(description: SoundFile.text(info.description),
@@ -114,7 +114,7 @@ extension SoundFile {
     /// length, so a reader gets those zeros back as part of it.
     ///
     /// - Parameter id: the chunk's four-character code, printable ASCII.
-    public func setChunk(id: String, data: [UInt8]) throws(CaptureError) {
+    package func setChunk(id: String, data: [UInt8]) throws(CaptureError) {
         let item = "a '\(id)' chunk"
         guard id.utf8.count == 4, id.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
             throw .metadataRefused(path: path, item: item, reason: "a chunk id is four printable ASCII characters")
@@ -134,7 +134,7 @@ extension SoundFile {
     /// The bytes of the first chunk named `id` (sf_get_chunk_iterator, sf_get_chunk_size,
     /// sf_get_chunk_data), or nil when the file has none. For a file opened for reading: libsndfile
     /// lists the chunks it read from the header.
-    public func chunk(id: String) throws(CaptureError) -> [UInt8]? {
+    package func chunk(id: String) throws(CaptureError) -> [UInt8]? {
         guard let iterator = jcap_sf_get_chunk_iterator(handle, id) else { return nil }
         var length: UInt32 = 0
         let sizeResult = jcap_sf_get_chunk_size(iterator, &length)
@@ -159,7 +159,7 @@ extension SoundFile {
 
     /// Sets a text tag (sf_set_string). FLAC and Ogg take tags only before the first write; W64
     /// takes none.
-    public func setString(_ tag: SoundFileTag, _ value: String) throws(CaptureError) {
+    package func setString(_ tag: SoundFileTag, _ value: String) throws(CaptureError) {
         let result = sf_set_string(handle, tag.rawValue, value)
         guard result == 0 else {
             throw .metadataRefused(path: path, item: "the \(tag) tag", reason: String(cString: sf_error_number(result)))
@@ -167,7 +167,7 @@ extension SoundFile {
     }
 
     /// A text tag (sf_get_string), or nil when the file has none.
-    public func string(_ tag: SoundFileTag) -> String? {
+    package func string(_ tag: SoundFileTag) -> String? {
         guard let text = sf_get_string(handle, tag.rawValue) else { return nil }
         return String(cString: text)
     }

@@ -6,13 +6,13 @@ public final class SoundFile: @unchecked Sendable {
     // @unchecked: a SNDFILE* (not thread-safe) and unlocked vars, used by one thread at a time.
     /// The `SNDFILE *`.
     let handle: OpaquePointer
-    public let path: String
-    public let channels: Int
-    public let sampleRate: Int
+    package let path: String
+    package let channels: Int
+    package let sampleRate: Int
     /// Frames in the file when it was opened for reading (0 for a file opened for writing).
-    public let frames: Int64
+    package let frames: Int64
     /// libsndfile's format code.
-    public let format: Int32
+    package let format: Int32
     private var closed = false
     /// The descriptor libsndfile writes through (created files only; it closes it).
     private let descriptor: Int32?
@@ -38,7 +38,7 @@ public final class SoundFile: @unchecked Sendable {
     /// settings (sf_command). An existing file is never touched unless `overwrite`; the channel
     /// count, sample rate and format are checked (sf_format_check) before anything is created or
     /// truncated, so a bad format never damages a file.
-    public static func create(path: String, format: FileFormat, channels: Int, sampleRate: Int,
+    package static func create(path: String, format: FileFormat, channels: Int, sampleRate: Int,
                               overwrite: Bool) throws(CaptureError) -> SoundFile {
         try format.validate(channels: channels)
         try format.validate(sampleRate: sampleRate)
@@ -104,7 +104,7 @@ public final class SoundFile: @unchecked Sendable {
     }
 
     /// Opens an existing file for reading (sf_open).
-    public static func open(readingFrom path: String) throws(CaptureError) -> SoundFile {
+    package static func open(readingFrom path: String) throws(CaptureError) -> SoundFile {
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw .outputUnwritable(path, reason: String(cString: sf_strerror(nil)))
@@ -114,7 +114,7 @@ public final class SoundFile: @unchecked Sendable {
 
     /// Writes `frames` interleaved frames (sf_writef_float). A short write is an error (a full
     /// disk); libsndfile's message and errno say which.
-    public func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
+    package func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
         hasWrittenAudio = true
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
         guard written == frames else {
@@ -156,7 +156,7 @@ public final class SoundFile: @unchecked Sendable {
     }
 
     /// Reads up to `frames` interleaved frames (sf_readf_float); returns how many it read.
-    public func read(into samples: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+    package func read(into samples: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         Int(sf_readf_float(handle, samples, sf_count_t(frames)))
     }
 
@@ -166,13 +166,13 @@ public final class SoundFile: @unchecked Sendable {
     /// Not for Ogg: its header holds no length (a reader finds it from the pages, so a killed take
     /// stays readable up to its last page), and libsndfile 1.2.0 asked to rewrite an Ogg Vorbis
     /// header writes the Vorbis header packets into the stream again, leaving a file it cannot open.
-    public func updateHeader() {
+    package func updateHeader() {
         guard format & Int32(SF_FORMAT_TYPEMASK) != Int32(SF_FORMAT_OGG) else { return }
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
     }
 
     /// Finishes and closes the file (sf_close). Safe to call more than once.
-    public func close() throws(CaptureError) {
+    package func close() throws(CaptureError) {
         guard !closed else { return }
         closed = true
         let result = sf_close(handle)

@@ -7,10 +7,10 @@ import Glibc
 ///
 /// A name never replaces a file: when one of that name exists (the hour repeated as the clocks go
 /// back, or a file put there), `-2`, `-3`, ... is added before the extension.
-public enum SplitNaming {
+package enum SplitNaming {
     /// `20261122-143000`: the local date and time of a moment (microseconds since the Unix epoch),
     /// rounded down to the second.
-    public static func timeStamp(microsecondsSinceEpoch micros: Int64) -> String {
+    package static func timeStamp(microsecondsSinceEpoch micros: Int64) -> String {
         let time = LocalTime(microsecondsSinceEpoch: micros)
         let pad = LocalTime.padded
         return pad(time.year, 4) + pad(time.month, 2) + pad(time.day, 2) + "-"
@@ -30,13 +30,13 @@ public enum SplitNaming {
 
     /// The path of the file that starts at `startMicroseconds`, for a take whose unsplit file
     /// would be `path`.
-    public static func piecePath(_ path: String, startMicroseconds: Int64) -> String {
+    package static func piecePath(_ path: String, startMicroseconds: Int64) -> String {
         inserting(timeStamp(microsecondsSinceEpoch: startMicroseconds), into: path)
     }
 
     /// `path` if no file has that name, else the first of `name-2.ext`, `name-3.ext`, ... that is
     /// free.
-    public static func unusedPath(_ path: String, exists: (String) -> Bool = { access($0, F_OK) == 0 }) -> String {
+    package static func unusedPath(_ path: String, exists: (String) -> Bool = { access($0, F_OK) == 0 }) -> String {
         guard exists(path) else { return path }
         var number = 2
         while exists(inserting(String(number), into: path)) { number += 1 }

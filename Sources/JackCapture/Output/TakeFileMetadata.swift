@@ -3,35 +3,35 @@ import Foundation
 
 /// What a take's file says about itself, so that a DAW or an archive knows which session, take and
 /// tracks it holds and where on the day's timeline its first sample belongs.
-public struct TakeFileMetadata: Equatable, Sendable {
+package struct TakeFileMetadata: Equatable, Sendable {
     /// A named channel of the file.
-    public struct Track: Equatable, Sendable {
-        public var name: String
+    package struct Track: Equatable, Sendable {
+        package var name: String
         /// The channel in the file, from 1 (iXML's CHANNEL_INDEX and jcap's channel numbers count
         /// from 1).
-        public var channel: Int
+        package var channel: Int
 
-        public init(name: String, channel: Int) {
+        package init(name: String, channel: Int) {
             self.name = name
             self.channel = channel
         }
     }
 
-    public var sessionName: String
-    public var takeNumber: Int
-    public var tracks: [Track]
+    package var sessionName: String
+    package var takeNumber: Int
+    package var tracks: [Track]
     /// Free text about the take, added to the bext description and written as iXML's NOTE.
-    public var note: String?
+    package var note: String?
     /// When the file was made, in microseconds since 1970-01-01 00:00 UTC.
-    public var originationMicrosecondsSinceEpoch: Int64
+    package var originationMicrosecondsSinceEpoch: Int64
     /// The file's sample rate: the time reference counts samples at this rate.
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// When the file's first sample was captured, in microseconds since 1970-01-01 00:00 UTC.
-    public var startMicrosecondsSinceEpoch: Int64
+    package var startMicrosecondsSinceEpoch: Int64
     /// The zone whose local time the date, time and time reference are in.
-    public var timeZone: TimeZone
+    package var timeZone: TimeZone
 
-    public init(sessionName: String, takeNumber: Int, tracks: [Track] = [], note: String? = nil,
+    package init(sessionName: String, takeNumber: Int, tracks: [Track] = [], note: String? = nil,
                 originationMicrosecondsSinceEpoch: Int64, sampleRate: Int, startMicrosecondsSinceEpoch: Int64,
                 timeZone: TimeZone = .current) {
         self.sessionName = sessionName
@@ -51,7 +51,7 @@ public struct TakeFileMetadata: Equatable, Sendable {
     /// since midnight: a take that starts at 12:00 on the day clocks go forward is placed at 12:00
     /// although 11 hours have passed, and both 02:30s of the day they go back are 02:30. Rounded
     /// down to a whole sample; 0 for a sample rate that is not positive.
-    public static func samplesSinceLocalMidnight(microsecondsSinceEpoch: Int64, sampleRate: Int,
+    package static func samplesSinceLocalMidnight(microsecondsSinceEpoch: Int64, sampleRate: Int,
                                                  timeZone: TimeZone) -> UInt64 {
         guard sampleRate > 0 else { return 0 }
         let microsecondsPerDay: Int64 = 86_400_000_000
@@ -86,13 +86,13 @@ public struct TakeFileMetadata: Equatable, Sendable {
     }
 
     /// The first sample's TimeReference in this metadata's zone and rate.
-    public var timeReference: UInt64 {
+    package var timeReference: UInt64 {
         TakeFileMetadata.samplesSinceLocalMidnight(microsecondsSinceEpoch: startMicrosecondsSinceEpoch,
                                                    sampleRate: sampleRate, timeZone: timeZone)
     }
 
     /// The bext description: `session: Live; take: 3; tracks: 1 Kick, 2 Snare; <note>`.
-    public var broadcastDescription: String {
+    package var broadcastDescription: String {
         var parts = ["session: \(sessionName)", "take: \(takeNumber)"]
         if !tracks.isEmpty { parts.append("tracks: " + tracks.map { "\($0.channel) \($0.name)" }.joined(separator: ", ")) }
         if let note, !note.isEmpty { parts.append(note) }
@@ -101,7 +101,7 @@ public struct TakeFileMetadata: Equatable, Sendable {
 
     /// The `bext` chunk: the description above, originator `jcap`, the origination date and time
     /// in local time, and the first sample's time reference.
-    public var broadcastInfo: BroadcastInfo {
+    package var broadcastInfo: BroadcastInfo {
         let (date, time) = TakeFileMetadata.localDateAndTime(microsecondsSinceEpoch: originationMicrosecondsSinceEpoch,
                                                              timeZone: timeZone)
         return BroadcastInfo(description: broadcastDescription, originator: "jcap", originationDate: date,
@@ -112,7 +112,7 @@ public struct TakeFileMetadata: Equatable, Sendable {
     /// samples since midnight (as the bext chunk has it), and TRACK_LIST with each track's channel
     /// (CHANNEL_INDEX and INTERLEAVE_INDEX: jcap's channel is the file's channel) and NAME.
     /// Text is XML-escaped, and characters XML cannot hold are left out.
-    public var iXML: String {
+    package var iXML: String {
         let escape = TakeFileMetadata.xmlEscaped
         let reference = timeReference
         var lines = [
@@ -149,7 +149,7 @@ public struct TakeFileMetadata: Equatable, Sendable {
     /// The text tags for FLAC and Ogg: title the track names (or the session and take when none is
     /// named), album the session, comment the take (and note), software jcap, date the local
     /// origination date.
-    public var tags: [(tag: SoundFileTag, value: String)] {
+    package var tags: [(tag: SoundFileTag, value: String)] {
         let title = tracks.isEmpty ? "\(sessionName) take \(takeNumber)" : tracks.map(\.name).joined(separator: ", ")
         var comment = "take \(takeNumber)"
         if let note, !note.isEmpty { comment += ": \(note)" }
@@ -160,7 +160,7 @@ public struct TakeFileMetadata: Equatable, Sendable {
 
     /// Text as XML character data or an attribute value: `& < > " '` escaped; control characters
     /// other than tab and newlines (which XML 1.0 cannot hold at all) and U+FFFE/U+FFFF dropped.
-    public static func xmlEscaped(_ text: String) -> String {
+    package static func xmlEscaped(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -180,13 +180,13 @@ public struct TakeFileMetadata: Equatable, Sendable {
 }
 
 /// What `SoundFile.apply` wrote.
-public struct WrittenMetadata: OptionSet, Sendable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
+package struct WrittenMetadata: OptionSet, Sendable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
 
-    public static let broadcastInfo = WrittenMetadata(rawValue: 1 << 0)
-    public static let iXML = WrittenMetadata(rawValue: 1 << 1)
-    public static let tags = WrittenMetadata(rawValue: 1 << 2)
+    package static let broadcastInfo = WrittenMetadata(rawValue: 1 << 0)
+    package static let iXML = WrittenMetadata(rawValue: 1 << 1)
+    package static let tags = WrittenMetadata(rawValue: 1 << 2)
 }
 
 extension SoundFile {
@@ -208,7 +208,7 @@ extension SoundFile {
     /// - Throws: `.metadataRefused` when a track's channel is not in the file, the metadata's
     ///   sample rate is not the file's, or libsndfile refuses (audio already written).
     @discardableResult
-    public func apply(_ metadata: TakeFileMetadata) throws(CaptureError) -> WrittenMetadata {
+    package func apply(_ metadata: TakeFileMetadata) throws(CaptureError) -> WrittenMetadata {
         for track in metadata.tracks where !(1...max(1, channels)).contains(track.channel) {
             throw .metadataRefused(path: path, item: "track '\(track.name)'",
                                    reason: "channel \(track.channel) is not one of the file's 1-\(channels)")

@@ -2,7 +2,7 @@ extension TakeNaming {
     /// The next of a series of files named after `path` (`-o mix.wav` with `--transport`, one
     /// take per roll): `mix-001.wav`, `mix-002.wav`, ... one past the highest number already in
     /// `existing` (the names in the path's folder), so no file is ever reused.
-    public static func nextNumberedPath(after path: String, existing names: [String]) -> String {
+    package static func nextNumberedPath(after path: String, existing names: [String]) -> String {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

@@ -53,7 +53,7 @@ public struct SessionDefinition: Sendable, Equatable {
     public static let defaultFileExtension = "wav"
     /// The largest session file read: a session of a thousand tracks is far smaller, and a larger
     /// file is surely not a session.
-    public static let maximumFileBytes = 4 << 20
+    package static let maximumFileBytes = 4 << 20
 
     init(name: String, sessionFilePath: String, folder: String, sampleRate: Int?, settings: RecordingSettings,
          fileExtension: String, format: FileFormat, layout: SessionLayout, bufferSeconds: Double,
@@ -97,7 +97,7 @@ public struct SessionDefinition: Sendable, Equatable {
     /// The line is the key's, or the track's header when the track does not set the key.
     ///
     /// - Parameter index: the track's index in `tracks`.
-    public func error(track index: Int, key: String, _ message: String) -> SessionFileError {
+    package func error(track index: Int, key: String, _ message: String) -> SessionFileError {
         let name = tracks.indices.contains(index) ? tracks[index].name : nil
         var error = SessionFileReader.Errors(path: sessionFilePath, locator: locator).track(index, key, name: name, message)
         if error.line == nil, let name { error.line = tracks.first { $0.name == name }?.line }
@@ -106,14 +106,14 @@ public struct SessionDefinition: Sendable, Equatable {
 
     /// `error(track:key:_:)` for a track of `tracks`, `armedTracks` or a take file, found by its
     /// name (track names are unique in a session).
-    public func error(for track: SessionTrack, key: String, _ message: String) -> SessionFileError {
+    package func error(for track: SessionTrack, key: String, _ message: String) -> SessionFileError {
         error(track: tracks.firstIndex { $0.name == track.name } ?? tracks.count, key: key, message)
     }
 
     /// An error located at a `[session]` key, for checks made against the server (a sample rate
     /// mismatch): `sessions/band.toml:4: sample_rate: ...`. The line is the key's, or the
     /// `[session]` header's when the file does not set the key.
-    public func error(sessionKey key: String, _ message: String) -> SessionFileError {
+    package func error(sessionKey key: String, _ message: String) -> SessionFileError {
         SessionFileReader.Errors(path: sessionFilePath, locator: locator).session(key, message)
     }
 
@@ -136,7 +136,7 @@ public struct SessionDefinition: Sendable, Equatable {
     /// `take-007-overheads.flac` and `take-007.wav`; nil for any other name. A new take takes
     /// the number after the highest in the folder, whatever the file, so no number is reused,
     /// even after a take was deleted.
-    public static func takeNumber(ofFileName fileName: String) -> Int? {
+    package static func takeNumber(ofFileName fileName: String) -> Int? {
         guard fileName.hasPrefix(TakeNaming.prefix) else { return nil }
         let rest = fileName.utf8.dropFirst(TakeNaming.prefix.utf8.count)
         let digits = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }

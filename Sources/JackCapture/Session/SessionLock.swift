@@ -10,17 +10,17 @@ import Foundation
 /// lock and keeps the folder locked after jcap exits. The file is never removed: removing it
 /// while another process waits on the old inode would let two processes lock two different
 /// files of the same name.
-public final class SessionLock: Sendable {
-    public static let fileName = ".jcap.lock"
+package final class SessionLock: Sendable {
+    package static let fileName = ".jcap.lock"
 
-    public let folder: String
-    public var path: String { folder + "/" + Self.fileName }
+    package let folder: String
+    package var path: String { folder + "/" + Self.fileName }
     /// The lock file's descriptor, -1 once released.
     private let descriptor: Locked<Int32>
     private let identity: SessionRegistry.Folder
 
     /// Takes the lock, or refuses with `sessionInUse` naming the owner's PID.
-    public init(folder: String) throws(TakeLogError) {
+    package init(folder: String) throws(TakeLogError) {
         self.folder = folder
         let path = folder + "/" + Self.fileName
         let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -47,7 +47,7 @@ public final class SessionLock: Sendable {
     deinit { release() }
 
     /// Gives the folder up (closing the descriptor drops the flock). Safe to call more than once.
-    public func release() {
+    package func release() {
         descriptor.withLock { descriptor in
             guard descriptor >= 0 else { return }
             SessionRegistry.shared.unlocked(identity)
@@ -59,7 +59,7 @@ public final class SessionLock: Sendable {
     }
 
     /// True while this process holds the lock on `folder` (through any `SessionLock`).
-    public static func isHeld(folder: String) -> Bool {
+    package static func isHeld(folder: String) -> Bool {
         SessionRegistry.shared.isLocked(SessionRegistry.Folder(path: folder))
     }
 

@@ -60,7 +60,7 @@ public final class SessionOverdub: Sendable {
 
     /// A take's files, with the folder in front, and an output port name for each of their
     /// channels: the session's port name for each track (`:` replaced).
-    public static func playbackFiles(of entry: TakeLogEntry, in definition: SessionDefinition) -> (paths: [String], portNames: [String]) {
+    package static func playbackFiles(of entry: TakeLogEntry, in definition: SessionDefinition) -> (paths: [String], portNames: [String]) {
         let folder = definition.folder.hasSuffix("/") ? definition.folder : definition.folder + "/"
         let portNames = entry.files.flatMap(\.tracks).map { track in
             definition.tracks.first { $0.name == track }?.portName ?? track.replacingOccurrences(of: ":", with: "-")

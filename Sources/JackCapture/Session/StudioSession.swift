@@ -15,7 +15,7 @@ import Foundation
 /// their files really hold. The client and its connections stay up between takes.
 public final class StudioSession: Sendable {
     public var definition: SessionDefinition { context.definition }
-    public var client: CaptureClient { context.client }
+    package var client: CaptureClient { context.client }
     public var log: TakeLog { context.log }
     private let context: StudioSessionContext
     /// Takes found unfinished when the session opened, now logged as interrupted.

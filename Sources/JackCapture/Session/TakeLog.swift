@@ -45,7 +45,7 @@ public final class TakeLog: Sendable {
     /// An entry with status `recording` marks the take as recording in this process (recovery
     /// leaves it alone) until an entry with another status is appended for it, or the session
     /// lock is given up: take the lock before the first take.
-    public func append(_ entry: TakeLogEntry) throws(TakeLogError) {
+    package func append(_ entry: TakeLogEntry) throws(TakeLogError) {
         if let reason = entry.invalidity() { throw .invalidEntry(take: entry.take, reason: reason) }
         try write(TakeLogRecord(entry))
         SessionRegistry.shared.setRecording(entry.take, in: SessionRegistry.Folder(path: folder), entry.status == .recording)
@@ -135,7 +135,7 @@ public final class TakeLog: Sendable {
     /// ended) are left alone. Every file a take lists is checked to be inside the folder before
     /// any is touched. Audio is never truncated or rewritten, only header sizes, so running it
     /// again after a crash during recovery is safe.
-    public func recoverInterruptedTakes() throws(TakeLogError) -> [TakeLogEntry] {
+    package func recoverInterruptedTakes() throws(TakeLogError) -> [TakeLogEntry] {
         guard SessionLock.isHeld(folder: folder) else { throw .sessionNotLocked(folder: folder) }
         let identity = SessionRegistry.Folder(path: folder)
         var recovered: [TakeLogEntry] = []

@@ -29,7 +29,7 @@ public enum TakeStatus: String, Codable, Sendable, CaseIterable {
     /// A write failure counts as `diskFull` when the reason is ENOSPC or EDQUOT (the text
     /// `SoundFile.write` puts first), because a full disk is what a studio can fix at once.
     /// `cancelled` and `missedStart` leave no file and no audio, which is what a discarded take is.
-    public init(_ outcome: TakeReport.Outcome) {
+    package init(_ outcome: TakeReport.Outcome) {
         switch outcome {
         case .complete: self = .complete
         case .lostFrames: self = .framesLost
@@ -320,7 +320,7 @@ public struct TakeLogSpan: Codable, Sendable, Equatable {
     }
 
     /// A lost span as the disk writer reports it.
-    public init(_ span: LostSpan) {
+    package init(_ span: LostSpan) {
         self.init(position: span.position, frames: span.frames)
     }
 }

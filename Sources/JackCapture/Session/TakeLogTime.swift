@@ -7,9 +7,9 @@ import Foundation
 /// `timespec` (clock_gettime CLOCK_REALTIME) so the microseconds are the clock's, not a Double's
 /// rounding of them. UTC because a session folder may be read in another time zone, or after the
 /// clocks change; `TakeListing` shows local time.
-public enum TakeLogTime {
+package enum TakeLogTime {
     /// The text for a CLOCK_REALTIME reading.
-    public static func string(from time: timespec) -> String {
+    package static func string(from time: timespec) -> String {
         // Floor division, so a time before 1970 still has a fraction in 0..<1 s.
         let carry = Int64(time.tv_nsec) >= 0 ? Int64(time.tv_nsec) / 1_000_000_000
                                               : (Int64(time.tv_nsec) - 999_999_999) / 1_000_000_000
@@ -24,7 +24,7 @@ public enum TakeLogTime {
     }
 
     /// The text for a `Date` (to the microsecond a Double holds, rounded down).
-    public static func string(from date: Date) -> String {
+    package static func string(from date: Date) -> String {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         let micro = ((date.timeIntervalSince1970 - seconds) * 1_000_000).rounded(.down)
         guard seconds.magnitude < 1e15 else { return string(from: timespec()) }
@@ -32,7 +32,7 @@ public enum TakeLogTime {
     }
 
     /// Now, from CLOCK_REALTIME.
-    public static func now() -> String {
+    package static func now() -> String {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return string(from: time)
@@ -40,7 +40,7 @@ public enum TakeLogTime {
 
     /// The instant a log time names, or nil for text that is not one. Accepts any number of
     /// fractional digits (or none), so a hand-edited time still reads.
-    public static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= bytes.count else { return nil }

@@ -1,4 +1,4 @@
 /// jcap's version, as `jcap --version` prints it.
-public enum JackCaptureVersion {
-    public static let current = "0.6.0"
+package enum JackCaptureVersion {
+    package static let current = "0.6.0"
 }

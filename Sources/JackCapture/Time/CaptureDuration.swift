@@ -38,7 +38,7 @@ public enum CaptureDuration: Equatable, Sendable, CustomStringConvertible {
     /// The length of a take this long, in frames at `sampleRate`.
     ///
     /// - Throws: `.badDuration` when it is zero or negative, or too long to count.
-    public func takeLength(atSampleRate sampleRate: Int) throws(CaptureError) -> Int64 {
+    package func takeLength(atSampleRate sampleRate: Int) throws(CaptureError) -> Int64 {
         let frames = try frames(atSampleRate: sampleRate)
         guard frames > 0 else { throw .badDuration(description, reason: "a take must be longer than zero") }
         return frames

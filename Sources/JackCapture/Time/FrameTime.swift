@@ -1,18 +1,18 @@
 /// JACK frame times are `jack_nframes_t`: 32 bits that wrap every 2^32 frames (about 24.9 hours at
 /// 48 kHz). Two frame times are compared through their signed 32-bit difference, which is right
 /// across a wrap whenever they are less than 2^31 frames (12.4 hours at 48 kHz) apart.
-public enum FrameTime {
+package enum FrameTime {
     /// Frames from `earlier` to `later`: negative when `later` is in fact before `earlier`.
     @inlinable @inline(__always)
     @_noAllocation @_noLocks
-    public static func distance(from earlier: UInt32, to later: UInt32) -> Int {
+    package static func distance(from earlier: UInt32, to later: UInt32) -> Int {
         Int(Int32(bitPattern: later &- earlier))
     }
 
     /// The frame time `frames` after `time`, wrapping like JACK's clock.
     @inlinable @inline(__always)
     @_noAllocation @_noLocks
-    public static func advance(_ time: UInt32, by frames: Int) -> UInt32 {
+    package static func advance(_ time: UInt32, by frames: Int) -> UInt32 {
         time &+ UInt32(truncatingIfNeeded: frames)
     }
 }
@@ -21,10 +21,10 @@ extension FrameTime {
     /// The furthest ahead of JACK's clock a frame time can be scheduled: 2^31 - 1 frames. Frame
     /// times are compared through their signed 32-bit difference, so a time 2^31 frames or more
     /// ahead reads as one in the past (at 48 kHz, the limit is 12:25:39).
-    public static let maximumLead: Int64 = Int64(Int32.max)
+    package static let maximumLead: Int64 = Int64(Int32.max)
 
     /// The limit in human terms: `12:25:39 ahead at 48000 Hz` (rounded down to the second).
-    public static func leadLimitDescription(sampleRate: Int) -> String {
+    package static func leadLimitDescription(sampleRate: Int) -> String {
         let seconds = sampleRate > 0 ? maximumLead / Int64(sampleRate) : 0
         let clock = [seconds / 3_600, seconds / 60 % 60, seconds % 60]
             .enumerated().map { $0.offset > 0 && $0.element < 10 ? "0\($0.element)" : "\($0.element)" }
@@ -36,7 +36,7 @@ extension FrameTime {
     ///
     /// - Throws: `.badTime(text, ...)` naming the limit when it is more than `maximumLead` frames
     ///   ahead.
-    public static func checkLead(_ frames: Int64, sampleRate: Int, for text: String) throws(CaptureError) {
+    package static func checkLead(_ frames: Int64, sampleRate: Int, for text: String) throws(CaptureError) {
         guard frames <= maximumLead else {
             throw .badTime(text, reason: "JACK's 32-bit frame clock can schedule a start at most "
                 + leadLimitDescription(sampleRate: sampleRate))
@@ -47,7 +47,7 @@ extension FrameTime {
     /// frames (rounded to the nearest).
     ///
     /// - Throws: `.badTime(text, ...)` when `seconds` is not finite, or too far ahead.
-    public static func lead(seconds: Double, sampleRate: Int, for text: String) throws(CaptureError) -> Int64 {
+    package static func lead(seconds: Double, sampleRate: Int, for text: String) throws(CaptureError) -> Int64 {
         guard seconds.isFinite else { throw .badTime(text, reason: "a time is a finite number of seconds") }
         let frames = (seconds * Double(sampleRate)).rounded()
         guard frames <= Double(maximumLead) else {

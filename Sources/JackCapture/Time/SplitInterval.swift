@@ -73,7 +73,7 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
     /// The first boundary strictly after the moment `microseconds` (since the Unix epoch), as a
     /// moment in microseconds since the epoch. `utcOffsetSeconds` gives the local clock's offset
     /// from UTC at a moment (seconds east; the system's time zone unless a test gives another).
-    public func nextBoundary(after microseconds: Int64,
+    package func nextBoundary(after microseconds: Int64,
                              utcOffsetSeconds: (Int64) -> Int64 = SplitInterval.localUTCOffsetSeconds(atMicroseconds:)) -> Int64 {
         boundary(after: microseconds, inclusive: false, utcOffsetSeconds: utcOffsetSeconds, changesLeft: 3)
     }
@@ -83,7 +83,7 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
     /// was stepped forwards past more boundaries since (a clock set by hand, NTP stepping rather
     /// than slewing), the boundaries it skipped are skipped too: the next is the first after a
     /// second before `now`, rather than one short file for each boundary the clock jumped over.
-    public func nextBoundary(following last: Int64, now: Int64,
+    package func nextBoundary(following last: Int64, now: Int64,
                              utcOffsetSeconds: (Int64) -> Int64 = SplitInterval.localUTCOffsetSeconds(atMicroseconds:)) -> Int64 {
         nextBoundary(after: max(last, now - 1_000_000), utcOffsetSeconds: utcOffsetSeconds)
     }
@@ -116,7 +116,7 @@ public struct SplitInterval: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The system time zone's offset from UTC at a moment (localtime_r's tm_gmtoff), in seconds.
-    public static func localUTCOffsetSeconds(atMicroseconds microseconds: Int64) -> Int64 {
+    package static func localUTCOffsetSeconds(atMicroseconds microseconds: Int64) -> Int64 {
         var seconds = time_t(microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000)
         var parts = tm()
         guard localtime_r(&seconds, &parts) != nil else { return 0 }

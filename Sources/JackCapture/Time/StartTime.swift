@@ -55,7 +55,7 @@ extension StartTime: CustomStringConvertible {
     /// clock.
     ///
     /// - Throws: `.badTime` naming the limit, or `.badDuration` for a delay too long to count.
-    public func validate(sampleRate: Int) throws(CaptureError) {
+    package func validate(sampleRate: Int) throws(CaptureError) {
         switch self {
         case .afterReady(let delay):
             let frames: Int64
@@ -71,7 +71,7 @@ extension StartTime: CustomStringConvertible {
 
     /// The wall-clock moment this start names (microseconds since the Unix epoch), for a time of
     /// day (today, in the local time zone) or a date; nil for a delay or a frame time.
-    public func wallClockMicroseconds(now: Int64 = WallClockTime.nowMicrosecondsSinceEpoch()) -> Int64? {
+    package func wallClockMicroseconds(now: Int64 = WallClockTime.nowMicrosecondsSinceEpoch()) -> Int64? {
         switch self {
         case .afterReady, .frame: nil
         case .wallClock(let time): time.microsecondsSinceEpoch(today: now)
@@ -132,7 +132,7 @@ public struct WallClockTime: Equatable, Sendable, CustomStringConvertible {
 
     /// Microseconds since the Unix epoch of this time of day, today in the local time zone
     /// (mktime). `now` is the current time in the same units.
-    public func microsecondsSinceEpoch(today now: Int64) -> Int64 {
+    package func microsecondsSinceEpoch(today now: Int64) -> Int64 {
         var seconds = time_t(now / 1_000_000)
         var parts = tm()
         localtime_r(&seconds, &parts)
@@ -147,7 +147,7 @@ public struct WallClockTime: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// A moment as local date and time, to the millisecond: `2026-11-22 14:30:00.250`.
-    public static func localDescription(microsecondsSinceEpoch micros: Int64) -> String {
+    package static func localDescription(microsecondsSinceEpoch micros: Int64) -> String {
         let time = LocalTime(microsecondsSinceEpoch: micros)
         let pad = LocalTime.padded
         return "\(pad(time.year, 4))-\(pad(time.month, 2))-\(pad(time.day, 2)) "
@@ -244,7 +244,7 @@ public struct WallClockDateTime: Equatable, Sendable, CustomStringConvertible {
 
     /// Microseconds since the Unix epoch: timegm for UTC and offsets, mktime for local time (its
     /// daylight-saving rules; an hour that does not exist on the day is moved forward by mktime).
-    public var microsecondsSinceEpoch: Int64 {
+    package var microsecondsSinceEpoch: Int64 {
         var parts = tm()
         parts.tm_year = Int32(clamping: year - 1900)
         parts.tm_mon = Int32(clamping: month - 1)

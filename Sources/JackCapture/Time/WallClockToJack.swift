@@ -15,16 +15,16 @@ import Glibc
 /// so the offset moves slowly: a take waiting for a wall-clock start converts its moment again
 /// every 10 ms until its cycle comes (`Take.pump`), and what two processes convert differs by
 /// the slew over those 10 ms at most (0.2 µs at 20 ppm).
-public enum WallClockToJack {
+package enum WallClockToJack {
     /// JACK's clock, in nanoseconds, at the wall-clock moment `microsecondsSinceEpoch`.
-    public static func jackNanoseconds(atWallClockMicroseconds microsecondsSinceEpoch: Int64) -> Int64 {
+    package static func jackNanoseconds(atWallClockMicroseconds microsecondsSinceEpoch: Int64) -> Int64 {
         let (product, overflow) = microsecondsSinceEpoch.multipliedReportingOverflow(by: 1_000)
         if overflow { return microsecondsSinceEpoch < 0 ? .min : .max }
         return product &- wallMinusJackNanoseconds()
     }
 
     /// CLOCK_REALTIME minus JACK's clock, in nanoseconds.
-    public static func wallMinusJackNanoseconds() -> Int64 {
+    package static func wallMinusJackNanoseconds() -> Int64 {
         guard let source = jackClockSource() else {
             // A clock jcap cannot read itself: JACK's own microseconds, bracketed.
             let before = nanoseconds(CLOCK_REALTIME)
