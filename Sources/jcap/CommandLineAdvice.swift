@@ -63,7 +63,7 @@ enum CommandLineAdvice {
         case .capture(let error): message(for: error)
         case .takesNeedLength: "\(error) (add --for)"
         case .badTakeCount(let count): "bad --takes '\(count)': use 1 or more"
-        case .splitWithSeveralTakes(let count): "bad --takes '\(count)': use 1 with --split (each piece of a split is a take)"
+        case .splitWithSeveralTakes(let count): "bad --takes '\(count)': use 1 with --split (each segment of a split is a take)"
         case .splitNeedsScheduledStart: "\(error) (drop --split, or --transport and --trigger)"
         case .overdubNeedsLatencyAlignment: "\(error) (or --align-latency)"
         case .playback(let error): message(for: error)

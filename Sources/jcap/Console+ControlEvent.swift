@@ -20,8 +20,8 @@ extension Console {
             line("jcap: recording from \(wording.preRoll ?? preRoll.map { "\($0)" } ?? "") before JACK frame \(frame)")
         case .capture(let event):
             report(event)
-        case .pieceWritten(let piece, let take):
-            wrote(piece, of: take)
+        case .segmentWritten(let segment, let take):
+            wrote(segment, of: take)
         case .stopping(let take?, let frame, _):
             line("jcap: stopping take \(take) before JACK frame \(frame)")
         case .stopping(nil, let frame, let origin):
@@ -29,7 +29,7 @@ extension Console {
         case .quitting(let origin):
             if let text = Console.interruption(origin) { line("jcap: \(text)") }
         case .takeFinished(let take, let report):
-            summarize(report, names: wording.channelNames, piecesShown: take.splitInterval != nil)
+            summarize(report, names: wording.channelNames, segmentsShown: take.splitInterval != nil)
         case .transportAlreadyRolling(let session):
             line("jcap: the transport was already rolling when \(session ? "the take was" : "jcap got") ready; waiting for the next roll")
         case .sessionTakeFinished(let sessionTake, let entries):

@@ -7,12 +7,12 @@ extension Console {
     }
 
     /// One line for a file of a split take, as it closes: its frames and the JACK frames it spans.
-    func wrote(_ piece: TakeSegment, of take: Take) {
-        for file in piece.files {
-            var text = "jcap: wrote \(file.path): \(piece.frames) frames (\(clockText(frames: piece.frames, sampleRate: take.jack.sampleRate)))"
-            if let first = piece.firstFrameTime, let end = piece.endFrameTime { text += ", JACK frames \(first) to \(end)" }
-            if !piece.lostSpans.isEmpty {
-                text += ", \(piece.lostSpans.reduce(0) { $0 + $1.frames }) frames lost (silence)"
+    func wrote(_ segment: TakeSegment, of take: Take) {
+        for file in segment.files {
+            var text = "jcap: wrote \(file.path): \(segment.frames) frames (\(clockText(frames: segment.frames, sampleRate: take.jack.sampleRate)))"
+            if let first = segment.firstFrameTime, let end = segment.endFrameTime { text += ", JACK frames \(first) to \(end)" }
+            if !segment.lostSpans.isEmpty {
+                text += ", \(segment.lostSpans.reduce(0) { $0 + $1.frames }) frames lost (silence)"
             }
             line(text)
         }

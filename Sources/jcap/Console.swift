@@ -175,9 +175,9 @@ final class Console {
 
     // MARK: Summary
 
-    /// `piecesShown`: the take was split and each file was told of as it closed (`wrote(_:of:)`);
+    /// `segmentsShown`: the take was split and each file was told of as it closed (`wrote(_:of:)`);
     /// the summary then gives the whole take instead of one file.
-    func summarize(_ report: TakeReport, names: [String], piecesShown: Bool = false) {
+    func summarize(_ report: TakeReport, names: [String], segmentsShown: Bool = false) {
         endDisplay()
         switch report.outcome {
         case .cancelled:
@@ -189,7 +189,7 @@ final class Console {
         default: break
         }
         let files = report.segments.count
-        var text = piecesShown ? "jcap: recorded \(files) file\(files == 1 ? "" : "s"): " : "jcap: wrote \(report.path): "
+        var text = segmentsShown ? "jcap: recorded \(files) file\(files == 1 ? "" : "s"): " : "jcap: wrote \(report.path): "
         text += "\(report.frames) frames (\(clockText(frames: report.frames, sampleRate: report.sampleRate))), "
         text += "\(report.channels) channels, \(report.format.displayName)"
         if report.fileSampleRate != report.sampleRate {

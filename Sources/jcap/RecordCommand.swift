@@ -172,7 +172,7 @@ struct RecordCommand: ParsableCommand {
     func firstFilePath(_ configuration: CaptureConfiguration) -> String {
         let path = configuration.nextOutputPath()
         guard configuration.split != nil else { return path }
-        return SplitNaming.unusedPath(SplitNaming.piecePath(path, startMicroseconds: WallClockTime.nowMicrosecondsSinceEpoch()))
+        return SplitNaming.unusedPath(SplitNaming.segmentPath(path, startMicroseconds: WallClockTime.nowMicrosecondsSinceEpoch()))
     }
 
     /// The format flags as recording settings. A value that does not parse is a bad option (64);

@@ -93,7 +93,7 @@ struct SessionCommand: ParsableCommand {
             quietStop = waits.triggerStop
             preRollLength = waits.preRoll
             if let takes, takes > 1, splitInterval != nil {
-                throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --split (each piece of a split is a take)")
+                throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "1 with --split (each segment of a split is a take)")
             }
         } catch {
             throw console.fail(error)

@@ -41,7 +41,7 @@ struct CyclePlannerSplitTests {
                 == [Self.waiting, Self.landed(5_511, at: 511)])
     }
 
-    @Test("at or before the take's first frame: nothing to cut")
+    @Test("at or before the take's first frame: nothing to segmentStart")
     func atTheStart() {
         #expect(run([(768, 256, TakeRequests(start: 1_000, split: 900))]) == [Self.cutsNothing])
         #expect(run([(768, 256, TakeRequests(start: 1_000, split: 1_000))]) == [Self.cutsNothing])
@@ -112,19 +112,19 @@ struct CyclePlannerSplitTests {
     }
 }
 
-@Suite("The process callback's cuts waiting for a block")
+@Suite("The process callback's segmentStarts waiting for a block")
 struct SplitStateTests {
     @Test("first in, first out; when four wait, the oldest gives way")
     func queue() {
         var state = SplitState()
-        #expect(state.popCut() == nil)
-        for boundary in 1...3 { state.pushCut(PendingCut(position: Int64(boundary) * 100, boundary: Int64(boundary))) }
-        #expect(state.cutCount == 3)
-        #expect(state.popCut() == PendingCut(position: 100, boundary: 1))
-        for boundary in 4...6 { state.pushCut(PendingCut(position: Int64(boundary) * 100, boundary: Int64(boundary))) }
-        #expect(state.cutCount == 4)
-        #expect((0..<4).compactMap { _ in state.popCut()?.boundary } == [3, 4, 5, 6])
-        #expect(state.popCut() == nil)
+        #expect(state.popSegmentStart() == nil)
+        for boundary in 1...3 { state.pushSegmentStart(PendingSegmentStart(position: Int64(boundary) * 100, boundary: Int64(boundary))) }
+        #expect(state.segmentStartCount == 3)
+        #expect(state.popSegmentStart() == PendingSegmentStart(position: 100, boundary: 1))
+        for boundary in 4...6 { state.pushSegmentStart(PendingSegmentStart(position: Int64(boundary) * 100, boundary: Int64(boundary))) }
+        #expect(state.segmentStartCount == 4)
+        #expect((0..<4).compactMap { _ in state.popSegmentStart()?.boundary } == [3, 4, 5, 6])
+        #expect(state.popSegmentStart() == nil)
     }
 
     @Test("a boundary asked for one take is never taken for another")

@@ -105,7 +105,7 @@ struct CyclePlannerTests {
         #expect(planner.position == 1_024)
     }
 
-    @Test("a stop naming a frame in a cycle already planned cuts the take back to it")
+    @Test("a stop naming a frame in a cycle already planned segmentStarts the take back to it")
     func stopCutBack() {
         let planner = run([
             Row(start: 0, frames: 256, requests: TakeRequests(), spans: [Self.span(0, 256, at: 0)],
@@ -118,7 +118,7 @@ struct CyclePlannerTests {
         #expect(planner.endFrame == 400)
     }
 
-    @Test("a cut-back never reaches before the last resume")
+    @Test("a segmentStart-back never reaches before the last resume")
     func cutBackStopsAtResume() {
         run([
             Row(start: 0, frames: 256, requests: TakeRequests(pause: 100), spans: [Self.span(0, 100, at: 0)],

@@ -47,8 +47,8 @@ struct DiskWriterLayoutTests {
     }
 
     /// Feeds the writer every block of a take of `takeFrames` frames but `lost` ones, as the
-    /// process callback does; `cuts` maps a block to the split it carries (position, boundary).
-    func feed(_ ring: RingBuffer, takeFrames: Int64, lost: Set<Int>, cuts: [Int: (Int64, Int64)] = [:]) {
+    /// process callback does; `segmentStarts` maps a block to the split it carries (position, boundary).
+    func feed(_ ring: RingBuffer, takeFrames: Int64, lost: Set<Int>, segmentStarts: [Int: (Int64, Int64)] = [:]) {
         let channels = Self.channels, period = Self.period
         let blockBytes = CaptureBlockHeader.blockByteCount(frames: period, channels: channels)
         let blocks = Int((takeFrames + Int64(period) - 1) / Int64(period))
@@ -61,7 +61,7 @@ struct DiskWriterLayoutTests {
             while ring.writableByteCount() < blockBytes { usleep(500) }
             var header = CaptureBlockHeader(position: position, frameCount: Int32(period),
                                             frameTime: Self.firstFrameTime &+ UInt32(position))
-            if let (splitPosition, boundary) = cuts[block] {
+            if let (splitPosition, boundary) = segmentStarts[block] {
                 header.splitPosition = splitPosition
                 header.splitBoundary = boundary
             }
@@ -164,9 +164,9 @@ struct DiskWriterLayoutTests {
         writer.start()
         // A split at 700 in its own block (512..<768); at 1300 in block 5, which never arrives
         // (an overrun), so block 6 carries it; at the take's end, 2000 (block 7); and one at 0,
-        // before anything (a boundary the take began on), which cuts nothing.
+        // before anything (a boundary the take began on), which segmentStarts nothing.
         feed(ring, takeFrames: takeFrames, lost: [5],
-             cuts: [0: (0, 1), 2: (700, 2), 6: (1_300, 3), 7: (2_000, 4)])
+             segmentStarts: [0: (0, 1), 2: (700, 2), 6: (1_300, 3), 7: (2_000, 4)])
         finished.store(true, ordering: .releasing)
         writer.finish()
 

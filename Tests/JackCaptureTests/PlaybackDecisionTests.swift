@@ -40,11 +40,11 @@ final class PlaybackDecisionTests: XCTestCase {
     }
 
     func testCommandsPack() {
-        for kind in [PlayerCommand.Kind.pause, .playNow, .playAtFrame, .playAtClock] {
-            let command = PlayerCommand(sequence: 0xAB_CDEF, kind: kind, frame: 0xFFFF_FFFF)
-            XCTAssertEqual(PlayerCommand(packed: command.packed), command)
+        for kind in [PlaybackRequest.Kind.pause, .playNow, .playAtFrame, .playAtClock] {
+            let command = PlaybackRequest(sequence: 0xAB_CDEF, kind: kind, frame: 0xFFFF_FFFF)
+            XCTAssertEqual(PlaybackRequest(packed: command.packed), command)
         }
-        XCTAssertNotEqual(PlayerCommand(sequence: 1, kind: .playNow).packed, PlayerCommand(sequence: 2, kind: .playNow).packed)
+        XCTAssertNotEqual(PlaybackRequest(sequence: 1, kind: .playNow).packed, PlaybackRequest(sequence: 2, kind: .playNow).packed)
     }
 
     func testBlocksFillTheRingWithoutWrapping() {

@@ -272,7 +272,7 @@ struct SessionFileDefinitionTests {
         #expect(session.tracks.map(\.portName) == ["Gtr- Amp", "Vox / Lead ✓"])
     }
 
-    @Test("port names are cut, whole characters, so client:port fits JACK's 256 bytes with the session's name")
+    @Test("port names are segmentStart, whole characters, so client:port fits JACK's 256 bytes with the session's name")
     func longPortNames() throws {
         let client = String(repeating: "c", count: 60)
         let long = String(repeating: "é", count: 115)  // 230 bytes: fits a file name, not a port name

@@ -311,7 +311,7 @@ struct SoundFileMetadataTests {
         try file.close()
     }
 
-    @Test("bext text fields are cut to their sizes between characters, never inside one")
+    @Test("bext text fields are segmentStart to their sizes between characters, never inside one")
     func fieldSizes() throws {
         let file = try create("long.wav")
         try file.setBroadcastInfo(BroadcastInfo(description: String(repeating: "é", count: 200),

@@ -168,13 +168,13 @@ struct SplitNamingTests {
     }
 
     @Test("inserted before the extension of the file's own name")
-    func piecePath() {
+    func segmentPath() {
         let moment = Self.local(2026, 11, 22, 14, 30, 0)
-        #expect(SplitNaming.piecePath("take-007.wav", startMicroseconds: moment) == "take-007-20261122-143000.wav")
-        #expect(SplitNaming.piecePath("out/show.flac", startMicroseconds: moment) == "out/show-20261122-143000.flac")
-        #expect(SplitNaming.piecePath("my.dir/show", startMicroseconds: moment) == "my.dir/show-20261122-143000")
-        #expect(SplitNaming.piecePath(".hidden", startMicroseconds: moment) == ".hidden-20261122-143000")
-        #expect(SplitNaming.piecePath("a.b.wav", startMicroseconds: moment) == "a.b-20261122-143000.wav")
+        #expect(SplitNaming.segmentPath("take-007.wav", startMicroseconds: moment) == "take-007-20261122-143000.wav")
+        #expect(SplitNaming.segmentPath("out/show.flac", startMicroseconds: moment) == "out/show-20261122-143000.flac")
+        #expect(SplitNaming.segmentPath("my.dir/show", startMicroseconds: moment) == "my.dir/show-20261122-143000")
+        #expect(SplitNaming.segmentPath(".hidden", startMicroseconds: moment) == ".hidden-20261122-143000")
+        #expect(SplitNaming.segmentPath("a.b.wav", startMicroseconds: moment) == "a.b-20261122-143000.wav")
         #expect(TakeNaming.takeNumber(of: "take-007-20261122-143000.wav") == 7)
         #expect(TakeNaming.takeNumber(of: "take-007-20261122-143000-2.wav") == 7)
     }

@@ -203,7 +203,7 @@ struct TakeLogTests {
 
     // MARK: Torn and damaged lines
 
-    @Test("a torn last line (a write cut short) is skipped, and the next append starts on a new line")
+    @Test("a torn last line (a write segmentStart short) is skipped, and the next append starts on a new line")
     func tornLastLine() throws {
         let log = folder.log
         try log.append(startRecord(1))
@@ -218,7 +218,7 @@ struct TakeLogTests {
         #expect(try log.entries() == [startRecord(1), startRecord(2)])
     }
 
-    @Test("a run of NUL bytes (a power cut's unwritten tail) is skipped")
+    @Test("a run of NUL bytes (a power segmentStart's unwritten tail) is skipped")
     func nulTail() throws {
         let log = folder.log
         try log.append(startRecord(1))

@@ -31,8 +31,8 @@ struct CommandLineAdviceTests {
 
     @Test("the library's value errors name the value, never a flag; jcap names the flag the user typed (status 64)", arguments: [
         (StudioSessionError.badTakeCount(0), "bad number of takes 0: use 1 or more", "bad --takes '0': use 1 or more"),
-        (.splitWithSeveralTakes(3), "a split take is 1 take, not 3 (each piece of a split is a take)",
-         "bad --takes '3': use 1 with --split (each piece of a split is a take)"),
+        (.splitWithSeveralTakes(3), "a split take is 1 take, not 3 (each segment of a split is a take)",
+         "bad --takes '3': use 1 with --split (each segment of a split is a take)"),
         (.splitNeedsScheduledStart, "a split take cannot wait for the transport, a trigger level or a cue (not supported together)",
          "a split take cannot wait for the transport, a trigger level or a cue (not supported together) (drop --split, or --transport and --trigger)"),
         (.overdubNeedsLatencyAlignment(take: 2), "overdub of take 2: the session must align to capture latency (align_latency = true)",

@@ -16,7 +16,7 @@ public enum ControlEvent: Sendable {
     /// Something the take reported: a pause, a resume, a connection, an xrun, the server.
     case capture(CaptureEvent)
     /// A file of a split take was closed.
-    case pieceWritten(TakeSegment, of: Take)
+    case segmentWritten(TakeSegment, of: Take)
     /// Asked to stop: the take ends before JACK frame `frame` (`take`: a session's take number).
     case stopping(take: Int?, frame: UInt32, origin: ControlOrigin)
     /// Asked to quit (a session finishes its take first).

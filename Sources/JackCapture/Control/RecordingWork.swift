@@ -107,7 +107,7 @@ final class RecordingWork: ControlledWork {
 
     private func report(_ take: Take) {
         for event in take.takeEvents() { emit(.capture(event)) }
-        for piece in take.takeFinishedPieces() { emit(.pieceWritten(piece, of: take)) }
+        for segment in take.takeFinishedSegments() { emit(.segmentWritten(segment, of: take)) }
     }
 
     override func state() -> ControlState {

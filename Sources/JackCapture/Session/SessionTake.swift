@@ -26,7 +26,7 @@ public final class SessionTake: Sendable {
         var finishedEntries: [TakeLogEntry] = []
         var logFailure: TakeLogError?
         var endEntries: [TakeLogEntry]?
-        /// Each segment's take number (a split's pieces are numbered as they begin).
+        /// Each segment's take number (a split's segments are numbered as they begin).
         var segmentNumbers: [Int: Int]
     }
     /// For an overdub: the take it played and how they were aligned (in its log entry).
@@ -54,7 +54,7 @@ public final class SessionTake: Sendable {
         state.withLock { $0.segmentNumbers[index] ?? numbers.lowerBound + index }
     }
 
-    /// Numbers a split take's piece as its files are made: one past every number the log, the
+    /// Numbers a split take's segment as its files are made: one past every number the log, the
     /// folder and this take have used.
     func assignNumber(segment index: Int) -> Int {
         if let number = state.withLock({ $0.segmentNumbers[index] }) { return number }

@@ -302,7 +302,7 @@ public final class StudioSession: Sendable {
     }
 
     /// The paths of take `number`'s `files`, each with the channels (its tracks' indices) it
-    /// holds; a piece of a split take has its start after the number
+    /// holds; a segment of a split take has its start after the number
     /// (`take-007-20261122-143000-Kick In.wav`).
     func takeFiles(_ files: [SessionTakeFile], number: Int, startMicroseconds: Int64? = nil) -> [TakeFileSpec] {
         files.map { file in
@@ -316,7 +316,7 @@ public final class StudioSession: Sendable {
         }
     }
 
-    /// A take split on wall-clock boundaries: each piece a take of its own, numbered when its
+    /// A take split on wall-clock boundaries: each segment a take of its own, numbered when its
     /// first frame comes (one past every number used, as any take), named for its start.
     private func splitLayout(_ split: SplitInterval, files: [SessionTakeFile], first: Int, start: StartTime?,
                              sessionTake: SessionTake) -> TakeLayout {
@@ -334,7 +334,7 @@ public final class StudioSession: Sendable {
     @discardableResult
     public func discardLastTake() throws(StudioSessionError) -> Int? {
         if let running = currentTake, !running.recording.isFinished { throw .takeInProgress }
-        // A split take's last piece is numbered as it is recorded.
+        // A split take's last segment is numbered as it is recorded.
         guard let number = state.withLock({ state in state.lastTakeNumber.map { max($0, state.current?.lastNumber ?? $0) } }) else { return nil }
         do {
             guard try log.entries().contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })

@@ -19,7 +19,7 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     case badTakeCount(Int)
     /// A split take with a start that waits (the transport, a level, a cue): not supported.
     case splitNeedsScheduledStart
-    /// A split take with several takes back to back: each piece of a split is a take already.
+    /// A split take with several takes back to back: each segment of a split is a take already.
     case splitWithSeveralTakes(Int)
     /// An overdub of take `take` in a session that does not align to capture latency: the new
     /// take would not line up with the one played.
@@ -43,7 +43,7 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .takesNeedLength: "several takes back to back need a length for each"
         case .badTakeCount(let count): "bad number of takes \(count): use 1 or more"
         case .splitNeedsScheduledStart: "a split take cannot wait for the transport, a trigger level or a cue (not supported together)"
-        case .splitWithSeveralTakes(let count): "a split take is 1 take, not \(count) (each piece of a split is a take)"
+        case .splitWithSeveralTakes(let count): "a split take is 1 take, not \(count) (each segment of a split is a take)"
         case .overdubNeedsLatencyAlignment(let take):
             "overdub of take \(take): the session must align to capture latency (align_latency = true)"
         case .playback(let error): error.description

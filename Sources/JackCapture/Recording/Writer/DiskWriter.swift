@@ -396,11 +396,11 @@ package final class DiskWriter: @unchecked Sendable {
         var segmentClips = [Int64](repeating: 0, count: channels)
         var segmentBoundary: Int?
         // Clock-aligned splits announced by the blocks and not yet reached, in take order.
-        var cuts: [(position: Int64, boundary: Int)] = []
+        var segmentStarts: [(position: Int64, boundary: Int)] = []
         var segmentEnd: Int64 {
             let fixed = segmentLength.map { segmentStart + $0 } ?? Int64.max
-            let cut = cuts.first { $0.position > segmentStart }?.position ?? Int64.max
-            return min(fixed, cut)
+            let segmentStart = segmentStarts.first { $0.position > segmentStart }?.position ?? Int64.max
+            return min(fixed, segmentStart)
         }
 
         // Take frames accepted so far (into the batches or the files).
@@ -439,8 +439,8 @@ package final class DiskWriter: @unchecked Sendable {
             guard let openSegment else { return }
             segmentIndex += 1
             segmentStart = written
-            segmentBoundary = cuts.first { $0.position == written }?.boundary
-            cuts.removeAll { $0.position <= written }
+            segmentBoundary = segmentStarts.first { $0.position == written }?.boundary
+            segmentStarts.removeAll { $0.position <= written }
             segmentBegun = false
             segmentFirstFrameTime = nil
             segmentLost = []
@@ -498,18 +498,18 @@ package final class DiskWriter: @unchecked Sendable {
                     levels?.reset()
                     var gathered = 0
                     while gathered < frames {
-                        let piece = try output.room(for: frames - gathered)
+                        let fitting = try output.room(for: frames - gathered)
                         output.batch.withUnsafeMutableBufferPointer { batch in
                             let destination = batch.baseAddress! + output.batched * width
                             if let sources {
-                                FrameGather.interleave(sources, width: width, from: offset + done + gathered, frames: piece,
+                                FrameGather.interleave(sources, width: width, from: offset + done + gathered, frames: fitting,
                                                        into: destination, levels: levels)
                             } else {
-                                destination.initialize(repeating: 0, count: piece * width)
+                                destination.initialize(repeating: 0, count: fitting * width)
                             }
                         }
-                        output.batched += piece
-                        gathered += piece
+                        output.batched += fitting
+                        gathered += fitting
                     }
                     if let levels {
                         for (index, channel) in output.output.channels.enumerated() {
@@ -566,7 +566,7 @@ package final class DiskWriter: @unchecked Sendable {
                     if !ending && readable < blockBytes + CaptureBlockHeader.byteCount { break }
                     let current = headerBytes.take == source.take
                     if current && headerBytes.splitPosition >= written && openSegment != nil {
-                        cuts.append((headerBytes.splitPosition, Int(headerBytes.splitBoundary)))
+                        segmentStarts.append((headerBytes.splitPosition, Int(headerBytes.splitBoundary)))
                     }
                     for index in 0..<(current ? Int(headerBytes.spanCount) : 0) {
                         let span = headerBytes.span(index)

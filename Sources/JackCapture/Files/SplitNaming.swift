@@ -30,7 +30,7 @@ package enum SplitNaming {
 
     /// The path of the file that starts at `startMicroseconds`, for a take whose unsplit file
     /// would be `path`.
-    package static func piecePath(_ path: String, startMicroseconds: Int64) -> String {
+    package static func segmentPath(_ path: String, startMicroseconds: Int64) -> String {
         inserting(timeStamp(microsecondsSinceEpoch: startMicroseconds), into: path)
     }
 

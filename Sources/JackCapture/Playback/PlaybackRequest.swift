@@ -1,7 +1,7 @@
 /// What the player's owner last asked the process callback, in one 64-bit word: a sequence
 /// number (so the same request twice is two requests), a kind and, to start on a frame, the
 /// frame. The callback acts on a word it has not seen before.
-struct PlayerCommand: Equatable {
+struct PlaybackRequest: Equatable {
     enum Kind: Int64 {
         /// Stop sending audio; the position stays where it is.
         case pause = 0
@@ -35,13 +35,4 @@ struct PlayerCommand: Equatable {
     var packed: Int64 {
         @_noAllocation @_noLocks get { (sequence << 40) | (kind.rawValue << 32) | Int64(frame) }
     }
-}
-
-/// Where the player's process callback is, as it last published it.
-public enum PlaybackPhase: Int, Sendable {
-    /// Not sending audio (before `play`, paused, stopped, or finished).
-    case idle = 0
-    /// Asked to start on a frame (or a moment) that has not come yet.
-    case waiting = 1
-    case playing = 2
 }

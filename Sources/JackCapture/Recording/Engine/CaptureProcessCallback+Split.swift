@@ -18,7 +18,7 @@ enum SplitTag {
 }
 
 /// A split the planner has placed and no block has carried to the writer yet.
-struct PendingCut: Equatable {
+struct PendingSegmentStart: Equatable {
     /// Take position of the next file's first frame.
     var position: Int64
     var boundary: Int64
@@ -44,29 +44,29 @@ struct SplitState {
     /// Cuts waiting for a block, oldest first. One at a time is the rule (the next boundary is
     /// asked for only once this one is placed); a few more cover a ring that stays full (an
     /// overrun) over several boundaries.
-    private var cuts = InlineArray<4, PendingCut>(repeating: PendingCut(position: 0, boundary: 0))
+    private var segmentStarts = InlineArray<4, PendingSegmentStart>(repeating: PendingSegmentStart(position: 0, boundary: 0))
     private var first = 0
-    private(set) var cutCount = 0
+    private(set) var segmentStartCount = 0
 
     @_noAllocation @_noLocks
     init() {}
 
-    /// Queues a cut; when four are already waiting, the oldest gives way (the ring has then been
+    /// Queues a segment start; when four are already waiting, the oldest gives way (the ring has then been
     /// full for four boundaries, and the take's frames between them are lost in any case).
     @_noAllocation @_noLocks
-    mutating func pushCut(_ cut: PendingCut) {
-        if cutCount == 4 { _ = popCut() }
-        cuts[(first + cutCount) % 4] = cut
-        cutCount += 1
+    mutating func pushSegmentStart(_ segmentStart: PendingSegmentStart) {
+        if segmentStartCount == 4 { _ = popSegmentStart() }
+        segmentStarts[(first + segmentStartCount) % 4] = segmentStart
+        segmentStartCount += 1
     }
 
     @_noAllocation @_noLocks
-    mutating func popCut() -> PendingCut? {
-        guard cutCount > 0 else { return nil }
-        let cut = cuts[first]
+    mutating func popSegmentStart() -> PendingSegmentStart? {
+        guard segmentStartCount > 0 else { return nil }
+        let segmentStart = segmentStarts[first]
         first = (first + 1) % 4
-        cutCount -= 1
-        return cut
+        segmentStartCount -= 1
+        return segmentStart
     }
 }
 
@@ -101,7 +101,7 @@ extension CaptureProcessState {
         guard plan.consumedSplit else { return }
         let boundary = own.pointee.split.decidedBoundary
         if plan.splitPosition >= 0 {
-            own.pointee.split.pushCut(PendingCut(position: plan.splitPosition, boundary: boundary))
+            own.pointee.split.pushSegmentStart(PendingSegmentStart(position: plan.splitPosition, boundary: boundary))
         }
         own.pointee.split.decidedFrame = -1
         own.pointee.split.placed = boundary
@@ -109,11 +109,11 @@ extension CaptureProcessState {
         placedSplitBoundary.store(SplitTag.make(take: own.pointee.take, boundary: boundary), ordering: .releasing)
     }
 
-    /// Gives the block being committed the oldest cut waiting, if any.
+    /// Gives the block being committed the oldest segment start waiting, if any.
     @_noAllocation @_noLocks
-    func attachCut(to header: UnsafeMutablePointer<CaptureBlockHeader>) {
-        guard let cut = own.pointee.split.popCut() else { return }
-        header.pointee.splitPosition = cut.position
-        header.pointee.splitBoundary = cut.boundary
+    func attachSegmentStart(to header: UnsafeMutablePointer<CaptureBlockHeader>) {
+        guard let segmentStart = own.pointee.split.popSegmentStart() else { return }
+        header.pointee.splitPosition = segmentStart.position
+        header.pointee.splitBoundary = segmentStart.boundary
     }
 }

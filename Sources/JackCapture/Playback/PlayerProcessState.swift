@@ -67,7 +67,7 @@ struct PlayerProcessState {
     let rampFrames: Int
 
     // Written by the owner, read by the callback (and the reader).
-    /// The packed `PlayerCommand`.
+    /// The packed `PlaybackRequest`.
     let command: UnsafeAtomic<Int64>
     /// For `.playAtClock`: the moment on JACK's clock, in nanoseconds.
     let clockStart: UnsafeAtomic<Int64>

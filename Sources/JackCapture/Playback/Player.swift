@@ -285,7 +285,7 @@ public final class Player: @unchecked Sendable {
         if control.withLock({ $0.host == nil }) { try prepareToPlay() }
     }
 
-    private func send(_ kind: PlayerCommand.Kind, frame: UInt32 = 0, clockNanoseconds: Int64 = 0) throws(PlayerError) {
+    private func send(_ kind: PlaybackRequest.Kind, frame: UInt32 = 0, clockNanoseconds: Int64 = 0) throws(PlayerError) {
         try prepareIfNeeded()
         let durationFrames = durationFrames
         let butler = control.withLock { control -> Butler? in
@@ -298,7 +298,7 @@ public final class Player: @unchecked Sendable {
             if kind == .playAtClock { state.pointee.clockStart.store(clockNanoseconds, ordering: .relaxed) }
             control.commandSequence += 1
             control.finishedSeen = state.pointee.finishedCount.load(ordering: .acquiring)
-            state.pointee.command.store(PlayerCommand(sequence: control.commandSequence, kind: kind, frame: frame).packed,
+            state.pointee.command.store(PlaybackRequest(sequence: control.commandSequence, kind: kind, frame: frame).packed,
                                         ordering: .releasing)
             control.playRequested = kind != .pause
             return control.butler

@@ -524,7 +524,7 @@ extension CaptureProcessState {
         }
         if cycle.stagedBytes > 0 {
             if copied > 0 || own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes > 0
-                || own.pointee.split.cutCount > 0 {
+                || own.pointee.split.segmentStartCount > 0 {
                 // Published even with nothing in it when later blocks are staged behind it (the
                 // writer skips it; the ring stays one run of blocks), or to carry a split.
                 commitBlock(of: cycle, startingAt: cycleStart, plan: plan)
@@ -553,7 +553,7 @@ extension CaptureProcessState {
             header.pointee.append(BlockSpan(offset: Int32(span.offset), count: Int32(span.count), position: span.position))
             index += 1
         }
-        attachCut(to: header)
+        attachSegmentStart(to: header)
         ring.stage(from: UnsafeRawPointer(header), byteCount: CaptureBlockHeader.byteCount, at: 0)
         ring.commitWrite(byteCount: cycle.stagedBytes)
     }

@@ -4,12 +4,12 @@ extension CaptureClient {
     /// inserted before `basePath`'s extension, never a name that is taken).
     public static func splitLayout(basePath: String, interval: SplitInterval, startMicroseconds: Int64,
                                    channels: [Int]) -> TakeLayout {
-        let first = SplitNaming.unusedPath(SplitNaming.piecePath(basePath, startMicroseconds: startMicroseconds))
+        let first = SplitNaming.unusedPath(SplitNaming.segmentPath(basePath, startMicroseconds: startMicroseconds))
         var layout = TakeLayout(files: [TakeFileSpec(path: first, channels: channels)], split: interval)
         layout.filesForSegment = { start in
             // A boundary's moment is always known to the take that reached it.
             let moment = start.boundaryMicroseconds ?? WallClockTime.nowMicrosecondsSinceEpoch()
-            return [TakeFileSpec(path: SplitNaming.unusedPath(SplitNaming.piecePath(basePath, startMicroseconds: moment)),
+            return [TakeFileSpec(path: SplitNaming.unusedPath(SplitNaming.segmentPath(basePath, startMicroseconds: moment)),
                                  channels: channels)]
         }
         return layout

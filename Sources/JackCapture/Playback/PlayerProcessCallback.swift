@@ -123,7 +123,7 @@ extension PlayerProcessState {
         let word = command.load(ordering: .acquiring)
         guard word != own.pointee.command else { return }
         own.pointee.command = word
-        let command = PlayerCommand(packed: word)
+        let command = PlaybackRequest(packed: word)
         switch command.kind {
         case .pause:
             closeUnderrun()

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A split take's wall-clock boundaries (`CaptureConfiguration.split`), as the take's event pump asks the process
-/// callback for them one at a time, and the pieces written so far.
+/// callback for them one at a time, and the segments written so far.
 ///
 /// The pump asks for the first boundary after the take's start as soon as the take is armed, and
 /// for each next one once the process callback has placed the one before (so the callback never
@@ -68,9 +68,9 @@ extension Take {
     /// The interval a split take's files change at, nil when it is not split.
     public var splitInterval: SplitInterval? { split?.interval }
 
-    /// The pieces of a split take whose files were closed since the last call, in order (one
+    /// The segments of a split take whose files were closed since the last call, in order (one
     /// consumer: jcap's console). Empty for a take that is not split.
-    public func takeFinishedPieces() -> [TakeSegment] { split?.takeFinishedSegments() ?? [] }
+    public func takeFinishedSegments() -> [TakeSegment] { split?.takeFinishedSegments() ?? [] }
 
     /// On the event pump, while the take is armed: keeps the callback's next boundary asked for.
     func advanceSplit() {
