@@ -13,7 +13,7 @@ import JackCapture
 /// Its process callback is real-time safe like jcap's: the delay lines are allocated here.
 public final class LoopbackClient: @unchecked Sendable {
     // @unchecked: `state` is raw memory shared with the JACK process callback (only atomics cross).
-    public let client: JackClient
+    package let client: JackClient
     /// Full names of the inputs (`playback_1`...) and outputs (`capture_1`...).
     public let playbackPorts: [String]
     public let capturePorts: [String]
@@ -41,7 +41,7 @@ public final class LoopbackClient: @unchecked Sendable {
     ///   - playbackLatency: frames declared on every input, as a driver's output latency.
     ///   - captureLatencies: frames declared on each output, as a driver's input latency (cycled
     ///     over the channels; empty: 0).
-    public init(client: JackClient, channels: Int, playbackLatency: Int, captureLatencies: [Int]) throws(JackError) {
+    package init(client: JackClient, channels: Int, playbackLatency: Int, captureLatencies: [Int]) throws(JackError) {
         self.client = client
         var inputs: [OpaquePointer] = []
         var outputs: [OpaquePointer] = []

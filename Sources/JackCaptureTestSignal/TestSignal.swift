@@ -156,7 +156,7 @@ public struct TestSignalReport: Equatable, Sendable, CustomStringConvertible {
     /// mismatch counts as wrong. `signalChannels` names the test-signal channel (0-based) each
     /// file channel recorded (a session's file of tracks 7 and 8: [6, 7]); nil: file channel c is
     /// signal channel c.
-    public static func check(file: SoundFile, signalChannels: [Int]? = nil) -> TestSignalReport {
+    package static func check(file: SoundFile, signalChannels: [Int]? = nil) -> TestSignalReport {
         var report = TestSignalReport()
         report.channels = file.channels
         let channels = file.channels

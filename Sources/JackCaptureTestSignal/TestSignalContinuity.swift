@@ -30,7 +30,7 @@ public struct TestSignalContinuity: Equatable, Sendable, CustomStringConvertible
 
     /// Continuity of a recording whose channel `k` recorded the signal's channel
     /// `firstChannel + k` (0-based; a session's track file of out_7: 6).
-    public static func analyze(file: SoundFile, firstChannel: Int = 0) -> TestSignalContinuity {
+    package static func analyze(file: SoundFile, firstChannel: Int = 0) -> TestSignalContinuity {
         var result = TestSignalContinuity()
         result.channels = file.channels
         let channels = file.channels

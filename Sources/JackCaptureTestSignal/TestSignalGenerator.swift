@@ -7,7 +7,7 @@ import JackCapture
 /// time), or a sine or silence for the meters. Its process callback is real-time safe like jcap's.
 public final class TestSignalGenerator: @unchecked Sendable {
     // @unchecked: `state` is raw memory shared with the JACK process callback (only atomics cross).
-    public let client: JackClient
+    package let client: JackClient
     public let portNames: [String]
     private let state: UnsafeMutablePointer<GeneratorState>
 
@@ -57,7 +57,7 @@ public final class TestSignalGenerator: @unchecked Sendable {
     ///   holds its frame (JACK makes it take effect from the next cycle on); in frame order.
     /// - Parameter loudWindows: JACK frame windows `[from, to)` outside which the signal plays at
     ///   2^-10 of its level (exactly, for checking), for a sound trigger; empty: full level always.
-    public init(client: JackClient, channels: Int, captureLatencies: [Int] = [], transportRequests: [TransportRequest] = [],
+    package init(client: JackClient, channels: Int, captureLatencies: [Int] = [], transportRequests: [TransportRequest] = [],
                 loudWindows: [(from: UInt32, to: UInt32)] = [],
                 signal: (Int) -> TestSignal.Table = { _ in .code() }) throws(JackError) {
         self.client = client

@@ -2,7 +2,7 @@ import CLinux
 import CSndfile
 
 /// An open sound file: a thin wrapper over libsndfile, one method per call.
-public final class SoundFile: @unchecked Sendable {
+package final class SoundFile: @unchecked Sendable {
     // @unchecked: a SNDFILE* (not thread-safe) and unlocked vars, used by one thread at a time.
     /// The `SNDFILE *`.
     let handle: OpaquePointer

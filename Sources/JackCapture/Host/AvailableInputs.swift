@@ -3,21 +3,21 @@ import CJack
 /// A JACK port a take can record from, described the way a person picks one: what AVAudioSession
 /// calls an available input. JACK's outputs are a recorder's inputs: `system:capture_1` (a
 /// sound card's input) or `synth:out_1` (another program's output).
-public struct InputPort: Equatable, Hashable, Sendable {
+package struct InputPort: Equatable, Hashable, Sendable {
     /// The full name, `client:port`: what `--port` takes.
-    public var name: String
+    package var name: String
     /// The name a patchbay shows for it (JACK_METADATA_PRETTY_NAME), if one was set.
-    public var prettyName: String?
+    package var prettyName: String?
     /// Other names of the port (an ALSA device's own port names), at most two.
-    public var aliases: [String]
+    package var aliases: [String]
     /// How old, in frames, the signal in the port's buffer is (JackCaptureLatency).
-    public var captureLatency: JackLatencyRange
+    package var captureLatency: JackLatencyRange
     /// Full names of the ports it feeds now.
-    public var connections: [String]
+    package var connections: [String]
     /// A sound card's (or the dummy driver's) input, rather than another program's output.
-    public var isPhysical: Bool
+    package var isPhysical: Bool
 
-    public init(name: String, prettyName: String? = nil, aliases: [String] = [],
+    package init(name: String, prettyName: String? = nil, aliases: [String] = [],
                 captureLatency: JackLatencyRange = JackLatencyRange(minimum: 0, maximum: 0),
                 connections: [String] = [], isPhysical: Bool = false) {
         self.name = name
@@ -33,7 +33,7 @@ public struct InputPort: Equatable, Hashable, Sendable {
     /// the order `--channels` numbers physical ports in.
     ///
     /// A port that goes away while it is being described is left out.
-    public static func availableInputs(on client: JackClient) -> [InputPort] {
+    package static func availableInputs(on client: JackClient) -> [InputPort] {
         let ports = client.audioOutputPorts().compactMap { (name) -> InputPort? in
             guard let port = try? client.port(named: name) else { return nil }
             return InputPort(name: name,

@@ -1,12 +1,12 @@
 import CJack
 
 /// A metadata value as JACK stores it: text, with a MIME type or URI saying how to read it.
-public struct JackProperty: Equatable, Sendable {
-    public var value: String
+package struct JackProperty: Equatable, Sendable {
+    package var value: String
     /// nil or empty means UTF-8 text (text/plain).
-    public var type: String?
+    package var type: String?
 
-    public init(value: String, type: String?) {
+    package init(value: String, type: String?) {
         self.value = value
         self.type = type
     }
@@ -24,16 +24,16 @@ public struct JackProperty: Equatable, Sendable {
 /// client closes. With one server, as in a studio, none of this shows.
 extension JackClient {
     /// The metadata key for the name a user interface shows instead of the port's (JACK_METADATA_PRETTY_NAME).
-    public static var prettyNameKey: String { String(cString: jcap_metadata_pretty_name()) }
+    package static var prettyNameKey: String { String(cString: jcap_metadata_pretty_name()) }
 
     /// The metadata key for a port's display rank (JACK_METADATA_ORDER).
-    public static var orderKey: String { String(cString: jcap_metadata_order()) }
+    package static var orderKey: String { String(cString: jcap_metadata_order()) }
 
     /// The type of integer metadata values (XML Schema's integer).
-    public static let integerType = "http://www.w3.org/2001/XMLSchema#integer"
+    package static let integerType = "http://www.w3.org/2001/XMLSchema#integer"
 
     /// The port's UUID (jack_port_uuid): the subject its metadata is stored under.
-    public func uuid(of port: OpaquePointer) -> UInt64 {
+    package func uuid(of port: OpaquePointer) -> UInt64 {
         jack_port_uuid(port)
     }
 
@@ -41,7 +41,7 @@ extension JackClient {
     ///
     /// - Parameters:
     ///   - type: a MIME type or URI; nil for plain text.
-    public func setProperty(_ value: String, forKey key: String, type: String? = nil,
+    package func setProperty(_ value: String, forKey key: String, type: String? = nil,
                             on subject: UInt64) throws(JackError) {
         guard whileOpen(-1, { jack_set_property($0, subject, key, value, type) }) == 0 else {
             throw .propertyNotSet(key: key, subject: subject)
@@ -50,7 +50,7 @@ extension JackClient {
 
     /// A property's value and type, or nil when the subject has none under `key` (jack_get_property;
     /// both strings are freed with jack_free).
-    public func property(forKey key: String, of subject: UInt64) -> JackProperty? {
+    package func property(forKey key: String, of subject: UInt64) -> JackProperty? {
         var value: UnsafeMutablePointer<CChar>?
         var type: UnsafeMutablePointer<CChar>?
         let result = jack_get_property(subject, key, &value, &type)
@@ -64,7 +64,7 @@ extension JackClient {
 
     /// Removes a property (jack_remove_property). A property that is not there is an error: JACK
     /// cannot tell that apart from a failure.
-    public func removeProperty(forKey key: String, of subject: UInt64) throws(JackError) {
+    package func removeProperty(forKey key: String, of subject: UInt64) throws(JackError) {
         guard whileOpen(-1, { jack_remove_property($0, subject, key) }) == 0 else {
             throw .propertyNotRemoved(key: key, subject: subject)
         }
@@ -72,29 +72,29 @@ extension JackClient {
 
     /// Removes every property of `subject` (jack_remove_properties); returns how many there were.
     @discardableResult
-    public func removeProperties(of subject: UInt64) -> Int {
+    package func removeProperties(of subject: UInt64) -> Int {
         whileOpen(0) { Int(jack_remove_properties($0, subject)) }
     }
 
     /// Sets the name patchbays show for the port (JACK_METADATA_PRETTY_NAME, text/plain), such as
     /// "Kick In" for `system:capture_1`.
-    public func setPrettyName(_ name: String, ofPort port: OpaquePointer) throws(JackError) {
+    package func setPrettyName(_ name: String, ofPort port: OpaquePointer) throws(JackError) {
         try setProperty(name, forKey: JackClient.prettyNameKey, type: "text/plain", on: uuid(of: port))
     }
 
     /// The port's pretty name (JACK_METADATA_PRETTY_NAME), or nil when it has none.
-    public func prettyName(ofPort port: OpaquePointer) -> String? {
+    package func prettyName(ofPort port: OpaquePointer) -> String? {
         property(forKey: JackClient.prettyNameKey, of: uuid(of: port))?.value
     }
 
     /// Sets the port's display rank (JACK_METADATA_ORDER, an XML Schema integer): user interfaces
     /// sort ports by it, lowest first.
-    public func setOrder(_ order: Int, ofPort port: OpaquePointer) throws(JackError) {
+    package func setOrder(_ order: Int, ofPort port: OpaquePointer) throws(JackError) {
         try setProperty(String(order), forKey: JackClient.orderKey, type: JackClient.integerType, on: uuid(of: port))
     }
 
     /// The port's display rank (JACK_METADATA_ORDER), or nil when it has none or it is not an integer.
-    public func order(ofPort port: OpaquePointer) -> Int? {
+    package func order(ofPort port: OpaquePointer) -> Int? {
         property(forKey: JackClient.orderKey, of: uuid(of: port)).flatMap { Int($0.value) }
     }
 }

@@ -1,11 +1,11 @@
 import CJack
 
 /// The smallest and largest latency JACK reports for a port, in frames (jack_latency_range_t).
-public struct JackLatencyRange: Equatable, Hashable, Sendable {
-    public var minimum: Int
-    public var maximum: Int
+package struct JackLatencyRange: Equatable, Hashable, Sendable {
+    package var minimum: Int
+    package var maximum: Int
 
-    public init(minimum: Int, maximum: Int) {
+    package init(minimum: Int, maximum: Int) {
         self.minimum = minimum
         self.maximum = maximum
     }
@@ -18,18 +18,18 @@ extension JackClient {
     ///
     /// The pointer stays valid while the port is registered; a port of another client can go away
     /// at any time, after which the calls below describe a port with no name.
-    public func port(named name: String) throws(JackError) -> OpaquePointer {
+    package func port(named name: String) throws(JackError) -> OpaquePointer {
         guard let port = whileOpen(nil, { jack_port_by_name($0, name) }) else { throw .noSuchPort(name) }
         return port
     }
 
     /// The port's JACK flags (jack_port_flags): input or output, physical, terminal.
-    public func flags(of port: OpaquePointer) -> JackPortFlags {
+    package func flags(of port: OpaquePointer) -> JackPortFlags {
         JackPortFlags(rawValue: UInt32(bitPattern: jack_port_flags(port)))
     }
 
     /// Whether the port is a hardware (or dummy driver) port (JackPortIsPhysical in jack_port_flags).
-    public func isPhysical(_ port: OpaquePointer) -> Bool {
+    package func isPhysical(_ port: OpaquePointer) -> Bool {
         flags(of: port).rawValue & JackPortIsPhysical.rawValue != 0
     }
 
@@ -39,7 +39,7 @@ extension JackClient {
     /// libjack copies each alias into a caller's buffer of jack_port_name_size() bytes; the buffers
     /// are zeroed first and read up to their first NUL, so an alias libjack truncated is still read
     /// safely.
-    public func aliases(of port: OpaquePointer) -> [String] {
+    package func aliases(of port: OpaquePointer) -> [String] {
         let size = Int(jack_port_name_size()) + 1
         let first = UnsafeMutablePointer<CChar>.allocate(capacity: size)
         let second = UnsafeMutablePointer<CChar>.allocate(capacity: size)
@@ -63,7 +63,7 @@ extension JackClient {
     /// How long ago, in frames, the signal now in the port's buffer arrived at the system's inputs
     /// (jack_port_get_latency_range with JackCaptureLatency): for a physical capture port the
     /// driver's input latency, for a client's output the latency of what feeds it.
-    public func captureLatency(of port: OpaquePointer) -> JackLatencyRange {
+    package func captureLatency(of port: OpaquePointer) -> JackLatencyRange {
         var range = jack_latency_range_t()
         jack_port_get_latency_range(port, JackCaptureLatency, &range)
         return JackLatencyRange(minimum: Int(range.min), maximum: Int(range.max))
@@ -72,7 +72,7 @@ extension JackClient {
     /// Declares a port's capture latency (jack_port_set_latency_range with JackCaptureLatency):
     /// how long ago, in frames, the sound in its buffer reached the system's inputs. Meant for the
     /// latency callback, or before others read it.
-    public static func setCaptureLatency(_ range: JackLatencyRange, of port: OpaquePointer) {
+    package static func setCaptureLatency(_ range: JackLatencyRange, of port: OpaquePointer) {
         var latency = jack_latency_range_t(min: jack_nframes_t(clamping: range.minimum), max: jack_nframes_t(clamping: range.maximum))
         jack_port_set_latency_range(port, JackCaptureLatency, &latency)
     }
@@ -81,7 +81,7 @@ extension JackClient {
     /// system's outputs (jack_port_get_latency_range with JackPlaybackLatency): for a physical
     /// playback port the driver's output latency, for a client's input the latency of what it
     /// feeds.
-    public func playbackLatency(of port: OpaquePointer) -> JackLatencyRange {
+    package func playbackLatency(of port: OpaquePointer) -> JackLatencyRange {
         var range = jack_latency_range_t()
         jack_port_get_latency_range(port, JackPlaybackLatency, &range)
         return JackLatencyRange(minimum: Int(range.min), maximum: Int(range.max))
@@ -90,14 +90,14 @@ extension JackClient {
     /// Declares a port's playback latency (jack_port_set_latency_range with JackPlaybackLatency):
     /// how long, in frames, the sound in its buffer takes to reach the system's outputs. Meant
     /// for the latency callback, or before others read it.
-    public static func setPlaybackLatency(_ range: JackLatencyRange, of port: OpaquePointer) {
+    package static func setPlaybackLatency(_ range: JackLatencyRange, of port: OpaquePointer) {
         var latency = jack_latency_range_t(min: jack_nframes_t(clamping: range.minimum), max: jack_nframes_t(clamping: range.maximum))
         jack_port_set_latency_range(port, JackPlaybackLatency, &latency)
     }
 
     /// Full names of every port connected to this one, whichever client owns it
     /// (jack_port_get_all_connections; the list is freed with jack_free).
-    public func connections(of port: OpaquePointer) -> [String] {
+    package func connections(of port: OpaquePointer) -> [String] {
         whileOpen([]) { JackClient.names(in: jack_port_get_all_connections($0, port)) }
     }
 }

@@ -6,10 +6,10 @@ import CJack
 /// the client is closed it does nothing (and answers empty, zero or with an error), so no call
 /// can reach libjack with a closed client; `close` waits for a call in progress. The process
 /// callback uses the raw `handle`: it cannot run after `deactivate`, which comes before `close`.
-public final class JackClient: @unchecked Sendable {
+package final class JackClient: @unchecked Sendable {
     // @unchecked: `handle` is a C pointer; every use of it here holds the `open` lock.
     /// The `jack_client_t *`, for the process callback's state.
-    public let handle: OpaquePointer
+    package let handle: OpaquePointer
     /// False once closed.
     private let open = Locked(true)
     /// The rate and period last read while open: what the client answers once closed (a take's
@@ -17,7 +17,7 @@ public final class JackClient: @unchecked Sendable {
     private let lastSampleRate: Locked<Int>
     private let lastBufferSize: Locked<Int>
     /// The name the server gave the client (fixed for its life).
-    public let name: String
+    package let name: String
 
     /// Opens a client (jack_client_open). Never starts a server (JackNoStartServer): a recording
     /// tool that silently starts its own server records silence from the wrong device.
@@ -25,7 +25,7 @@ public final class JackClient: @unchecked Sendable {
     /// - Parameters:
     ///   - name: the name asked for; JACK makes it unique (`jcap-01`) if another client has it.
     ///   - server: a server name (jackd -n), or nil for the default (or `$JACK_DEFAULT_SERVER`).
-    public init(name: String, server: String? = nil) throws(JackError) {
+    package init(name: String, server: String? = nil) throws(JackError) {
         if name == (server ?? JackClient.defaultServerName) { throw .clientNamedLikeServer(name) }
         JackClient.silenceLibraryMessages()
         var status = jack_status_t(rawValue: 0)
@@ -45,13 +45,13 @@ public final class JackClient: @unchecked Sendable {
     deinit { close() }
 
     /// The server name clients reach when none is given.
-    public static var defaultServerName: String? {
+    package static var defaultServerName: String? {
         guard let name = getenv("JACK_DEFAULT_SERVER") else { return nil }
         return String(cString: name)
     }
 
     /// Disconnects from the server (jack_client_close). Safe to call more than once.
-    public func close() {
+    package func close() {
         open.withLock { open in
             guard open else { return }
             open = false
@@ -60,7 +60,7 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Whether `close` has been called.
-    public var isClosed: Bool { open.withLock { !$0 } }
+    package var isClosed: Bool { open.withLock { !$0 } }
 
     /// Runs `body` with the handle while the client is open (holding the lock, so the client
     /// cannot close meanwhile); `closed` once it is closed.
@@ -73,7 +73,7 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Frames per second (jack_get_sample_rate); once closed, the last rate read.
-    public var sampleRate: Int {
+    package var sampleRate: Int {
         let rate = whileOpen(nil) { Int(jack_get_sample_rate($0)) }
         return lastSampleRate.withLock { last in
             if let rate { last = rate }
@@ -82,7 +82,7 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Frames per period (jack_get_buffer_size); once closed, the last period read.
-    public var bufferSize: Int {
+    package var bufferSize: Int {
         let frames = whileOpen(nil) { Int(jack_get_buffer_size($0)) }
         return lastBufferSize.withLock { last in
             if let frames { last = frames }
@@ -92,28 +92,28 @@ public final class JackClient: @unchecked Sendable {
 
     /// The server's estimate of the current frame time (jack_frame_time). Callable from any thread;
     /// exact frame times come only from jack_last_frame_time inside the process callback.
-    public var estimatedFrameTime: UInt32 { whileOpen(0) { jack_frame_time($0) } }
+    package var estimatedFrameTime: UInt32 { whileOpen(0) { jack_frame_time($0) } }
 
     /// JACK's clock in microseconds (jack_get_time).
-    public static var currentTimeMicroseconds: UInt64 { jack_get_time() }
+    package static var currentTimeMicroseconds: UInt64 { jack_get_time() }
 
     /// The frame time at a moment of JACK's clock (jack_time_to_frames).
-    public func frameTime(atMicroseconds time: UInt64) -> UInt32 {
+    package func frameTime(atMicroseconds time: UInt64) -> UInt32 {
         whileOpen(0) { jack_time_to_frames($0, time) }
     }
 
     /// The moment of JACK's clock, in microseconds, at which frame time `frame` falls
     /// (jack_frames_to_time): exact for frames of the current cycle, extrapolated at the server's
     /// measured rate for others.
-    public func microseconds(atFrame frame: UInt32) -> UInt64 {
+    package func microseconds(atFrame frame: UInt32) -> UInt64 {
         whileOpen(0) { jack_frames_to_time($0, frame) }
     }
 
     /// The thread the server runs the process callback on (jack_client_thread_id).
-    public var processThread: pthread_t { whileOpen(0) { jack_client_thread_id($0) } }
+    package var processThread: pthread_t { whileOpen(0) { jack_client_thread_id($0) } }
 
     /// Registers an audio input port (jack_port_register), returning its `jack_port_t *`.
-    public func registerAudioInput(named shortName: String) throws(JackError) -> OpaquePointer {
+    package func registerAudioInput(named shortName: String) throws(JackError) -> OpaquePointer {
         guard let port = whileOpen(nil, { jack_port_register($0, shortName, JACK_DEFAULT_AUDIO_TYPE,
                                                            UInt(JackPortIsInput.rawValue), 0) }) else {
             throw .portRegistrationFailed(name: shortName)
@@ -122,7 +122,7 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Registers an audio output port (jack_port_register), returning its `jack_port_t *`.
-    public func registerAudioOutput(named shortName: String) throws(JackError) -> OpaquePointer {
+    package func registerAudioOutput(named shortName: String) throws(JackError) -> OpaquePointer {
         guard let port = whileOpen(nil, { jack_port_register($0, shortName, JACK_DEFAULT_AUDIO_TYPE,
                                                            UInt(JackPortIsOutput.rawValue), 0) }) else {
             throw .portRegistrationFailed(name: shortName)
@@ -131,17 +131,17 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// A port's full name, `client:port` (jack_port_name).
-    public func fullName(of port: OpaquePointer) -> String {
+    package func fullName(of port: OpaquePointer) -> String {
         whileOpen("") { _ in String(cString: jack_port_name(port)) }
     }
 
     /// How many connections a port of this client has (jack_port_connected).
-    public func connectionCount(of port: OpaquePointer) -> Int {
+    package func connectionCount(of port: OpaquePointer) -> Int {
         whileOpen(0) { _ in Int(jack_port_connected(port)) }
     }
 
     /// Names of audio ports with all of `flags` (jack_get_ports), in the server's order.
-    public func audioPorts(flags: JackPortFlags) -> [String] {
+    package func audioPorts(flags: JackPortFlags) -> [String] {
         whileOpen([]) { JackClient.names(in: jack_get_ports($0, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue))) }
     }
 
@@ -160,15 +160,15 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Audio ports that produce signal: what jcap can record from.
-    public func audioOutputPorts() -> [String] { audioPorts(flags: JackPortIsOutput) }
+    package func audioOutputPorts() -> [String] { audioPorts(flags: JackPortIsOutput) }
 
     /// The hardware (or dummy) capture ports, `system:capture_1` first.
-    public func physicalCapturePorts() -> [String] {
+    package func physicalCapturePorts() -> [String] {
         audioPorts(flags: JackPortFlags(rawValue: JackPortIsOutput.rawValue | JackPortIsPhysical.rawValue))
     }
 
     /// Connects `source` to `destination` (jack_connect). An existing connection is not an error.
-    public func connect(_ source: String, to destination: String) throws(JackError) {
+    package func connect(_ source: String, to destination: String) throws(JackError) {
         let result = whileOpen(-1) { jack_connect($0, source, destination) }
         guard result == 0 || result == EEXIST else {
             throw .connectionFailed(source: source, destination: destination)
@@ -176,62 +176,62 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Breaks a connection (jack_disconnect).
-    public func disconnect(_ source: String, from destination: String) throws(JackError) {
+    package func disconnect(_ source: String, from destination: String) throws(JackError) {
         guard whileOpen(-1, { jack_disconnect($0, source, destination) }) == 0 else {
             throw .connectionFailed(source: source, destination: destination)
         }
     }
 
     /// Installs the process callback (jack_set_process_callback); before `activate()` only.
-    public func setProcessCallback(_ callback: JackProcessCallback, argument: UnsafeMutableRawPointer) {
+    package func setProcessCallback(_ callback: JackProcessCallback, argument: UnsafeMutableRawPointer) {
         whileOpen(()) { _ = jack_set_process_callback($0, callback, argument) }
     }
 
     /// Installs the xrun callback (jack_set_xrun_callback); before `activate()` only.
-    public func setXrunCallback(_ callback: JackXRunCallback, argument: UnsafeMutableRawPointer) {
+    package func setXrunCallback(_ callback: JackXRunCallback, argument: UnsafeMutableRawPointer) {
         whileOpen(()) { _ = jack_set_xrun_callback($0, callback, argument) }
     }
 
     /// Installs the callback the server runs when it recomputes latencies (jack_set_latency_callback):
     /// where a client declares its ports' latencies.
-    public func setLatencyCallback(_ callback: JackLatencyCallback, argument: UnsafeMutableRawPointer) {
+    package func setLatencyCallback(_ callback: JackLatencyCallback, argument: UnsafeMutableRawPointer) {
         whileOpen(()) { _ = jack_set_latency_callback($0, callback, argument) }
     }
 
     /// Asks the server to recompute every port's latency now (jack_recompute_total_latencies).
-    public func recomputeTotalLatencies() {
+    package func recomputeTotalLatencies() {
         whileOpen(()) { _ = jack_recompute_total_latencies($0) }
     }
 
     /// Installs the callback run when the server shuts the client down (jack_on_info_shutdown).
-    public func setShutdownCallback(_ callback: JackInfoShutdownCallback, argument: UnsafeMutableRawPointer) {
+    package func setShutdownCallback(_ callback: JackInfoShutdownCallback, argument: UnsafeMutableRawPointer) {
         whileOpen(()) { jack_on_info_shutdown($0, callback, argument) }
     }
 
     /// Installs the callback told of every connection made or broken on the server
     /// (jack_set_port_connect_callback); before `activate()` only.
-    public func setPortConnectCallback(_ callback: JackPortConnectCallback, argument: UnsafeMutableRawPointer) {
+    package func setPortConnectCallback(_ callback: JackPortConnectCallback, argument: UnsafeMutableRawPointer) {
         whileOpen(()) { _ = jack_set_port_connect_callback($0, callback, argument) }
     }
 
     /// Installs the callback run when the period changes (jack_set_buffer_size_callback).
-    public func setBufferSizeCallback(_ callback: JackBufferSizeCallback, argument: UnsafeMutableRawPointer) {
+    package func setBufferSizeCallback(_ callback: JackBufferSizeCallback, argument: UnsafeMutableRawPointer) {
         whileOpen(()) { _ = jack_set_buffer_size_callback($0, callback, argument) }
     }
 
     /// Installs the callback run when the sample rate changes (jack_set_sample_rate_callback).
-    public func setSampleRateCallback(_ callback: JackSampleRateCallback, argument: UnsafeMutableRawPointer) {
+    package func setSampleRateCallback(_ callback: JackSampleRateCallback, argument: UnsafeMutableRawPointer) {
         whileOpen(()) { _ = jack_set_sample_rate_callback($0, callback, argument) }
     }
 
     /// Starts the process callback (jack_activate).
-    public func activate() throws(JackError) {
+    package func activate() throws(JackError) {
         guard whileOpen(-1, { jack_activate($0) }) == 0 else { throw .activationFailed }
     }
 
     /// Stops the process callback (jack_deactivate). Nothing once the client is closed (the
     /// handle is gone then).
-    public func deactivate() {
+    package func deactivate() {
         whileOpen(()) { jack_deactivate($0) }
     }
 

@@ -1,19 +1,19 @@
 /// Which JACK ports a take records: 1-based physical capture channels, or port names and globs.
-public enum SourceSelection: Equatable, Sendable {
+package enum SourceSelection: Equatable, Sendable {
     /// `--channels 1-8,10`: the server's physical capture ports, by position.
     case channels([Int])
     /// `--port 'synth:out_*'` (repeatable): exact names or globs (`*`, `?`, `[...]`).
     case ports([String])
 
     /// jcap records channels 1 and 2 when told nothing else.
-    public static let `default` = SourceSelection.channels([1, 2])
+    package static let `default` = SourceSelection.channels([1, 2])
 
     /// The source port for each channel of the take, in order.
     ///
     /// - Parameters:
     ///   - physicalCapturePorts: the server's physical capture ports, in the server's order.
     ///   - outputPorts: every output port of the server.
-    public func resolve(physicalCapturePorts: [String], outputPorts: [String]) throws(CaptureError) -> [String] {
+    package func resolve(physicalCapturePorts: [String], outputPorts: [String]) throws(CaptureError) -> [String] {
         switch self {
         case .channels(let channels):
             let ordered = physicalCapturePorts.sorted(by: NaturalOrder.areInIncreasingOrder)
@@ -36,7 +36,7 @@ public enum SourceSelection: Equatable, Sendable {
     }
 
     /// Parses a channel list: `1,2`, `1-8,10`. Channels are 1-based; each may appear once.
-    public static func parseChannelList(_ text: String) throws(CaptureError) -> [Int] {
+    package static func parseChannelList(_ text: String) throws(CaptureError) -> [Int] {
         var channels: [Int] = []
         let items = text.split(separator: ",", omittingEmptySubsequences: false)
         for item in items {
@@ -61,14 +61,14 @@ public enum SourceSelection: Equatable, Sendable {
 }
 
 /// JACK port names matched against shell-style globs (fnmatch(3)).
-public enum PortPattern {
+package enum PortPattern {
     /// Whether `pattern` has glob characters; without them it names one port exactly.
-    public static func isGlob(_ pattern: String) -> Bool {
+    package static func isGlob(_ pattern: String) -> Bool {
         pattern.contains { $0 == "*" || $0 == "?" || $0 == "[" }
     }
 
     /// The names `pattern` matches, in natural order (`out_2` before `out_10`).
-    public static func matches(_ pattern: String, in names: [String]) -> [String] {
+    package static func matches(_ pattern: String, in names: [String]) -> [String] {
         guard isGlob(pattern) else { return names.contains(pattern) ? [pattern] : [] }
         return names.filter { fnmatch(pattern, $0, 0) == 0 }.sorted(by: NaturalOrder.areInIncreasingOrder)
     }
@@ -76,13 +76,13 @@ public enum PortPattern {
 
 /// Orders names the way people number things: runs of digits compare as numbers, so `out_2`
 /// comes before `out_10` and `capture_9` before `capture_10`.
-public enum NaturalOrder {
-    public static func areInIncreasingOrder(_ lhs: String, _ rhs: String) -> Bool {
+package enum NaturalOrder {
+    package static func areInIncreasingOrder(_ lhs: String, _ rhs: String) -> Bool {
         compare(lhs, rhs) < 0
     }
 
     /// Negative, zero or positive as `lhs` sorts before, with or after `rhs`.
-    public static func compare(_ lhs: String, _ rhs: String) -> Int {
+    package static func compare(_ lhs: String, _ rhs: String) -> Int {
         var left = Array(lhs.unicodeScalars)[...], right = Array(rhs.unicodeScalars)[...]
         while let l = left.first, let r = right.first {
             if isDigit(l) && isDigit(r) {

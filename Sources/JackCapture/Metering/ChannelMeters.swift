@@ -45,7 +45,7 @@ public struct MeterReading: Equatable, Sendable {
 /// thread may share a meter. The real-time callback never touches it (it only writes the
 /// accumulators' atomics). A channel out of range reads as silence (`floor`, `MeterReading.silent`,
 /// no clips), as AVAudioRecorder reads it.
-public final class ChannelMeters: Sendable {
+package final class ChannelMeters: Sendable {
     package static let floor: Float = -160
     package static let averagingTime = 0.3
     package static let peakReleaseRate = 20.0 / 1.7

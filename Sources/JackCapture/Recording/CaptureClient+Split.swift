@@ -2,7 +2,7 @@ extension CaptureClient {
     /// The files of a take split on wall-clock boundaries (`--split`), every channel in each: the
     /// first named for the take's start, each next one for its boundary (`SplitNaming`: the start
     /// inserted before `basePath`'s extension, never a name that is taken).
-    public static func splitLayout(basePath: String, interval: SplitInterval, startMicroseconds: Int64,
+    package static func splitLayout(basePath: String, interval: SplitInterval, startMicroseconds: Int64,
                                    channels: [Int]) -> TakeLayout {
         let first = SplitNaming.unusedPath(SplitNaming.segmentPath(basePath, startMicroseconds: startMicroseconds))
         var layout = TakeLayout(files: [TakeFileSpec(path: first, channels: channels)], split: interval)

@@ -10,19 +10,19 @@ import Foundation
 ///
 /// The JACK client, the callbacks and the pump's thread belong to a `JackHost`, which stops and
 /// joins the pump before the client deactivates and closes.
-public final class CaptureClient: @unchecked Sendable {
+package final class CaptureClient: @unchecked Sendable {
     // @unchecked: `engine` holds raw state shared with JACK's threads; the rest is let or Locked.
     /// The JACK client (`jack_client_t`).
-    public let jack: JackClient
+    package let jack: JackClient
     /// The client's owner: its callbacks, its workers and the order it closes in.
     package let host: JackHost
-    public let engine: CaptureEngine
+    package let engine: CaptureEngine
     /// The source port each channel records, in order.
-    public var sources: [String] { currentSources.withLock { $0 } }
+    package var sources: [String] { currentSources.withLock { $0 } }
     /// Whether the ports were connected to their sources (else they wait to be patched by hand).
-    public let connectsPorts: Bool
+    package let connectsPorts: Bool
     /// How takes are named when no path is given: `take-NNN.<ext>` in this folder.
-    public let configuration: CaptureConfiguration
+    package let configuration: CaptureConfiguration
 
     private let currentSources: Locked<[String]>
     let pump: EventPump
@@ -31,7 +31,7 @@ public final class CaptureClient: @unchecked Sendable {
 
     /// Opens the client (or takes `existingClient`), resolves the sources, checks the ring fits,
     /// registers one input port per source (`in_1` ...), activates and connects them.
-    public init(configuration: CaptureConfiguration, client existingClient: JackClient? = nil) throws(CaptureError) {
+    package init(configuration: CaptureConfiguration, client existingClient: JackClient? = nil) throws(CaptureError) {
         self.configuration = configuration
         connectsPorts = configuration.connectsPorts
         if let existingClient {
@@ -86,19 +86,19 @@ public final class CaptureClient: @unchecked Sendable {
         for port in engine.ports { jack.removeProperties(of: jack.uuid(of: port)) }
     }
 
-    public func close() {
+    package func close() {
         guard pump.close() else { return }
         host.close()
     }
 
-    public var sampleRate: Int { jack.sampleRate }
-    public var channelCount: Int { engine.channelCount }
+    package var sampleRate: Int { jack.sampleRate }
+    package var channelCount: Int { engine.channelCount }
     /// Full names of the client's input ports (`jcap:in_1`), in channel order.
-    public var portNames: [String] { engine.portNames }
+    package var portNames: [String] { engine.portNames }
 
     /// The capture latency JACK reports for a channel's port (the most of its range), in frames:
     /// how long after the sound reached the converter its frames arrive here.
-    public func captureLatency(ofChannel channel: Int) -> Int? {
+    package func captureLatency(ofChannel channel: Int) -> Int? {
         guard engine.ports.indices.contains(channel) else { return nil }
         return jack.captureLatency(of: engine.ports[channel]).maximum
     }
@@ -107,7 +107,7 @@ public final class CaptureClient: @unchecked Sendable {
     /// JACK reports for the ports connected to the channel's port (jack_port_get_latency_range
     /// with JackCaptureLatency), or of the channel's own port when nothing is connected. Read from
     /// the sources, it does not wait for the server to recompute jcap's ports after a connection.
-    public func sourceCaptureLatencies() -> [Int] {
+    package func sourceCaptureLatencies() -> [Int] {
         CaptureClient.sourceCaptureLatencies(of: engine.ports, on: jack)
     }
 
@@ -121,15 +121,15 @@ public final class CaptureClient: @unchecked Sendable {
 
     /// Watches the JACK transport from now on, so that a take following it (`--transport`) knows
     /// the exact frame of every roll that begins after this call.
-    public func watchTransport() { engine.watchTransport() }
+    package func watchTransport() { engine.watchTransport() }
 
     /// True when recording can start: every input port has a connection (with `--no-connect`,
     /// once they have been patched by hand).
-    public var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }
+    package var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }
 
     /// Connects each channel's port to a new source instead of its current one (between takes).
     /// The count must match the channels (`.badChannelList` otherwise).
-    public func reassign(sources newSources: [String]) throws(CaptureError) {
+    package func reassign(sources newSources: [String]) throws(CaptureError) {
         let old = sources
         guard newSources.count == old.count else {
             throw .badChannelList(newSources.joined(separator: ","),
@@ -147,26 +147,26 @@ public final class CaptureClient: @unchecked Sendable {
     }
 
     /// Resolves port names or globs against the server's output ports, as `init` resolves sources.
-    public func resolve(_ selection: SourceSelection) throws(CaptureError) -> [String] {
+    package func resolve(_ selection: SourceSelection) throws(CaptureError) -> [String] {
         try host.sources(for: selection)
     }
 
     /// Sources resolved as a client resolves them (`JackHost.sources(for:on:)`, the one place).
-    public static func resolve(_ selection: SourceSelection, on jack: JackClient) throws(CaptureError) -> [String] {
+    package static func resolve(_ selection: SourceSelection, on jack: JackClient) throws(CaptureError) -> [String] {
         try JackHost.sources(for: selection, on: jack)
     }
 
     // MARK: Takes
 
     /// The take being recorded (or prepared), if any.
-    public var take: Take? { pump.take }
+    package var take: Take? { pump.take }
 
     /// Prepares the next take: checks the format and the path (`path` nil: the configuration's
     /// output path, else the next `take-NNN` name), creates the file (never replacing one unless
     /// `settings.overwritesExistingFile`) and starts its disk writer, so that `Take.start` begins
     /// on the next cycle. The take before must have finished (`.alreadyStarted` otherwise). With
     /// `configuration.split`, that path names the take's files, each with its start inserted.
-    public func makeTake(path: String? = nil, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
+    package func makeTake(path: String? = nil, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
         let outputPath = path ?? configuration.nextOutputPath()
         if let split = configuration.split { return try makeSplitTake(basePath: outputPath, interval: split, settings: settings) }
         return try makeTake(TakeLayout(files: [TakeFileSpec(path: outputPath, channels: Array(0..<channelCount))]),
@@ -176,7 +176,7 @@ public final class CaptureClient: @unchecked Sendable {
     /// Prepares the next take into the files `layout` names, each holding some of the client's
     /// channels: every path is checked before any file is created, and a failure removes the
     /// files already created, so nothing is left half made.
-    public func makeTake(_ layout: TakeLayout, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
+    package func makeTake(_ layout: TakeLayout, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
         let settings = settings ?? configuration.settings
         let (isClosed, previous) = pump.state
         if isClosed { throw .clientClosed }
@@ -204,21 +204,21 @@ public final class CaptureClient: @unchecked Sendable {
 
     /// Whether levels are measured. Off, metering costs the process callback nothing but one
     /// atomic load a cycle; the take summary then has no peaks.
-    public var isMeteringEnabled: Bool {
+    package var isMeteringEnabled: Bool {
         get { engine.isMeteringEnabled }
         set { engine.isMeteringEnabled = newValue }
     }
 
     /// The channels' meters: `update()` takes in what was measured since the last call;
     /// `averagePower`, `peakPower` and `reading` read a channel (the floor value out of range).
-    public var meters: ChannelMeters { engine.meters }
+    package var meters: ChannelMeters { engine.meters }
 
     // MARK: Paths
 
     /// The format `settings` give a file at `path`, once sure the file can be created there:
     /// refused if it exists (unless `settings.overwritesExistingFile`) or its folder is not
     /// writable. Creates nothing: callers check before they connect to anything.
-    public static func checkOutput(_ path: String, settings: RecordingSettings) throws(CaptureError) -> FileFormat {
+    package static func checkOutput(_ path: String, settings: RecordingSettings) throws(CaptureError) -> FileFormat {
         let format = try settings.resolveFormat(forPath: path)
         try checkWritable(path, overwrite: settings.overwritesExistingFile)
         return format

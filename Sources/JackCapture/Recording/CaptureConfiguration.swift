@@ -1,47 +1,47 @@
 /// Everything that defines one take.
-public struct CaptureConfiguration: Sendable {
+package struct CaptureConfiguration: Sendable {
     /// The JACK client name asked for; the server makes it unique if taken.
-    public var clientName = "jcap"
+    package var clientName = "jcap"
     /// The JACK server (jackd -n), or nil for the default.
-    public var serverName: String?
-    public var sources: SourceSelection = .default
+    package var serverName: String?
+    package var sources: SourceSelection = .default
     /// Connect each input port to its source; without, the ports wait to be patched by hand.
-    public var connectsPorts = true
+    package var connectsPorts = true
     /// The input ports' short names, one per source (a session's track names); nil: `in_1`, `in_2`...
-    public var portNames: [String]?
+    package var portNames: [String]?
     /// The output file, or nil for the next `take-NNN.<ext>` in `takeDirectory`.
-    public var outputPath: String?
-    public var takeDirectory = "."
-    public var takeExtension = "wav"
+    package var outputPath: String?
+    package var takeDirectory = "."
+    package var takeExtension = "wav"
     /// The file's format, rate and encoder settings, and whether it may replace an existing file.
-    public var settings = RecordingSettings()
+    package var settings = RecordingSettings()
     /// nil: as soon as jcap is ready.
-    public var start: StartTime?
+    package var start: StartTime?
     /// nil: until stopped.
-    public var duration: CaptureDuration?
+    package var duration: CaptureDuration?
     /// Each take starts on the frame the JACK transport starts rolling and ends on the frame it
     /// stops (`--transport`); `start` must then be nil.
-    public var followsTransport = false
+    package var followsTransport = false
     /// Each take starts on the first sample of any channel at or above this level, in dBFS
     /// (`--trigger -40dB`); `start` must then be nil.
-    public var triggerLevel: Double?
+    package var triggerLevel: Double?
     /// A level-triggered take ends after this long below the level (`--trigger-stop`).
-    public var triggerStop: CaptureDuration?
+    package var triggerStop: CaptureDuration?
     /// A take started by a trigger or the transport begins this much earlier (`--pre-roll`): the
     /// ring keeps the last `preRoll` of every channel while the take waits.
-    public var preRoll: CaptureDuration?
+    package var preRoll: CaptureDuration?
     /// Align each take to its sources' capture latency (`--align-latency`, `LatencyAlignment`).
-    public var alignsToCaptureLatency = false
+    package var alignsToCaptureLatency = false
     /// A new file on each wall-clock boundary of this interval (`--split`); nil: one file.
-    public var split: SplitInterval?
+    package var split: SplitInterval?
     /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.
-    public var bufferSeconds: Double = 4
+    package var bufferSeconds: Double = 4
 
-    public init() {}
+    package init() {}
 
     /// The file the next take goes to: `outputPath`, else the next `take-NNN.<ext>` in
     /// `takeDirectory` (never a number already used there).
-    public func nextOutputPath() -> String {
+    package func nextOutputPath() -> String {
         if let outputPath { return outputPath }
         let name = TakeNaming.nextFileName(existing: TakeNaming.fileNames(inDirectory: takeDirectory),
                                            fileExtension: takeExtension)
@@ -51,11 +51,11 @@ public struct CaptureConfiguration: Sendable {
 
 /// A file of a take: where it goes, and which of the client's channels (0-based) it holds, in
 /// the file's channel order.
-public struct TakeFileSpec: Equatable, Sendable {
-    public var path: String
-    public var channels: [Int]
+package struct TakeFileSpec: Equatable, Sendable {
+    package var path: String
+    package var channels: [Int]
 
-    public init(path: String, channels: [Int]) {
+    package init(path: String, channels: [Int]) {
         self.path = path
         self.channels = channels
     }
@@ -64,26 +64,26 @@ public struct TakeFileSpec: Equatable, Sendable {
 /// The files a take writes: one file of every channel, one per track, or any grouping, and
 /// optionally a split into back-to-back segments, each with files of its own: of a fixed length,
 /// or from one wall-clock boundary to the next (`--split`).
-public struct TakeLayout: Sendable {
+package struct TakeLayout: Sendable {
     /// The (first segment's) files, created before the take is armed.
-    public var files: [TakeFileSpec]
+    package var files: [TakeFileSpec]
     /// With `filesForSegment`: the take's files change every this many frames, on that exact frame.
-    public var segmentLength: Int64?
+    package var segmentLength: Int64?
     /// With `filesForSegment`: the take's files change on each wall-clock boundary of this
     /// interval, on the first frame at or after it (`SplitInterval` states the rule).
-    public var split: SplitInterval?
+    package var split: SplitInterval?
     /// The files of the segment that begins at `start` (index 1, 2, ...; a split's boundary and its
     /// wall-clock moment), created on the writer thread when its first frame comes; they must
     /// hold the same channels as the first segment's.
-    public var filesForSegment: (@Sendable (_ start: TakeSegmentStart) -> [TakeFileSpec])?
+    package var filesForSegment: (@Sendable (_ start: TakeSegmentStart) -> [TakeFileSpec])?
     /// Runs on the writer thread just before a segment's first frame is written, with its files
     /// and the JACK frame time of that frame: where metadata that must precede the audio is added
     /// (BWF `bext`, iXML, tags). A thrown error fails the take like a write error.
-    public var beforeFirstWrite: (@Sendable (_ segment: Int, _ files: [SoundFile], _ firstFrameTime: UInt32?) throws(CaptureError) -> Void)?
+    package var beforeFirstWrite: (@Sendable (_ segment: Int, _ files: [SoundFile], _ firstFrameTime: UInt32?) throws(CaptureError) -> Void)?
     /// Runs on the writer thread when a segment's files are closed.
-    public var onSegmentFinished: (@Sendable (TakeSegment) -> Void)?
+    package var onSegmentFinished: (@Sendable (TakeSegment) -> Void)?
 
-    public init(files: [TakeFileSpec], segmentLength: Int64? = nil, split: SplitInterval? = nil,
+    package init(files: [TakeFileSpec], segmentLength: Int64? = nil, split: SplitInterval? = nil,
                 filesForSegment: (@Sendable (_ start: TakeSegmentStart) -> [TakeFileSpec])? = nil) {
         self.files = files
         self.segmentLength = segmentLength

@@ -16,25 +16,25 @@ import Glibc
 ///
 /// RLIMIT_MEMLOCK is not a limit: the ring is mlock'ed only where the process may lock it
 /// (`lockInMemory` is best-effort), and is touched either way.
-public struct MemoryBudget: Equatable, Sendable {
+package struct MemoryBudget: Equatable, Sendable {
     /// Bytes of memory available (nil: unknown).
-    public var availableBytes: Int?
+    package var availableBytes: Int?
     /// Bytes left under RLIMIT_AS (nil: unlimited).
-    public var addressSpaceRoom: Int?
+    package var addressSpaceRoom: Int?
     /// Bytes left under RLIMIT_DATA (nil: unlimited).
-    public var dataRoom: Int?
+    package var dataRoom: Int?
 
-    public init(availableBytes: Int?, addressSpaceRoom: Int? = nil, dataRoom: Int? = nil) {
+    package init(availableBytes: Int?, addressSpaceRoom: Int? = nil, dataRoom: Int? = nil) {
         self.availableBytes = availableBytes
         self.addressSpaceRoom = addressSpaceRoom
         self.dataRoom = dataRoom
     }
 
     /// Left for everything but the ring out of each limit: a quarter, and at least this much.
-    public static let minimumMargin = 64 << 20
+    package static let minimumMargin = 64 << 20
 
     /// The largest ring, in bytes, these limits allow: the smallest limit less its margin.
-    public var largestRingBytes: Int {
+    package var largestRingBytes: Int {
         let limits = [availableBytes, addressSpaceRoom, dataRoom].compactMap { $0 }
         guard let smallest = limits.min() else { return Int.max }
         return Swift.max(0, smallest - Swift.max(smallest / 4, Self.minimumMargin))
@@ -45,7 +45,7 @@ public struct MemoryBudget: Equatable, Sendable {
     ///
     /// - Throws: `.badBufferLength` unless `seconds` is finite and above zero;
     ///   `.bufferTooLarge`, naming the longest buffer that fits, when the ring does not fit.
-    public func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) throws(CaptureError) -> Int {
+    package func ringByteCount(seconds: Double, sampleRate: Int, period: Int, channels: Int) throws(CaptureError) -> Int {
         guard seconds.isFinite, seconds > 0 else { throw .badBufferLength(seconds) }
         let largest = largestRingBytes
         let bytes = CaptureEngine.ringByteCount(seconds: seconds, sampleRate: sampleRate, period: period, channels: channels)
@@ -75,7 +75,7 @@ public struct MemoryBudget: Equatable, Sendable {
     }
 
     /// This machine's limits now.
-    public static func current() -> MemoryBudget {
+    package static func current() -> MemoryBudget {
         let status = procFields("/proc/self/status")
         let available = procFields("/proc/meminfo")["MemAvailable"]
             ?? Int(exactly: Int64(sysconf(Int32(_SC_PHYS_PAGES))) * Int64(sysconf(Int32(_SC_PAGESIZE))))

@@ -70,7 +70,7 @@ extension Take {
 
     /// The segments of a split take whose files were closed since the last call, in order (one
     /// consumer: jcap's console). Empty for a take that is not split.
-    public func takeFinishedSegments() -> [TakeSegment] { split?.takeFinishedSegments() ?? [] }
+    package func takeFinishedSegments() -> [TakeSegment] { split?.takeFinishedSegments() ?? [] }
 
     /// On the event pump, while the take is armed: keeps the callback's next boundary asked for.
     func advanceSplit() {
@@ -95,7 +95,7 @@ extension Take {
     /// The wall-clock moment a take told to start at `start` will start, as well as it is known
     /// before it starts (what a split take's first file is named for): a wall-clock start's own
     /// moment; a frame's time by JACK's clock; now, or now plus a delay.
-    public static func estimatedStartMicroseconds(_ start: StartTime?, on jack: JackClient,
+    package static func estimatedStartMicroseconds(_ start: StartTime?, on jack: JackClient,
                                                   now: Int64 = WallClockTime.nowMicrosecondsSinceEpoch()) -> Int64 {
         switch start {
         case nil:

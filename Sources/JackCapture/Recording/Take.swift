@@ -24,15 +24,15 @@ public final class Take: @unchecked Sendable {
     /// The first file's path (the take's only file, unless it writes several).
     public var path: String { files[0].path }
     /// The take's files (its first segment's, when it is split), each with the channels it holds.
-    public let files: [TakeFileSpec]
+    package let files: [TakeFileSpec]
     public let format: FileFormat
     public let settings: RecordingSettings
     /// The file's sample rate: the settings', else the server's.
     public let fileSampleRate: Int
     /// The engine's number for the take.
-    public let number: UInt32
-    public let engine: CaptureEngine
-    public let jack: JackClient
+    package let number: UInt32
+    package let engine: CaptureEngine
+    package let jack: JackClient
     /// The sources recorded, in channel order, as they were when the take was made.
     public let sources: [String]
     let writer: DiskWriter
@@ -163,14 +163,14 @@ public final class Take: @unchecked Sendable {
 
     /// Called on the client's event pump thread with every event of the take, in order, from the
     /// start (events before the handler was set are delivered first). Keep it short.
-    public func onEvent(_ handler: (@Sendable (CaptureEvent) -> Void)?) {
+    package func onEvent(_ handler: (@Sendable (CaptureEvent) -> Void)?) {
         lock.withLock { eventHandler = handler }
         pump.wake()
     }
 
     /// Called once, on the client's event pump thread (or the thread that finished a take never
     /// started), when the take has finished.
-    public func onFinish(_ handler: (@Sendable (TakeReport) -> Void)?) {
+    package func onFinish(_ handler: (@Sendable (TakeReport) -> Void)?) {
         let report = lock.withLock { () -> TakeReport? in
             finishHandler = handler
             return finalReport
@@ -181,7 +181,7 @@ public final class Take: @unchecked Sendable {
     // MARK: Driving the take
 
     /// Starts as the client's configuration says: at its start time (`start`) for its duration.
-    public func start() throws(CaptureError) {
+    package func start() throws(CaptureError) {
         var length: Int64?
         if let duration = configuredDuration { length = try duration.takeLength(atSampleRate: jack.sampleRate) }
         if followsTransport {
@@ -200,14 +200,14 @@ public final class Take: @unchecked Sendable {
     /// (or after `lengthFrames`, or at `stop()`, whichever comes first). A roll that began before
     /// this call, or before the client watched the transport (`CaptureClient.watchTransport`),
     /// is not this take's: it waits for the next one.
-    public func startOnTransportRoll(lengthFrames: Int64? = nil) throws(CaptureError) {
+    package func startOnTransportRoll(lengthFrames: Int64? = nil) throws(CaptureError) {
         try arm(.onTransportRoll, lengthFrames: lengthFrames)
     }
 
     /// Starts on the first sample of any channel at or above `decibels` dBFS (a pre-roll earlier,
     /// with the client's `preRoll`), and with the client's `triggerStop` ends after that
     /// long below it (or after `lengthFrames`, or at `stop()`).
-    public func startOnLevel(decibels: Double, lengthFrames: Int64? = nil) throws(CaptureError) {
+    package func startOnLevel(decibels: Double, lengthFrames: Int64? = nil) throws(CaptureError) {
         guard decibels.isFinite, decibels <= 0, decibels >= -160 else {
             throw .triggerLevelOutOfRange(decibels)
         }
@@ -217,14 +217,14 @@ public final class Take: @unchecked Sendable {
     /// Arms the take to start when `cue()` is called, a pre-roll before it (the client's
     /// `preRoll`): the ring keeps that much of every channel meanwhile. A session's record
     /// key uses it.
-    public func startOnCue(lengthFrames: Int64? = nil) throws(CaptureError) {
+    package func startOnCue(lengthFrames: Int64? = nil) throws(CaptureError) {
         try arm(.onCue, lengthFrames: lengthFrames)
     }
 
     /// Starts a take armed with `startOnCue` at JACK's current frame, which it returns (the take
     /// begins a pre-roll before it).
     @discardableResult
-    public func cue() -> UInt32 {
+    package func cue() -> UInt32 {
         let frame = jack.estimatedFrameTime
         engine.cue(atFrame: frame)
         pump.wake()
@@ -243,7 +243,7 @@ public final class Take: @unchecked Sendable {
 
     /// Starts at `start` (nil: the next cycle) and, with a length, stops after exactly that many
     /// recorded frames: `start()` with a start and length of the caller's own.
-    public func start(at start: StartTime?, lengthFrames: Int64?) throws(CaptureError) {
+    package func start(at start: StartTime?, lengthFrames: Int64?) throws(CaptureError) {
         try start?.validate(sampleRate: jack.sampleRate)
         try arm(resolve(start), lengthFrames: lengthFrames)
     }
@@ -251,7 +251,7 @@ public final class Take: @unchecked Sendable {
     /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
     /// length, to stop after exactly that many recorded frames (pauses excluded). Once
     /// (`.alreadyStarted` after); a length must be above zero (`.badDuration`).
-    public func start(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(CaptureError) {
+    package func start(atFrame startFrame: UInt32?, lengthFrames: Int64?) throws(CaptureError) {
         try arm(startFrame.map(CaptureStart.atFrame) ?? .immediately, lengthFrames: lengthFrames)
     }
 
@@ -343,7 +343,7 @@ public final class Take: @unchecked Sendable {
     /// Called again, it gives the same report. Called on the event pump (from an event handler),
     /// it finishes the take there.
     @discardableResult
-    public func finish() -> TakeReport {
+    package func finish() -> TakeReport {
         let (report, started) = lock.withLock { (finalReport, currentState != .prepared) }
         if let report { return report }
         if !started { return complete() }

@@ -155,7 +155,7 @@ public struct WallClockTime: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Now, in microseconds since the Unix epoch (CLOCK_REALTIME).
-    public static func nowMicrosecondsSinceEpoch() -> Int64 {
+    package static func nowMicrosecondsSinceEpoch() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000

@@ -2,7 +2,7 @@ import Atomics
 import CJack
 
 /// When a take starts.
-public enum CaptureStart: Equatable, Sendable {
+package enum CaptureStart: Equatable, Sendable {
     /// On the first cycle after arming, at its first frame.
     case immediately
     /// At this JACK frame time, exactly.
@@ -48,11 +48,11 @@ public struct CaptureStatus: Equatable, Sendable {
 ///
 /// The process callback (`captureProcessCallback`) is `@_noAllocation @_noLocks`: it copies, counts
 /// and publishes through atomics, nothing else. Everything here runs on other threads.
-public final class CaptureEngine: @unchecked Sendable {
+package final class CaptureEngine: @unchecked Sendable {
     // @unchecked: `state` and `ports` are raw memory shared with JACK's threads (only atomics cross).
-    public let client: JackClient
+    package let client: JackClient
     /// Full names of the engine's input ports (`jcap:in_1`), in channel order.
-    public let portNames: [String]
+    package let portNames: [String]
     let ports: [OpaquePointer]
     let state: UnsafeMutablePointer<CaptureProcessState>
     private let lastTake = Locked<UInt32>(0)
@@ -109,7 +109,7 @@ public final class CaptureEngine: @unchecked Sendable {
         return o1 || o2 || o3 || o4 ? Int.max : bytes
     }
 
-    public var channelCount: Int { ports.count }
+    package var channelCount: Int { ports.count }
     package var ring: RingBuffer { state.pointee.ring }
 
     /// Has `host` install the callbacks and activate the client (jack_activate). The callback
@@ -123,7 +123,7 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     /// Connections each input port has now (jack_port_connected).
-    public func connectionCounts() -> [Int] { ports.map { client.connectionCount(of: $0) } }
+    package func connectionCounts() -> [Int] { ports.map { client.connectionCount(of: $0) } }
 
     /// Numbers a new take, to arm with `arm(_:start:length:)` and to give its writer
     /// (`writerSource(forTake:)`). Takes are numbered from 1; one client records any number, one
@@ -210,7 +210,7 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     /// The take armed last, 0 before the first.
-    public var armedTake: UInt32 { state.pointee.armedTake.load(ordering: .acquiring) }
+    package var armedTake: UInt32 { state.pointee.armedTake.load(ordering: .acquiring) }
 
     /// Ends the take just before JACK frame time `frame`: every frame before it is recorded,
     /// including the part of the cycle that contains it. Stopping before the start cancels the take.
@@ -248,10 +248,10 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     /// Events lost because a ring was full (the counters still count what they stood for).
-    public var droppedEventCount: Int { state.pointee.droppedEvents.load(ordering: .relaxed) }
+    package var droppedEventCount: Int { state.pointee.droppedEvents.load(ordering: .relaxed) }
 
     /// The sample rate the server changed to mid-take, if it did (the take stopped there).
-    public var changedSampleRate: Int? {
+    package var changedSampleRate: Int? {
         let rate = state.pointee.changedSampleRate.load(ordering: .acquiring)
         return rate == 0 ? nil : rate
     }
@@ -265,17 +265,17 @@ public final class CaptureEngine: @unchecked Sendable {
 
     /// Whether the process callback measures levels for `meters`. Off, it costs the callback one
     /// atomic load per cycle.
-    public var isMeteringEnabled: Bool {
+    package var isMeteringEnabled: Bool {
         get { state.pointee.meteringEnabled.load(ordering: .relaxed) }
         set { state.pointee.meteringEnabled.store(newValue, ordering: .relaxed) }
     }
 
     /// The channels' meters; `meters.update()` takes in what the callback measured. They run
     /// whether or not a take is recording.
-    public let meters: ChannelMeters
+    package let meters: ChannelMeters
 
     /// The phase of the take armed last: `.waiting` until the callback has taken it up.
-    public var phase: CapturePhase {
+    package var phase: CapturePhase {
         let s = state.pointee
         let armed = s.armedTake.load(ordering: .acquiring)
         guard armed != 0 else { return .idle }
@@ -296,9 +296,9 @@ public final class CaptureEngine: @unchecked Sendable {
     }
 
     /// Callbacks so far in this take that ran late (read a later frame time than their cycle's).
-    public var lateCycles: Int64 { state.pointee.lateCycles.load(ordering: .relaxed) }
+    package var lateCycles: Int64 { state.pointee.lateCycles.load(ordering: .relaxed) }
 
-    public var status: CaptureStatus {
+    package var status: CaptureStatus {
         let s = state.pointee
         let start = s.startFrame.load(ordering: .relaxed)
         let ring = s.ring

@@ -83,7 +83,7 @@ public struct TransportBBT: Equatable, Sendable, CustomStringConvertible {
 
 extension CaptureEvent {
     /// The frame a trigger or a transport roll fell on, for those events.
-    public var frameTimeOfTrigger: UInt32? {
+    package var frameTimeOfTrigger: UInt32? {
         switch self {
         case .transportRolled(let frame, _, _), .triggered(let frame, _): frame
         default: nil
@@ -92,7 +92,7 @@ extension CaptureEvent {
 
     /// A take's pauses from its events: where in the take each fell, and the JACK frames it
     /// skipped (no end while still paused).
-    public static func pauses(in events: [CaptureEvent]) -> [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
+    package static func pauses(in events: [CaptureEvent]) -> [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] {
         var spans: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] = []
         for event in events {
             switch event {

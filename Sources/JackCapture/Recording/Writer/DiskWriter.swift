@@ -90,16 +90,16 @@ public struct TakeFileReport: Equatable, Sendable {
 }
 
 /// Where a segment after the first begins, as the writer asks for its files.
-public struct TakeSegmentStart: Equatable, Sendable {
+package struct TakeSegmentStart: Equatable, Sendable {
     /// 1 for the second segment.
-    public var index: Int
+    package var index: Int
     /// For a clock-aligned split (`--split`): the boundary that began it (1 for the take's first),
     /// nil for a segment of a fixed length.
-    public var splitBoundary: Int?
+    package var splitBoundary: Int?
     /// The boundary's wall-clock moment, microseconds since the Unix epoch (nil without one).
-    public var boundaryMicroseconds: Int64?
+    package var boundaryMicroseconds: Int64?
 
-    public init(index: Int, splitBoundary: Int? = nil, boundaryMicroseconds: Int64? = nil) {
+    package init(index: Int, splitBoundary: Int? = nil, boundaryMicroseconds: Int64? = nil) {
         self.index = index
         self.splitBoundary = splitBoundary
         self.boundaryMicroseconds = boundaryMicroseconds
