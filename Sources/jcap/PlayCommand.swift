@@ -65,11 +65,10 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Resampler for --rate and for files at another rate than the server's: best, medium, fastest, zero-order-hold or linear (default best).", valueName: "quality"))
     var srcQuality: String?
 
-    @Option(name: .long, help: ArgumentHelp("Live meter of what each port plays: bars, compact, none, or json.", valueName: "style"))
-    var meter: MeterDisplay?
+    @OptionGroup var meters: MeterOption
 
     func run() throws {
-        let console = Console(display: meter)
+        let console = Console(display: meters.meter)
         defer { console.endDisplay() }
         let status: ExitStatus
         do {

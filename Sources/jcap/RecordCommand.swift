@@ -78,15 +78,14 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Ring buffer length: how long the disk may stall without losing frames (default 4s).", valueName: "duration"))
     var buffer: String = "4s"
 
-    @Option(name: .long, help: ArgumentHelp("Live meter: bars (folding into columns when needed), compact, none, or json lines on standard output. Default: bars on a terminal, a plain status line a second otherwise.", valueName: "style"))
-    var meter: MeterDisplay?
+    @OptionGroup var meters: MeterOption
 
     func run() throws {
         let signals = ControlSignals()
         // A file-size limit (ulimit -f) then fails the write with EFBIG, which the take reports
         // like a full disk, instead of killing jcap with an unfinished file.
         Glibc.signal(SIGXFSZ, SIG_IGN)
-        let console = Console(display: meter)
+        let console = Console(display: meters.meter)
         defer { console.endDisplay() }
         let configuration: CaptureConfiguration
         do {

@@ -55,13 +55,12 @@ struct SessionCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --overdub: input ports (names or globs) to play the take on, in order; repeatable.", valueName: "pattern"))
     var playbackPort: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Live meter: bars, compact, none, or json.", valueName: "style"))
-    var meter: MeterDisplay?
+    @OptionGroup var meters: MeterOption
 
     func run() throws {
         let signals = ControlSignals()
         Glibc.signal(SIGXFSZ, SIG_IGN)
-        let console = Console(display: meter)
+        let console = Console(display: meters.meter)
         defer { console.endDisplay() }
 
         // Everything on the command line and in the file is checked before the server is touched.
