@@ -59,7 +59,7 @@ public final class SessionTake: Sendable {
     func assignNumber(segment index: Int) -> Int {
         if let number = state.withLock({ $0.segmentNumbers[index] }) { return number }
         let used = state.withLock { $0.segmentNumbers.values.max() ?? numbers.lowerBound }
-        let number = max(used + 1, (try? session.log.nextTakeNumber()) ?? used + 1)
+        let number = max(used + 1, session.log.nextTakeNumber())
         state.withLock { $0.segmentNumbers[index] = number }
         return number
     }
