@@ -182,6 +182,8 @@ final class LatencyAlignmentTests: JackTestCase {
         let session = try StudioSession(definition: try SessionDefinition.load(path: path("armed.toml")), serverName: server.name)
         defer { session.close() }
         // Far (1000 frames) is disarmed: the take runs 300 frames behind, nothing is delayed.
+        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
+        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
         try withoutXruns {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
@@ -197,6 +199,8 @@ final class LatencyAlignmentTests: JackTestCase {
         }
         // Armed, Far moves the take 1000 frames behind and is in it, aligned.
         try session.setArmed(true, track: "Far")
+        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
+        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
         try withoutXruns {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))

@@ -32,6 +32,8 @@ final class SessionArmingTests: JackTestCase {
     @discardableResult
     func recordAndCheck(_ session: StudioSession, frames: Int64, expected: [(label: String, signalChannels: [Int])],
                         line: UInt = #line) throws -> TakeLogEntry {
+        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
+        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
         try withoutXruns {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate / 2)
             let take = try session.record(at: .frame(start), length: .frames(frames))
@@ -110,6 +112,8 @@ final class SessionArmingTests: JackTestCase {
         XCTAssertEqual(session.armedTrackNames, [])
         XCTAssertThrowsError(try session.record()) { XCTAssertEqual($0 as? StudioSessionError, .noArmedTrack) }
         try session.setArmed(true, track: "Talkback")
+        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
+        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
         let talkback = try withoutXruns { () -> TakeLogEntry in
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate / 2)
             let entry = try XCTUnwrap(finished(try session.record(at: .frame(start), length: .frames(4_800))).last)
