@@ -15,7 +15,7 @@ public enum SampleRateConverterQuality: Int32, CaseIterable, Sendable {
     /// SRC_LINEAR: linear interpolation; aliases. For checking, not for music.
     case linear = 4
 
-    /// The names `--src-quality` takes.
+    /// The quality's name, as a user writes it.
     public var name: String {
         switch self {
         case .best: "best"

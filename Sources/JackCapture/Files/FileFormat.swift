@@ -1,7 +1,7 @@
 import CSndfile
 
 /// How samples are encoded: every encoding libsndfile can write that a recording can use. The raw
-/// values are the names `--format` takes.
+/// values are the formats' names.
 public enum AudioFormat: String, CaseIterable, Sendable {
     /// Linear PCM integers, 8, 16, 24 or 32 bits.
     case pcm
@@ -24,12 +24,12 @@ public enum AudioFormat: String, CaseIterable, Sendable {
     /// Opus (in Ogg).
     case opus
 
-    /// The format `--format NAME` names (case-insensitive); nil for a name jcap does not know.
+    /// The format `name` names (case-insensitive); nil for a name jcap does not know.
     public init?(name: String) {
         self.init(rawValue: name.lowercased())
     }
 
-    /// The names `--format` takes, for messages: "pcm, float, ... or opus".
+    /// The formats' names, for messages: "pcm, float, ... or opus".
     package static var namesList: String {
         allCases.map(\.rawValue).joinedAsPhrase()
     }
@@ -61,7 +61,7 @@ public enum AudioFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// True for the codecs `--quality` steers (their encoder trades size for fidelity).
+    /// True for the codecs `RecordingSettings.quality` steers (their encoder trades size for fidelity).
     public var takesQuality: Bool { self == .mp3 || self == .vorbis || self == .opus }
 
     /// Sample rates the encoder accepts, where it limits them more than jcap's 1 Hz to 768 kHz.

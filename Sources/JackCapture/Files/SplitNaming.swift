@@ -1,6 +1,6 @@
 import Glibc
 
-/// The names of a split take's files (`--split`): each carries the local date and time it starts,
+/// The names of a split take's files: each carries the local date and time it starts,
 /// to the second, before the extension: `take-007.wav` becomes `take-007-20261122-143000.wav`,
 /// `-o show.flac` becomes `show-20261122-143000.flac`. A file after the first starts on its
 /// boundary, which is a whole second of the local clock, so its name is its boundary's time.

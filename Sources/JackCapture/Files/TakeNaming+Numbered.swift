@@ -1,5 +1,5 @@
 extension TakeNaming {
-    /// The next of a series of files named after `path` (`-o mix.wav` with `--transport`, one
+    /// The next of a series of files named after `path` (`mix.wav` for a take on each roll of the transport, one
     /// take per roll): `mix-001.wav`, `mix-002.wav`, ... one past the highest number already in
     /// `existing` (the names in the path's folder), so no file is ever reused.
     package static func nextNumberedPath(after path: String, existing names: [String]) -> String {

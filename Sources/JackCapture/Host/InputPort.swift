@@ -4,7 +4,7 @@ import CJack
 /// calls an available input. JACK's outputs are a recorder's inputs: `system:capture_1` (a
 /// sound card's input) or `synth:out_1` (another program's output).
 package struct InputPort: Equatable, Hashable, Sendable {
-    /// The full name, `client:port`: what `--port` takes.
+    /// The full name, `client:port`: what `SourceSelection.ports` takes.
     package var name: String
     /// The name a patchbay shows for it (JACK_METADATA_PRETTY_NAME), if one was set.
     package var prettyName: String?
@@ -30,7 +30,7 @@ package struct InputPort: Equatable, Hashable, Sendable {
 
     /// Every audio output port on the server, physical ports first (the sound card's inputs are
     /// what a recording most often wants), each group in natural order (`out_2` before `out_10`),
-    /// the order `--channels` numbers physical ports in.
+    /// the order `SourceSelection.channels` numbers physical ports in.
     ///
     /// A port that goes away while it is being described is left out.
     package static func availableInputs(on client: JackClient) -> [InputPort] {

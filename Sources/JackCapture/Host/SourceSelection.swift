@@ -1,8 +1,8 @@
 /// Which JACK ports a take records: 1-based physical capture channels, or port names and globs.
 package enum SourceSelection: Equatable, Sendable {
-    /// `--channels 1-8,10`: the server's physical capture ports, by position.
+    /// The server's physical capture ports, by position (`1-8,10`).
     case channels([Int])
-    /// `--port 'synth:out_*'` (repeatable): exact names or globs (`*`, `?`, `[...]`).
+    /// Exact names or globs (`synth:out_*`) (`*`, `?`, `[...]`).
     case ports([String])
 
     /// jcap records channels 1 and 2 when told nothing else.

@@ -239,7 +239,7 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Starts playing at `time` on the device's clock (`deviceCurrentTime`), on the first frame
-    /// at or after it, decided in that moment's cycle (as a wall-clock `--at` is). A time that
+    /// at or after it, decided in that moment's cycle (as a recording's wall-clock start is). A time that
     /// has passed starts in the next cycle.
     public func play(atTime time: TimeInterval) throws(PlayerError) {
         guard time.isFinite else { throw .capture(.badTime("\(time)", reason: "a start time must be a finite number of seconds")) }

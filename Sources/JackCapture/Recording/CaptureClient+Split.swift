@@ -1,5 +1,5 @@
 extension CaptureClient {
-    /// The files of a take split on wall-clock boundaries (`--split`), every channel in each: the
+    /// The files of a take split on wall-clock boundaries, every channel in each: the
     /// first named for the take's start, each next one for its boundary (`SplitNaming`: the start
     /// inserted before `basePath`'s extension, never a name that is taken).
     package static func splitLayout(basePath: String, interval: SplitInterval, startMicroseconds: Int64,

@@ -119,11 +119,11 @@ package final class CaptureClient: @unchecked Sendable {
         }
     }
 
-    /// Watches the JACK transport from now on, so that a take following it (`--transport`) knows
+    /// Watches the JACK transport from now on, so that a take following it knows
     /// the exact frame of every roll that begins after this call.
     package func watchTransport() { engine.watchTransport() }
 
-    /// True when recording can start: every input port has a connection (with `--no-connect`,
+    /// True when recording can start: every input port has a connection (when the ports are not connected for the user,
     /// once they have been patched by hand).
     package var isReady: Bool { engine.connectionCounts().allSatisfy { $0 > 0 } }
 

@@ -20,19 +20,19 @@ package struct CaptureConfiguration: Sendable {
     /// nil: until stopped.
     package var duration: CaptureDuration?
     /// Each take starts on the frame the JACK transport starts rolling and ends on the frame it
-    /// stops (`--transport`); `start` must then be nil.
+    /// stops; `start` must then be nil.
     package var followsTransport = false
     /// Each take starts on the first sample of any channel at or above this level, in dBFS
-    /// (`--trigger -40dB`); `start` must then be nil.
+    ///; `start` must then be nil.
     package var triggerLevel: Double?
-    /// A level-triggered take ends after this long below the level (`--trigger-stop`).
+    /// A level-triggered take ends after this long below the level.
     package var triggerStop: CaptureDuration?
-    /// A take started by a trigger or the transport begins this much earlier (`--pre-roll`): the
+    /// A take started by a trigger or the transport begins this much earlier: the
     /// ring keeps the last `preRoll` of every channel while the take waits.
     package var preRoll: CaptureDuration?
-    /// Align each take to its sources' capture latency (`--align-latency`, `LatencyAlignment`).
+    /// Align each take to its sources' capture latency (`LatencyAlignment`).
     package var alignsToCaptureLatency = false
-    /// A new file on each wall-clock boundary of this interval (`--split`); nil: one file.
+    /// A new file on each wall-clock boundary of this interval; nil: one file.
     package var split: SplitInterval?
     /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.
     package var bufferSeconds: Double = 4
@@ -63,7 +63,7 @@ package struct TakeFileSpec: Equatable, Sendable {
 
 /// The files a take writes: one file of every channel, one per track, or any grouping, and
 /// optionally a split into back-to-back segments, each with files of its own: of a fixed length,
-/// or from one wall-clock boundary to the next (`--split`).
+/// or from one wall-clock boundary to the next.
 package struct TakeLayout: Sendable {
     /// The (first segment's) files, created before the take is armed.
     package var files: [TakeFileSpec]

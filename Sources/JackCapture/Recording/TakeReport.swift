@@ -45,7 +45,7 @@ public struct TakeReport: Sendable {
     /// The take's stretches with files of their own, in order: one for a take that was not split.
     /// Each says its files (path, channels, frames), its first frame, lost spans and levels.
     public var segments: [TakeSegment] = []
-    /// With `--align-latency`: each channel's capture latency the take was aligned by. Frame
+    /// For a take aligned to capture latency: each channel's capture latency the take was aligned by. Frame
     /// times in the report (`startFrame`, events) are then converter time: JACK's frame at which
     /// the sound reached the converter.
     public var latencyAlignment: LatencyAlignment? = nil

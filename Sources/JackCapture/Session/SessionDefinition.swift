@@ -28,10 +28,10 @@ public struct SessionDefinition: Sendable, Equatable {
     public var layout: SessionLayout
     /// `[session] buffer`: how long the disk may stall without a loss, in seconds (default 4).
     public var bufferSeconds: Double
-    /// `[session] align_latency`, or `jcap session --align-latency`: each take is aligned to its
+    /// `[session] align_latency` (or set by the caller): each take is aligned to its
     /// sources' capture latency (`LatencyAlignment`).
     public var alignsToCaptureLatency: Bool
-    /// `jcap session --pre-roll` and `--trigger-stop`: kept before a take started by sound or
+    /// Set by the caller (the session file has no key for them): kept before a take started by sound or
     /// the transport, and the silence that ends a take started by sound.
     public var preRoll: CaptureDuration?
     public var triggerStop: CaptureDuration?
@@ -47,7 +47,7 @@ public struct SessionDefinition: Sendable, Equatable {
     /// Where the file's keys are, for errors found after loading.
     let locator: SessionFileLocator
 
-    /// The default ring buffer, as jcap's `--buffer`.
+    /// The default ring buffer's length, as a recording's `bufferSeconds`.
     public static let defaultBufferSeconds = 4.0
     /// The default container.
     public static let defaultFileExtension = "wav"
@@ -227,9 +227,9 @@ public struct SessionTrack: Sendable, Equatable {
 
 /// Where a track's signal comes from.
 public enum SessionTrackSource: Sendable, Equatable {
-    /// A physical capture channel, 1-based, in the server's natural order (as `jcap --channels`).
+    /// A physical capture channel, 1-based, in the server's natural order (as `SourceSelection.channels`).
     case channel(Int)
-    /// An output port's exact name or a glob (`*`, `?`, `[..]`), as `jcap --port`.
+    /// An output port's exact name or a glob (`*`, `?`, `[..]`), as `SourceSelection.ports`.
     case port(String)
 }
 

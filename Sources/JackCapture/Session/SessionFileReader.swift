@@ -228,7 +228,7 @@ struct SessionFileReader {
             if value.type == .int, let bits = value.int {
                 settings.bitDepth = bits
             } else if value.type == .string, let text = value.string, text.lowercased() == "float" {
-                // As jcap's `--bit-depth float`: 32-bit float samples.
+                // `float` as a bit depth: 32-bit float samples.
                 if let encoding = settings.format, encoding != .float {
                     throw errors.session("bit_depth", "\"float\" means encoding \"float\", but encoding is \"\(encoding.rawValue)\" "
                         + "(give a number of bits)")
@@ -299,7 +299,7 @@ struct SessionFileReader {
             }
             seconds = Double(frames) / Double(sampleRate)
         }
-        // As jcap's --buffer; whether this machine can hold it is known only once the server's
+        // The ring's length; whether this machine can hold it is known only once the server's
         // rate and the armed tracks are (MemoryBudget, when recording).
         guard seconds >= 0.01 else {
             throw errors.session("buffer", CaptureError.badDuration(text, reason: "the buffer must hold at least 10ms").description)

@@ -56,7 +56,7 @@ public enum TakeListing {
     }
 
     /// The entries as a JSON array, one entry a line, each exactly as the log spells a full record
-    /// (the same keys in the same order): a script reads `jcap takes --json` and the log with one
+    /// (the same keys in the same order): a script reads the JSON listing and the log with one
     /// parser, and `[TakeLogEntry]` decodes it.
     public static func json(_ entries: [TakeLogEntry]) -> String {
         let objects = entries.map(\.orderedJSON.text)

@@ -66,14 +66,14 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// Wall-clock time of the first frame, UTC, ISO 8601 with microseconds
     /// (`2026-11-22T14:03:07.123456Z`; `TakeLogTime` writes and reads it).
     public var startTime: String?
-    /// For a take that followed the JACK transport (`--transport`): the transport's frame when it
+    /// For a take that followed the JACK transport: the transport's frame when it
     /// rolled, and its bar, beat and tick (`12|3|0480`) when a timebase master gave them.
     public var transportFrame: UInt32?
     public var bbt: String?
-    /// For a take started by sound (`--trigger`), or by the transport with a pre-roll: how many
+    /// For a take started by sound, or by the transport with a pre-roll: how many
     /// frames into the take the trigger (or the roll) fell.
     public var triggerPosition: Int64?
-    /// For an overdub (`jcap session --overdub N`): the take played while this one was recorded,
+    /// For an overdub (`SessionOverdub`): the take played while this one was recorded,
     /// and how the two were aligned.
     public var overdub: TakeLogOverdub?
     /// The server's sample rate, which `frames` and every position count in.
@@ -231,7 +231,7 @@ public struct TakeLogTrack: Codable, Sendable, Equatable {
     public var source: String
     /// The source's capture latency in frames (jack_port_get_latency_range), when known.
     public var captureLatency: Int?
-    /// With `--align-latency`: the capture latency, in frames, the track was aligned by (its
+    /// For a take aligned to capture latency: the capture latency, in frames, the track was aligned by (its
     /// file starts with the sound that reached the converter at the take's start frame).
     public var alignedLatency: Int?
     /// Highest peak over the take in dBFS, at least `peakFloor`; nil with metering off.

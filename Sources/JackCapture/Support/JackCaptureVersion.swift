@@ -1,4 +1,4 @@
-/// jcap's version, as `jcap --version` prints it.
+/// jcap's version, as the command line prints it.
 package enum JackCaptureVersion {
     package static let current = "0.6.0"
 }

@@ -1,4 +1,4 @@
-/// Turns a split boundary (`--split`), named as a moment on JACK's clock, into the frame the next
+/// Turns a split boundary, named as a moment on JACK's clock, into the frame the next
 /// file begins on: late, in the cycle the moment falls in, from that cycle's `CycleTimes`, by the
 /// same rule as a wall-clock start (`ClockStart`): the first frame whose time is at or after the
 /// moment. Two recorders on one server told the same boundary cut on the same frame, and a take

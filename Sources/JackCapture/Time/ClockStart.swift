@@ -18,7 +18,7 @@ struct CycleTimes: Equatable {
     }
 }
 
-/// Turns a start named as a moment on JACK's clock (a wall-clock `--at`, converted once) into a
+/// Turns a start named as a moment on JACK's clock (a wall-clock start, converted once) into a
 /// frame, late: in the cycle the moment falls in, from that cycle's `CycleTimes`. Two recorders
 /// on one server told the same moment decide in the same cycle from the same numbers, so they
 /// start on the same frame; extrapolating from JACK's clock seconds ahead, as `jack_time_to_frames`

@@ -1,4 +1,4 @@
-/// When `--at` says a take starts.
+/// When a take (or playback) starts, as a user writes it.
 public enum StartTime: Equatable, Sendable {
     /// `+3s`, `+250ms`, `+48000f`: this long after jcap is ready.
     case afterReady(CaptureDuration)
@@ -37,7 +37,7 @@ public enum StartTime: Equatable, Sendable {
 }
 
 extension StartTime: CustomStringConvertible {
-    /// As it is written after `--at`: `+3s`, `@123456789`, `14:30:00.25`.
+    /// As it is written: `+3s`, `@123456789`, `14:30:00.25`.
     public var description: String {
         switch self {
         case .afterReady(let delay): "+\(delay)"

@@ -27,7 +27,7 @@ package struct CaptureBlockHeader: Equatable, Sendable {
     /// JACK frame time of the first stored frame.
     package var frameTime: UInt32
     package var spanCount: Int32
-    /// A clock-aligned split (`--split`) the writer learns with this block: the take position
+    /// A clock-aligned split the writer learns with this block: the take position
     /// where the next file begins (-1: none). Never past a frame this block or an earlier one
     /// holds, so the writer knows it before it writes that frame.
     package var splitPosition: Int64

@@ -13,7 +13,7 @@ package enum CaptureStart: Equatable, Sendable {
     /// On the frame the JACK transport starts rolling, ending on the frame it stops
     /// (`watchTransport` must be on before that roll begins).
     case onTransportRoll
-    /// On the first sample of any channel at or above this amplitude (`--trigger`).
+    /// On the first sample of any channel at or above this amplitude.
     case onLevel(Float)
     /// On the frame `cue(atFrame:)` names later (a key), a pre-roll before it.
     case onCue
@@ -60,7 +60,7 @@ package final class CaptureEngine: @unchecked Sendable {
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
     /// server's current rate and period), touched so the callback never faults on it.
     ///
-    /// `preRollSeconds`: the longest pre-roll a take may keep (`--pre-roll`); the ring holds it
+    /// `preRollSeconds`: the longest pre-roll a take may keep; the ring holds it
     /// on top of `bufferSeconds`.
     package init(client: JackClient, portShortNames: [String], bufferSeconds: Double,
                  preRollSeconds: Double = 0) throws(JackError) {

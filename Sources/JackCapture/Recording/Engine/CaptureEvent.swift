@@ -39,14 +39,14 @@ public enum CaptureEvent: Equatable, Sendable {
     case sampleRateChanged(from: Int, to: Int, position: Int64)
     /// The server shut down (jack_on_info_shutdown): no frame follows `position`.
     case serverShutDown(position: Int64)
-    /// The JACK transport started rolling on the frame at `frameTime` (`--transport`), which
+    /// The JACK transport started rolling on the frame at `frameTime`, which
     /// starts the take: the transport's own position then, and its bar, beat and tick when a
     /// timebase master gives them.
     case transportRolled(frameTime: UInt32, transportFrame: UInt32, bbt: TransportBBT?)
-    /// Sound reached the trigger level (`--trigger`) on the frame at `frameTime`, `position`
+    /// Sound reached the trigger level on the frame at `frameTime`, `position`
     /// frames into the take (its pre-roll).
     case triggered(frameTime: UInt32, position: Int64)
-    /// A clock-aligned split (`--split`): the next file begins at take frame `position`; the
+    /// A clock-aligned split: the next file begins at take frame `position`; the
     /// boundary fell on JACK frame `frameTime`.
     case fileSplit(frameTime: UInt32, position: Int64)
 }

@@ -30,7 +30,7 @@ struct PendingSegmentStart: Equatable {
     }
 }
 
-/// The process callback's own record of a take's clock-aligned splits (`--split`): the boundary
+/// The process callback's own record of a take's clock-aligned splits: the boundary
 /// it is deciding, the frame decided for it until the planner places it, and the places waiting
 /// for a block to carry them to the writer.
 struct SplitState {

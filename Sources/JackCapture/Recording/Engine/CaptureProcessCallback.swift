@@ -250,7 +250,7 @@ extension CaptureProcessState {
         own.pointee.requests.start = own.pointee.cueStart
     }
 
-    /// For a take started by sound (`--trigger`): it starts on the first sample of any channel at
+    /// For a take started by sound: it starts on the first sample of any channel at
     /// or above the level, a pre-roll earlier, and with a stop length ends that many frames after
     /// the last sample at or above it. Until then the start reads as 2^30 frames ahead.
     @_noAllocation @_noLocks

@@ -46,12 +46,12 @@ struct CaptureProcessState {
     /// The take armed last (numbered from 1); a new number makes the callback start a new take.
     let armedTake: UInt32Atomic
     let requestedStart: UnsafeAtomic<Int64>
-    /// A start named as a moment on JACK's clock, in nanoseconds (a wall-clock `--at`), or
+    /// A start named as a moment on JACK's clock, in nanoseconds (a wall-clock start), or
     /// `noRequest`: the callback decides its frame in the cycle it falls in (`ClockStart`).
     let requestedClockStart: UnsafeAtomic<Int64>
     let requestedLength: UnsafeAtomic<Int64>
     /// Frames the armed take runs behind JACK's clock, aligned to its sources' capture latency
-    /// (`LatencyAlignment.shift`; 0 without `--align-latency`), and its longest channel delay.
+    /// (`LatencyAlignment.shift`; 0 without latency alignment), and its longest channel delay.
     let requestedAlignment: UnsafeAtomic<Int>
     let requestedLongestDelay: UnsafeAtomic<Int>
     /// The armed take's delay lines (a `DelayLineSet` pointer's bits, 0 for none), until the
@@ -60,7 +60,7 @@ struct CaptureProcessState {
     /// only once the callback has let go of it.
     let pendingDelayLines: UnsafeAtomic<Int>
     let retiredDelayLines: UnsafeAtomic<Int>
-    /// The callback watches the JACK transport every cycle, armed or not (`--transport`), so it
+    /// The callback watches the JACK transport every cycle, armed or not, so it
     /// knows the frame each roll began on even when a take is armed after it.
     let watchesTransport: UnsafeAtomic<Bool>
     /// The armed take starts on the frame the transport starts rolling and ends on the frame it

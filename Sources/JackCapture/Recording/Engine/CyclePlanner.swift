@@ -15,7 +15,7 @@ struct TakeRequests: Equatable {
     var resume: Int64
     /// The server's sample rate changed before this cycle: the take ends at its first frame.
     var sampleRateChanged: Bool
-    /// A new file begins at this frame (a clock-aligned split, `--split`): the first frame of the
+    /// A new file begins at this frame (a clock-aligned split): the first frame of the
     /// take at or after it opens the next file.
     var split: Int64
 

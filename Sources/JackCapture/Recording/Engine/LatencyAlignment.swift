@@ -1,4 +1,4 @@
-/// How a take aligned to its sources' capture latency (`--align-latency`) moves its frames, so
+/// How a take aligned to its sources' capture latency moves its frames, so
 /// that the first sample in the file is the sound that reached the converter at the start frame,
 /// on every channel (as Ardour aligns its captures).
 ///

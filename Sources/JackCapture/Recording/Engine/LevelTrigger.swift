@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a cycle's samples first and last reach a level: the sound trigger's decisions
-/// (`--trigger`), on the process thread, per sample rather than per cycle.
+///, on the process thread, per sample rather than per cycle.
 enum LevelTrigger {
     /// The index of the first of `count` samples whose magnitude is at least `level`, or -1.
     @_noAllocation @_noLocks

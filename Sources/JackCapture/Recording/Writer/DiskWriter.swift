@@ -93,7 +93,7 @@ public struct TakeFileReport: Equatable, Sendable {
 package struct TakeSegmentStart: Equatable, Sendable {
     /// 1 for the second segment.
     package var index: Int
-    /// For a clock-aligned split (`--split`): the boundary that began it (1 for the take's first),
+    /// For a clock-aligned split: the boundary that began it (1 for the take's first),
     /// nil for a segment of a fixed length.
     package var splitBoundary: Int?
     /// The boundary's wall-clock moment, microseconds since the Unix epoch (nil without one).
@@ -107,8 +107,8 @@ package struct TakeSegmentStart: Equatable, Sendable {
 }
 
 /// A stretch of a take written to files of its own. A take is one segment unless it was split:
-/// `jcap session --takes N` records N takes back to back as the segments of one engine take, and
-/// `--split` begins a segment on each wall-clock boundary; either way each begins on the frame
+/// A session records N takes back to back as the segments of one engine take, and
+/// a split take begins a segment on each wall-clock boundary; either way each begins on the frame
 /// after the last one ended.
 public struct TakeSegment: Sendable {
     /// 0 for the first.
