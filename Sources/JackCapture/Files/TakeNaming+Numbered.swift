@@ -1,6 +1,6 @@
 extension TakeNaming {
-    /// The next of a series of files named after `path` (`mix.wav` for a take on each roll of the transport, one
-    /// take per roll): `mix-001.wav`, `mix-002.wav`, ... one past the highest number already in
+    /// The next of a series of files named after `path` (`mix.wav`, when each roll of the transport is a
+    /// take): `mix-001.wav`, `mix-002.wav`, ... one past the highest number already in
     /// `existing` (the names in the path's folder), so no file is ever reused.
     package static func nextNumberedPath(after path: String, existing names: [String]) -> String {
         let slash = path.lastIndex(of: "/")
