@@ -60,4 +60,31 @@ final class OutOfRangeInputTests: JackTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("T")), "nothing created")
     }
+
+    /// A date years ahead overflowed the countdown (status 132, header-only files left). It waits
+    /// (the README: any distance ahead), counts down in frames, and Ctrl-C cancels it (6) with
+    /// nothing left behind. So does the last second of year 9999.
+    func testAStartYearsAheadCountsDownAndCancelsCleanly() throws {
+        for (date, meter) in [("2040-01-01T00:00:00Z", "none"), ("9999-12-31T23:59:59Z", "none"), ("2040-01-01T00:00:00Z", "json")] {
+            let jcap = try launchJcap(signalPorts(2) + ["--at", date, "--for", "1s", "--meter", meter,
+                                                        "-o", "far-\(meter).wav"])
+            try Self.waitFor("the countdown") { jcap.errorOutput.contains("jcap: recording") || !jcap.process.isRunning }
+            usleep(1_500_000)
+            jcap.signal(SIGINT)
+            let status = try jcap.wait(timeout: 20)
+            XCTAssertEqual(status, ExitStatus.cancelled.rawValue, "\(date): \(jcap.errorOutput)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path("far-\(meter).wav")), "\(meter): no file left")
+            guard meter == "json" else { continue }
+            let lines = jcap.output.split(separator: "\n")
+            XCTAssertFalse(lines.isEmpty, "meter lines while it waits")
+            let target = 2_208_988_800.0  // 2040-01-01T00:00:00Z in seconds since the epoch
+            for line in lines {
+                let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+                XCTAssertEqual(object["state"] as? String, "countdown", String(line))
+                let frames = try XCTUnwrap(object["countdown_frames"] as? Int, String(line))
+                let expected = (target - Date().timeIntervalSince1970) * Double(server.sampleRate)
+                XCTAssertEqual(Double(frames), expected, accuracy: 10 * Double(server.sampleRate), String(line))
+            }
+        }
+    }
 }
