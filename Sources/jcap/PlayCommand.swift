@@ -47,10 +47,10 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start: +3s (from ready), @123456789 (a JACK frame, exact), 14:30:00 or a date.", valueName: "time"))
     var at: String?
 
-    @Option(name: .long, help: ArgumentHelp("Start this far into the files: 1.5s, 250ms, 48000f.", valueName: "time"))
+    @Option(name: .long, help: ArgumentHelp("Start this far into the files: 1.5s, 250ms, 48000f (before their end).", valueName: "time"))
     var from: String?
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C).", valueName: "N"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C; below -1 is refused).", valueName: "N"))
     var loops = 0
 
     @Option(name: .long, help: ArgumentHelp("Volume, 0 (silent) to 1 (as recorded; the default).", valueName: "gain"))
@@ -106,6 +106,9 @@ struct PlayCommand: ParsableCommand {
                                              expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)")
         }
         let outputs = try outputs()
+        guard loops >= -1 else {
+            throw CommandLineError.badOption(flag: "--loops", value: "\(loops)", expected: "0 or more repeats, or -1 (forever)")
+        }
         if let volume, !(0...1).contains(volume) {
             throw CommandLineError.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1")
         }
@@ -126,6 +129,11 @@ struct PlayCommand: ParsableCommand {
             } catch {
                 if case .badDuration(_, let reason) = error { throw PlayerError.capture(.badTime(from, reason: reason)) }
                 throw PlayerError.capture(error)
+            }
+            // A start at or past the end would play nothing and exit as if all went well.
+            if fromFrames >= player.durationFrames {
+                throw CommandLineError.refusedValue(flag: "--from", value: from, .badDuration(from, reason: "at or past the end of "
+                    + "\(paths.count == 1 ? "the file" : "the files"), \(Self.lengthText(player))"))
             }
         }
         let signals = ControlSignals()
@@ -194,6 +202,11 @@ struct PlayCommand: ParsableCommand {
         // Each track's port as the session names its input port (`:` replaced).
         let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)
         return (paths, portNames)
+    }
+
+    /// `120000 frames long (2.500 s at 48000 Hz)`: the longest file's length.
+    static func lengthText(_ player: Player) -> String {
+        "\(player.durationFrames) frames long (\(String(format: "%.3f", player.duration)) s at \(player.fileSampleRate) Hz)"
     }
 
     private func describe(_ player: Player, console: Console) {

@@ -87,4 +87,29 @@ final class OutOfRangeInputTests: JackTestCase {
             }
         }
     }
+
+    /// `--loops -2` played forever (only -1 is documented); it is a bad option now.
+    func testLoopsBelowMinusOneAreRefused() throws {
+        let file = try writeFloatFile("loop.wav", channels: 1, frames: 100) { _, _ in 0.1 }
+        for loops in ["-2", "-9223372036854775808"] {
+            let run = try runJcap(["play", file, "--no-connect", "--loops", loops, "--meter", "none"], timeout: 10)
+            XCTAssertEqual(run.status, ExitStatus.usage.rawValue, run.errors)
+            XCTAssertEqual(run.errors.split(separator: "\n").count, 1, run.errors)
+            XCTAssertTrue(run.errors.contains("bad --loops '\(loops)': use 0 or more repeats, or -1 (forever)"), run.errors)
+        }
+    }
+
+    /// `--from` at or past the end played nothing and exited 0; it is a bad time naming the length.
+    func testFromAtOrPastTheEndIsRefusedNamingTheLength() throws {
+        let file = try writeFloatFile("short.wav", channels: 1, frames: 24_000) { _, _ in 0.1 }
+        for from in ["1s", "24000f", "0.5s"] {
+            let run = try runJcap(["play", file, "--no-connect", "--from", from, "--meter", "none"], timeout: 20)
+            XCTAssertEqual(run.status, ExitStatus.badTime.rawValue, "\(from): \(run.errors)")
+            XCTAssertEqual(run.errors.split(separator: "\n").count, 1, run.errors)
+            XCTAssertTrue(run.errors.contains("bad --from '\(from)': at or past the end of the file, 24000 frames long "
+                                              + "(0.500 s at \(server.sampleRate) Hz)"), run.errors)
+        }
+        let lastFrame = try runJcap(["play", file, "--no-connect", "--from", "23999f", "--meter", "none"], timeout: 20)
+        XCTAssertEqual(lastFrame.status, 0, "the last frame is a start: \(lastFrame.errors)")
+    }
 }
