@@ -148,8 +148,9 @@ struct PlayCommand: ParsableCommand {
         defer { player.close() }
         player.numberOfLoops = loops
         if console.wantsMeters { player.isMeteringEnabled = true }
-        describe(player, console: console)
+        // Before the banner: a start that cannot be scheduled is the only line.
         let plan = PlaybackPlan(start: try playbackStart(start, player: player), fromFrame: fromFrames)
+        describe(player, console: console)
         let terminal = TerminalKeys(readingPipes: true)
         defer { terminal.restore() }
         if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
@@ -166,7 +167,13 @@ struct PlayCommand: ParsableCommand {
         case .afterReady(let delay)?:
             let frames: Int64
             let serverRate = player.deviceSampleRate ?? player.fileSampleRate
-            do { frames = try delay.frames(atSampleRate: serverRate) } catch { throw .capture(error) }
+            do {
+                // A delay past what JACK's 32-bit frame clock can count is a bad time, not a past one.
+                try start?.validate(sampleRate: serverRate)
+                frames = try delay.frames(atSampleRate: serverRate)
+            } catch { throw .capture(error) }
+            // `+0s` is now: the next cycle, not a frame that is passing as it is named.
+            guard frames > 0 else { return .now }
             return .atFrame(FrameTime.advance(player.estimatedFrameTime, by: Int(frames)))
         case .frame(let frame)?:
             return .atFrame(frame)

@@ -210,6 +210,7 @@ struct SessionCommand: ParsableCommand {
         switch start {
         case .frame(let frame)?: return frame
         case .afterReady(let delay)?:
+            try start?.validate(sampleRate: overdub.session.client.sampleRate)
             let frames = try delay.frames(atSampleRate: overdub.session.client.sampleRate)
             return FrameTime.advance(overdub.session.client.jack.estimatedFrameTime, by: Int(clamping: max(frames, 1)))
         default: return nil

@@ -112,4 +112,26 @@ final class OutOfRangeInputTests: JackTestCase {
         let lastFrame = try runJcap(["play", file, "--no-connect", "--from", "23999f", "--meter", "none"], timeout: 20)
         XCTAssertEqual(lastFrame.status, 0, "the last frame is a start: \(lastFrame.errors)")
     }
+
+    /// `--at +0s` was refused as passed in both commands; it is now, the next cycle. A delay
+    /// past JACK's 32-bit frame clock was "already passed" in `jcap play`; it is a bad time
+    /// naming the limit, in both.
+    func testAtPlusZeroIsNowAndAnUncountableDelayIsABadTime() throws {
+        let file = try writeFloatFile("now.wav", channels: 1, frames: 4_800) { _, _ in 0.1 }
+        let playNow = try runJcap(["play", file, "--no-connect", "--at", "+0s", "--meter", "none"], timeout: 20)
+        XCTAssertEqual(playNow.status, 0, playNow.errors)
+        let recordNow = try runJcap(signalPorts(1) + ["--at", "+0s", "--for", "0.1s", "--meter", "none", "-o", "now-rec.wav"], timeout: 20)
+        XCTAssertEqual(recordNow.status, 0, recordNow.errors)
+        XCTAssertEqual(try SoundFile.open(readingFrom: path("now-rec.wav")).frames, 4_800)
+
+        let limit = "JACK's 32-bit frame clock can schedule a start at most 12:25:39 ahead at 48000 Hz"
+        let playFar = try runJcap(["play", file, "--no-connect", "--at", "+99999999s", "--meter", "none"], timeout: 20)
+        XCTAssertEqual(playFar.status, ExitStatus.badTime.rawValue, playFar.errors)
+        XCTAssertEqual(playFar.errors.split(separator: "\n").count, 1, playFar.errors)
+        XCTAssertTrue(playFar.errors.contains(limit), playFar.errors)
+        let recordFar = try runJcap(signalPorts(1) + ["--at", "+99999999s", "--for", "1s", "--meter", "none", "-o", "far.wav"], timeout: 20)
+        XCTAssertEqual(recordFar.status, ExitStatus.badTime.rawValue, recordFar.errors)
+        XCTAssertTrue(recordFar.errors.contains(limit), recordFar.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("far.wav")))
+    }
 }
