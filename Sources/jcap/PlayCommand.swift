@@ -30,7 +30,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With a session file instead of sound files: play this take's files, each track on a port named after it.", valueName: "n"))
     var take: Int?
 
-    @Option(name: .long, help: ArgumentHelp("JACK client name.", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("JACK client name, 1 to 63 bytes without ':'.", valueName: "name"))
     var name = "jcap-play"
 
     @OptionGroup var jack: ServerOption
@@ -96,6 +96,7 @@ struct PlayCommand: ParsableCommand {
 
     private func play(_ console: Console) throws -> ExitStatus {
         guard !files.isEmpty else { throw PlayerError.noFiles }
+        try ClientNameOption.check(name)
         // Before any file is opened or JACK is asked: a refused rate plays nothing.
         var converterQuality = SampleRateConverterQuality.best
         if let srcQuality {

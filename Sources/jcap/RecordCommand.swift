@@ -29,7 +29,7 @@ struct RecordCommand: ParsableCommand {
     @Flag(name: .long, help: "Register the ports but connect nothing: patch them by hand (qjackctl); recording starts once every port is connected.")
     var noConnect = false
 
-    @Option(name: .long, help: "JACK client name (made unique by the server if taken).")
+    @Option(name: .long, help: "JACK client name, 1 to 63 bytes without ':' (made unique by the server if taken).")
     var name = "jcap"
 
     @OptionGroup var jack: ServerOption
@@ -123,6 +123,7 @@ struct RecordCommand: ParsableCommand {
 
     func makeConfiguration() throws -> CaptureConfiguration {
         var configuration = CaptureConfiguration()
+        try ClientNameOption.check(name)
         configuration.clientName = name
         configuration.serverName = jack.server
         if let channels, !port.isEmpty {

@@ -134,4 +134,24 @@ final class OutOfRangeInputTests: JackTestCase {
         XCTAssertTrue(recordFar.errors.contains(limit), recordFar.errors)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("far.wav")))
     }
+
+    /// `--name` over 63 bytes gave JACK's bare "status 0x21"; '' and 'a:b' were accepted. Each is
+    /// refused before JACK is asked, in jcap and jcap play; 63 bytes is fine.
+    func testClientNamesJackCannotTakeAreRefusedBeforeJackIsAsked() throws {
+        let file = try writeFloatFile("named.wav", channels: 1, frames: 480) { _, _ in 0.1 }
+        for name in [String(repeating: "n", count: 64), "", "a:b", "bell\u{07}"] {
+            for command in [["play", file, "--no-connect"], signalPorts(1) + ["--for", "0.1s", "-o", "named-rec.wav"]] {
+                let run = try runJcap(command + ["--name", name, "--meter", "none"], timeout: 20)
+                XCTAssertEqual(run.status, ExitStatus.usage.rawValue, "\(command[0]) '\(name)': \(run.errors)")
+                XCTAssertEqual(run.errors.split(separator: "\n").count, 1, run.errors)
+                XCTAssertTrue(run.errors.contains("a JACK client name of 1 to 63 bytes, without ':' or control characters"), run.errors)
+                XCTAssertFalse(run.errors.contains("\u{07}"), "control characters are not printed raw")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("named-rec.wav")))
+        let longest = String(repeating: "n", count: 63)
+        let run = try runJcap(["play", file, "--no-connect", "--name", longest, "--meter", "none"], timeout: 20)
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("client '\(longest)'"), run.errors)
+    }
 }
