@@ -154,4 +154,39 @@ final class OutOfRangeInputTests: JackTestCase {
         XCTAssertEqual(run.status, 0, run.errors)
         XCTAssertTrue(run.errors.contains("client '\(longest)'"), run.errors)
     }
+
+    /// `--delete 1 --delete 2` deleted only take 2: each is deleted now, and a number the log
+    /// lacks among them deletes nothing. `--note N ''` said "note set" while it removed the note.
+    func testEveryDeleteIsDoneAndAnEmptyNoteSaysCleared() throws {
+        let session = try writeSession("D")
+        let record = try runJcap(["session", session, "--for", "0.1s", "--takes", "3", "--meter", "none"], timeout: 30)
+        XCTAssertEqual(record.status, 0, record.errors)
+        func entries() throws -> [Int: TakeLogEntry] {
+            Dictionary(uniqueKeysWithValues: try TakeLog(folder: path("D")).entries().map { ($0.take, $0) })
+        }
+        XCTAssertEqual(try entries().count, 3)
+
+        let wrong = try runJcap(["takes", session, "--delete", "1", "--delete", "99"])
+        XCTAssertEqual(wrong.status, ExitStatus.noSuchTake.rawValue, wrong.errors)
+        XCTAssertEqual(try entries()[1]?.status, .complete, "a wrong number among them deletes nothing")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("D/take-001-A.wav")))
+
+        let both = try runJcap(["takes", session, "--delete", "1", "--delete", "2", "--delete", "1"])
+        XCTAssertEqual(both.status, 0, both.errors)
+        XCTAssertEqual(try entries()[1]?.status, .deleted, both.errors)
+        XCTAssertEqual(try entries()[2]?.status, .deleted, both.errors)
+        XCTAssertEqual(try entries()[3]?.status, .complete)
+        XCTAssertTrue(both.errors.contains("take 1 deleted") && both.errors.contains("take 2 deleted"), both.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("D/take-001-A.wav")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("D/take-002-A.wav")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("D/take-003-A.wav")))
+
+        let set = try runJcap(["takes", session, "--note", "3", "good one"])
+        XCTAssertTrue(set.errors.contains("jcap: take 3: note set"), set.errors)
+        XCTAssertEqual(try entries()[3]?.note, "good one")
+        let cleared = try runJcap(["takes", session, "--note", "3", ""])
+        XCTAssertEqual(cleared.status, 0, cleared.errors)
+        XCTAssertTrue(cleared.errors.contains("jcap: take 3: note cleared"), cleared.errors)
+        XCTAssertNil(try entries()[3]?.note)
+    }
 }
