@@ -9,7 +9,7 @@ enum CommandLineAdvice {
             return message(for: error)
         case .noSuchChannel(_, available: 0):
             return "\(error) (use --port)"
-        case .noPortMatches:
+        case .noPortMatches, .noInputPortMatches:
             return "\(error) (jack_lsp lists them)"
         case .outputExists:
             return "\(error) (use --overwrite to replace it)"

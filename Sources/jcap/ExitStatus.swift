@@ -77,7 +77,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         switch error {
         case .jack(.noServer): self = .noServer
         case .jack: self = .jackRefused
-        case .noSuchChannel, .noPortMatches, .badChannelList: self = .unknownSource
+        case .noSuchChannel, .noPortMatches, .noSuchPlaybackChannel, .noInputPortMatches, .badChannelList: self = .unknownSource
         case .badTime, .badDuration: self = .badTime
         case .startInPast: self = .startInPast
         case .outputExists: self = .outputExists

@@ -189,4 +189,20 @@ final class OutOfRangeInputTests: JackTestCase {
         XCTAssertTrue(cleared.errors.contains("jcap: take 3: note cleared"), cleared.errors)
         XCTAssertNil(try entries()[3]?.note)
     }
+
+    /// `jcap play --channels`/`--port` named a "capture channel" and an "output port" where they
+    /// mean the places it plays to.
+    func testPlaybackDestinationsAreWordedForPlayback() throws {
+        let file = try writeFloatFile("dest.wav", channels: 1, frames: 480) { _, _ in 0.1 }
+        let channel = try runJcap(["play", file, "--channels", "3", "--meter", "none"])
+        XCTAssertEqual(channel.status, ExitStatus.unknownSource.rawValue, channel.errors)
+        XCTAssertTrue(channel.errors.contains("jcap: error: no playback channel 3: the JACK server has 2 (1-2)"), channel.errors)
+        for pattern in ["nothing:here", "sig:out_1"] {
+            let port = try runJcap(["play", file, "--port", pattern, "--meter", "none"])
+            XCTAssertEqual(port.status, ExitStatus.unknownSource.rawValue, port.errors)
+            XCTAssertTrue(port.errors.contains("jcap: error: no JACK input port to play to matches '\(pattern)' (jack_lsp lists them)"),
+                          port.errors)
+            XCTAssertFalse(port.errors.contains("output port") || port.errors.contains("capture"), port.errors)
+        }
+    }
 }
