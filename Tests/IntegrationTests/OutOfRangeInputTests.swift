@@ -205,4 +205,24 @@ final class OutOfRangeInputTests: JackTestCase {
             XCTAssertFalse(port.errors.contains("output port") || port.errors.contains("capture"), port.errors)
         }
     }
+
+    /// Without `-o`, a take is named one past the highest `take-NNN` in the folder: a name at
+    /// Int.max crashed it (132). Numbers above the highest jcap gives leave none: refused (14)
+    /// with the folder as it was.
+    func testPlainTakeNamesAboveTheHighestAreRefused() throws {
+        let folder = path("plain")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["take-9223372036854775807.wav", "take-\(TakeNaming.highestNumber).flac"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/" + name, contents: nil))
+            let jcap = try Subprocess(try Executables.built("jcap"), signalPorts(1) + ["--for", "0.1s", "--meter", "none"],
+                                      server: server.name, directory: folder)
+            let status = try jcap.wait(timeout: 20)
+            XCTAssertEqual(status, ExitStatus.outputUnwritable.rawValue, "\(name): \(jcap.errorOutput)")
+            XCTAssertEqual(jcap.errorOutput.split(separator: "\n").count, 1, jcap.errorOutput)
+            XCTAssertTrue(jcap.errorOutput.contains("no take number left") && jcap.errorOutput.contains("\(TakeNaming.highestNumber)"),
+                          jcap.errorOutput)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), [name], "nothing created")
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
 }
