@@ -9,7 +9,7 @@ enum CommandLineAdvice {
             return message(for: error)
         case .noSuchChannel(_, available: 0):
             return "\(error) (use --port)"
-        case .noPortMatches:
+        case .noPortMatches, .noInputPortMatches:
             return "\(error) (jack_lsp lists them)"
         case .outputExists:
             return "\(error) (use --overwrite to replace it)"
@@ -62,7 +62,7 @@ enum CommandLineAdvice {
         switch error {
         case .capture(let error): message(for: error)
         case .takesNeedLength: "\(error) (add --for)"
-        case .badTakeCount(let count): "bad --takes '\(count)': use 1 or more"
+        case .badTakeCount(let count): "bad --takes '\(count)': use \(count < 1 ? "1 or more" : "at most \(SessionTake.mostTakesBackToBack)")"
         case .splitWithSeveralTakes(let count): "bad --takes '\(count)': use 1 with --split (each segment of a split is a take)"
         case .splitNeedsScheduledStart: "\(error) (drop --split, or --transport and --trigger)"
         case .overdubNeedsLatencyAlignment: "\(error) (or --align-latency)"

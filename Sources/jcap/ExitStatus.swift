@@ -34,7 +34,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case badSessionFile = 20
     /// The server runs at another rate than the session's `sample_rate`.
     case sessionSampleRateMismatch = 21
-    /// The take log could not be read or written, or another jcap has the session folder open.
+    /// The take log could not be read or written, another jcap has the session folder open, or the
+    /// folder's take numbers are used up (a file or log record numbered above 999,999).
     case takeLogFailed = 22
     /// A take is being recorded (stop it first), or a take number the log does not have.
     case noSuchTake = 23
@@ -76,7 +77,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         switch error {
         case .jack(.noServer): self = .noServer
         case .jack: self = .jackRefused
-        case .noSuchChannel, .noPortMatches, .badChannelList: self = .unknownSource
+        case .noSuchChannel, .noPortMatches, .noSuchPlaybackChannel, .noInputPortMatches, .badChannelList: self = .unknownSource
         case .badTime, .badDuration: self = .badTime
         case .startInPast: self = .startInPast
         case .outputExists: self = .outputExists
@@ -95,7 +96,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .sampleRateMismatch: self = .sessionSampleRateMismatch
         case .capture(let error): self.init(for: error)
         case .takeLog(.noSuchTake): self = .noSuchTake
-        case .takeLog: self = .takeLogFailed
+        case .takeLog, .takeNumbersUsedUp: self = .takeLogFailed
         case .takeInProgress: self = .noSuchTake
         case .takesNeedLength, .badTakeCount, .splitNeedsScheduledStart, .splitWithSeveralTakes,
              .overdubNeedsLatencyAlignment: self = .usage

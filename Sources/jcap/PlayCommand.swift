@@ -30,7 +30,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With a session file instead of sound files: play this take's files, each track on a port named after it.", valueName: "n"))
     var take: Int?
 
-    @Option(name: .long, help: ArgumentHelp("JACK client name.", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("JACK client name, 1 to 63 bytes without ':'.", valueName: "name"))
     var name = "jcap-play"
 
     @OptionGroup var jack: ServerOption
@@ -47,10 +47,10 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start: +3s (from ready), @123456789 (a JACK frame, exact), 14:30:00 or a date.", valueName: "time"))
     var at: String?
 
-    @Option(name: .long, help: ArgumentHelp("Start this far into the files: 1.5s, 250ms, 48000f.", valueName: "time"))
+    @Option(name: .long, help: ArgumentHelp("Start this far into the files: 1.5s, 250ms, 48000f (before their end).", valueName: "time"))
     var from: String?
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C).", valueName: "N"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Repeat the files N more times, seamlessly (-1: forever, until Ctrl-C; below -1 is refused).", valueName: "N"))
     var loops = 0
 
     @Option(name: .long, help: ArgumentHelp("Volume, 0 (silent) to 1 (as recorded; the default).", valueName: "gain"))
@@ -96,6 +96,7 @@ struct PlayCommand: ParsableCommand {
 
     private func play(_ console: Console) throws -> ExitStatus {
         guard !files.isEmpty else { throw PlayerError.noFiles }
+        try ClientNameOption.check(name)
         // Before any file is opened or JACK is asked: a refused rate plays nothing.
         var converterQuality = SampleRateConverterQuality.best
         if let srcQuality {
@@ -106,6 +107,9 @@ struct PlayCommand: ParsableCommand {
                                              expected: "a rate from \(Player.rateRange.lowerBound) to \(Player.rateRange.upperBound)")
         }
         let outputs = try outputs()
+        guard loops >= -1 else {
+            throw CommandLineError.badOption(flag: "--loops", value: "\(loops)", expected: "0 or more repeats, or -1 (forever)")
+        }
         if let volume, !(0...1).contains(volume) {
             throw CommandLineError.badOption(flag: "--volume", value: "\(volume)", expected: "a gain from 0 to 1")
         }
@@ -127,6 +131,11 @@ struct PlayCommand: ParsableCommand {
                 if case .badDuration(_, let reason) = error { throw PlayerError.capture(.badTime(from, reason: reason)) }
                 throw PlayerError.capture(error)
             }
+            // A start at or past the end would play nothing and exit as if all went well.
+            if fromFrames >= player.durationFrames {
+                throw CommandLineError.refusedValue(flag: "--from", value: from, .badDuration(from, reason: "at or past the end of "
+                    + "\(paths.count == 1 ? "the file" : "the files"), \(Self.lengthText(player))"))
+            }
         }
         let signals = ControlSignals()
         if let volume { player.volume = volume }
@@ -140,8 +149,9 @@ struct PlayCommand: ParsableCommand {
         defer { player.close() }
         player.numberOfLoops = loops
         if console.wantsMeters { player.isMeteringEnabled = true }
-        describe(player, console: console)
+        // Before the banner: a start that cannot be scheduled is the only line.
         let plan = PlaybackPlan(start: try playbackStart(start, player: player), fromFrame: fromFrames)
+        describe(player, console: console)
         let terminal = TerminalKeys(readingPipes: true)
         defer { terminal.restore() }
         if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
@@ -158,7 +168,13 @@ struct PlayCommand: ParsableCommand {
         case .afterReady(let delay)?:
             let frames: Int64
             let serverRate = player.deviceSampleRate ?? player.fileSampleRate
-            do { frames = try delay.frames(atSampleRate: serverRate) } catch { throw .capture(error) }
+            do {
+                // A delay past what JACK's 32-bit frame clock can count is a bad time, not a past one.
+                try start?.validate(sampleRate: serverRate)
+                frames = try delay.frames(atSampleRate: serverRate)
+            } catch { throw .capture(error) }
+            // `+0s` is now: the next cycle, not a frame that is passing as it is named.
+            guard frames > 0 else { return .now }
             return .atFrame(FrameTime.advance(player.estimatedFrameTime, by: Int(frames)))
         case .frame(let frame)?:
             return .atFrame(frame)
@@ -194,6 +210,11 @@ struct PlayCommand: ParsableCommand {
         // Each track's port as the session names its input port (`:` replaced).
         let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)
         return (paths, portNames)
+    }
+
+    /// `120000 frames long (2.500 s at 48000 Hz)`: the longest file's length.
+    static func lengthText(_ player: Player) -> String {
+        "\(player.durationFrames) frames long (\(String(format: "%.3f", player.duration)) s at \(player.fileSampleRate) Hz)"
     }
 
     private func describe(_ player: Player, console: Console) {

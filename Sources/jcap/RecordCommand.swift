@@ -29,7 +29,7 @@ struct RecordCommand: ParsableCommand {
     @Flag(name: .long, help: "Register the ports but connect nothing: patch them by hand (qjackctl); recording starts once every port is connected.")
     var noConnect = false
 
-    @Option(name: .long, help: "JACK client name (made unique by the server if taken).")
+    @Option(name: .long, help: "JACK client name, 1 to 63 bytes without ':' (made unique by the server if taken).")
     var name = "jcap"
 
     @OptionGroup var jack: ServerOption
@@ -98,7 +98,7 @@ struct RecordCommand: ParsableCommand {
         do {
             // The file is checked before JACK is touched: an existing file or a bad folder is
             // refused with nothing connected.
-            _ = try CaptureClient.checkOutput(firstFilePath(configuration), settings: configuration.settings)
+            _ = try CaptureClient.checkOutput(try firstFilePath(configuration), settings: configuration.settings)
             capture = try CaptureClient(configuration: configuration)
         } catch {
             throw console.fail(error)
@@ -123,6 +123,7 @@ struct RecordCommand: ParsableCommand {
 
     func makeConfiguration() throws -> CaptureConfiguration {
         var configuration = CaptureConfiguration()
+        try ClientNameOption.check(name)
         configuration.clientName = name
         configuration.serverName = jack.server
         if let channels, !port.isEmpty {
@@ -168,8 +169,8 @@ struct RecordCommand: ParsableCommand {
 
     /// The path jcap checks before it touches JACK: the output file, or with `--split` a first
     /// file's (named for now: only its folder and extension matter, and such a name is never taken).
-    func firstFilePath(_ configuration: CaptureConfiguration) -> String {
-        let path = configuration.nextOutputPath()
+    func firstFilePath(_ configuration: CaptureConfiguration) throws(CaptureError) -> String {
+        let path = try configuration.nextOutputPath()
         guard configuration.split != nil else { return path }
         return SplitNaming.unusedPath(SplitNaming.segmentPath(path, startMicroseconds: WallClockTime.nowMicrosecondsSinceEpoch()))
     }

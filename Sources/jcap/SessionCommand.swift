@@ -83,7 +83,10 @@ struct SessionCommand: ParsableCommand {
                 guard !parsed.isZero else { throw CaptureError.badDuration(duration, reason: "a take must be longer than zero") }
                 length = parsed
             }
-            if let takes, takes < 1 { throw CommandLineError.badOption(flag: "--takes", value: "\(takes)", expected: "1 or more") }
+            if let takes, !(1...SessionTake.mostTakesBackToBack).contains(takes) {
+                throw CommandLineError.badOption(flag: "--takes", value: "\(takes)",
+                                                 expected: takes < 1 ? "1 or more" : "at most \(SessionTake.mostTakesBackToBack)")
+            }
             let interactive = at == nil && duration == nil && takes == nil && split == nil
             let waits = try waiting.resolve(at: at, alignLatency: alignLatency, split: split, takes: takes,
                                             keyStartsTakes: interactive)
@@ -207,6 +210,7 @@ struct SessionCommand: ParsableCommand {
         switch start {
         case .frame(let frame)?: return frame
         case .afterReady(let delay)?:
+            try start?.validate(sampleRate: overdub.session.client.sampleRate)
             let frames = try delay.frames(atSampleRate: overdub.session.client.sampleRate)
             return FrameTime.advance(overdub.session.client.jack.estimatedFrameTime, by: Int(clamping: max(frames, 1)))
         default: return nil

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import JackCapture
 
-/// `jcap takes FILE`: the session's takes, newest last; `--delete N`, `--note N TEXT` and
-/// `--mark N MARK` change one. Opening the log also finds takes a killed jcap left unfinished and logs them as
+/// `jcap takes FILE`: the session's takes, newest last; `--delete N` (repeatable), `--note N TEXT`
+/// and `--mark N MARK` change them. Opening the log also finds takes a killed jcap left unfinished and logs them as
 /// interrupted with the frames their files really hold (unless a jcap has the session open).
 struct TakesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,8 +17,8 @@ struct TakesCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON array of the log's entries, for programs.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Remove take N's files and mark it deleted in the log.", valueName: "n"))
-    var delete: Int?
+    @Option(name: .long, help: ArgumentHelp("Remove take N's files and mark it deleted in the log; repeatable (every take is checked first).", valueName: "n"))
+    var delete: [Int] = []
 
     @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Set take N's note: --note N TEXT.", valueName: "n text"))
     var note: [String] = []
@@ -68,18 +68,25 @@ struct TakesCommand: ParsableCommand {
             }
             if let number = Int(note.first ?? ""), note.count == 2 {
                 try log.setNote(take: number, note[1])
-                console.line("jcap: take \(number): note set")
+                // Empty (or blank) text removes the note: say so, not "set".
+                let cleared = note[1].allSatisfy(\.isWhitespace)
+                console.line("jcap: take \(number): note \(cleared ? "cleared" : "set")")
             }
             if let (number, takeMark) = markRequest {
                 try log.setMark(take: number, takeMark)
                 console.line("jcap: take \(number): " + (takeMark.map { "marked \(TakeListing.markText($0))" } ?? "mark cleared"))
             }
-            if let delete {
+            if !delete.isEmpty {
                 if lock == nil, FileManager.default.fileExists(atPath: definition.folder) {
                     _ = try SessionLock(folder: definition.folder)
                 }
-                try log.delete(take: delete)
-                console.line("jcap: take \(delete) deleted: its files are removed, the log says so")
+                // Every take named is found before any is deleted: a wrong number deletes nothing.
+                for number in delete { _ = try log.entry(number) }
+                var deleted: Set<Int> = []
+                for number in delete where deleted.insert(number).inserted {
+                    try log.delete(take: number)
+                    console.line("jcap: take \(number) deleted: its files are removed, the log says so")
+                }
             }
             let entries = try log.entries()
             if json {

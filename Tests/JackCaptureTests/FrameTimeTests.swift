@@ -47,4 +47,18 @@ struct FrameTimeLimitTests {
         #expect(try FrameTime.lead(seconds: 0.5, sampleRate: 48_000, for: "t") == 24_000)
         #expect(try FrameTime.lead(seconds: 44_739.24, sampleRate: 48_000, for: "t") == 2_147_483_520)
     }
+
+    @Test("microseconds ahead in frames, years ahead too, never overflowing")
+    func framesInMicroseconds() {
+        #expect(FrameTime.frames(inMicroseconds: 1_500_000, sampleRate: 48_000) == 72_000)
+        #expect(FrameTime.frames(inMicroseconds: 20, sampleRate: 48_000) == 0)
+        #expect(FrameTime.frames(inMicroseconds: 21, sampleRate: 48_000) == 1)
+        #expect(FrameTime.frames(inMicroseconds: -5, sampleRate: 48_000) == 0)
+        // 2040-01-01 from 2026-11-24: about 4.1e14 µs, 2e19 when multiplied by 48000 at once.
+        let fourteenYears: Int64 = 14 * 365 * 86_400 * 1_000_000
+        #expect(FrameTime.frames(inMicroseconds: fourteenYears, sampleRate: 48_000) == 14 * 365 * 86_400 * 48_000)
+        #expect(FrameTime.frames(inMicroseconds: .max, sampleRate: 192_000) == Int64.max / 1_000_000 * 192_000
+                + Int64.max % 1_000_000 * 192_000 / 1_000_000)
+        #expect(FrameTime.frames(inMicroseconds: .max, sampleRate: Int(Int32.max)) == .max)
+    }
 }

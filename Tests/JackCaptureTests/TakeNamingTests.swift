@@ -16,6 +16,13 @@ struct TakeNamingTests {
         #expect(TakeNaming.nextFileName(existing: ["take-0042.wav", "take-7"], fileExtension: "caf") == "take-043.caf")
     }
 
+    @Test("no name past the highest number, however high a name in the folder is")
+    func usedUp() {
+        #expect(TakeNaming.nextFileName(existing: ["take-999998.wav"], fileExtension: "wav") == "take-999999.wav")
+        #expect(TakeNaming.nextFileName(existing: ["take-999999.wav"], fileExtension: "wav") == nil)
+        #expect(TakeNaming.nextFileName(existing: ["take-9223372036854775807.wav"], fileExtension: "wav") == nil)
+    }
+
     @Test("take numbers")
     func numbers() {
         #expect(TakeNaming.takeNumber(of: "take-012.flac") == 12)

@@ -58,7 +58,8 @@ class ControlledWork {
                 Int64(max(0, FrameTime.distance(from: client.jack.estimatedFrameTime, to: $0)))
             } ?? 0
             if let start = take?.scheduledWallClockStart {
-                frames = max(0, start - WallClockTime.nowMicrosecondsSinceEpoch()) * Int64(client.sampleRate) / 1_000_000
+                let (ahead, overflow) = start.subtractingReportingOverflow(WallClockTime.nowMicrosecondsSinceEpoch())
+                frames = FrameTime.frames(inMicroseconds: overflow ? (start > 0 ? .max : 0) : ahead, sampleRate: client.sampleRate)
             }
             state.framesToStart = frames
         case .recording: state.mode = .recording

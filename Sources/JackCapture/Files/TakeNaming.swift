@@ -2,6 +2,9 @@
 /// is never reused, even when an earlier take was deleted, so names keep recording order.
 package enum TakeNaming {
     package static let prefix = "take-"
+    /// The highest number a take is named with (as a session's, `SessionTake.highestNumber`): a
+    /// folder with a `take-NNN` name at or above it has no number left for a new take.
+    package static let highestNumber = 999_999
 
     /// The take number in a file name, or nil if it is not a take's: `take-012.flac` (one
     /// interleaved file) and `take-007-Kick In.wav` (one file per track, the track's label after
@@ -26,9 +29,11 @@ package enum TakeNaming {
     }
 
     /// The next take's file name, given the names already in the folder: one past the highest
-    /// take number there, whatever its extension.
-    package static func nextFileName(existing names: [String], fileExtension: String) -> String {
+    /// take number there, whatever its extension; nil when that would be above `highestNumber`
+    /// (checked before adding: a name can hold any number, Int.max too).
+    package static func nextFileName(existing names: [String], fileExtension: String) -> String? {
         let highest = names.compactMap(takeNumber(of:)).max() ?? 0
+        guard highest < highestNumber else { return nil }
         return fileName(number: highest + 1, fileExtension: fileExtension)
     }
 

@@ -27,7 +27,7 @@ extension JackHost {
             var chosen: [String] = []
             for channel in channels {
                 guard channel >= 1, channel <= physical.count else {
-                    throw .noSuchChannel(channel, available: physical.count)
+                    throw .noSuchPlaybackChannel(channel, available: physical.count)
                 }
                 chosen.append(physical[channel - 1])
             }
@@ -37,7 +37,7 @@ extension JackHost {
             var chosen: [String] = []
             for pattern in patterns {
                 let matches = PortPattern.matches(pattern, in: inputs)
-                guard !matches.isEmpty else { throw .noPortMatches(pattern) }
+                guard !matches.isEmpty else { throw .noInputPortMatches(pattern) }
                 chosen += matches.filter { !chosen.contains($0) }
             }
             return chosen

@@ -45,7 +45,7 @@ package final class CaptureClient: @unchecked Sendable {
         let currentSources = try host.sources(for: configuration.sources)
         self.currentSources = Locked(currentSources)
         // The takes' format must hold this many channels at this rate: checked before any port.
-        let format = try configuration.settings.resolveFormat(forPath: configuration.nextOutputPath())
+        let format = try configuration.settings.resolveFormat(forPath: try configuration.nextOutputPath())
         try configuration.settings.validate(format, channels: currentSources.count, serverSampleRate: jack.sampleRate)
         // Refused before any port is registered or the ring allocated: a start or length the
         // engine cannot represent, a ring this machine cannot hold.
@@ -167,7 +167,7 @@ package final class CaptureClient: @unchecked Sendable {
     /// on the next cycle. The take before must have finished (`.alreadyStarted` otherwise). With
     /// `configuration.split`, that path names the take's files, each with its start inserted.
     package func makeTake(path: String? = nil, settings: RecordingSettings? = nil) throws(CaptureError) -> Take {
-        let outputPath = path ?? configuration.nextOutputPath()
+        let outputPath = if let path { path } else { try configuration.nextOutputPath() }
         if let split = configuration.split { return try makeSplitTake(basePath: outputPath, interval: split, settings: settings) }
         return try makeTake(TakeLayout(files: [TakeFileSpec(path: outputPath, channels: Array(0..<channelCount))]),
                             settings: settings)

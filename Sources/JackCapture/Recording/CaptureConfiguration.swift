@@ -41,10 +41,16 @@ package struct CaptureConfiguration: Sendable {
 
     /// The file the next take goes to: `outputPath`, else the next `take-NNN.<ext>` in
     /// `takeDirectory` (never a number already used there).
-    package func nextOutputPath() -> String {
+    ///
+    /// - Throws: `.outputUnwritable` when the folder's take names are used up
+    ///   (`TakeNaming.highestNumber`).
+    package func nextOutputPath() throws(CaptureError) -> String {
         if let outputPath { return outputPath }
-        let name = TakeNaming.nextFileName(existing: TakeNaming.fileNames(inDirectory: takeDirectory),
-                                           fileExtension: takeExtension)
+        guard let name = TakeNaming.nextFileName(existing: TakeNaming.fileNames(inDirectory: takeDirectory),
+                                                 fileExtension: takeExtension) else {
+            throw .outputUnwritable(takeDirectory, reason: "no take number left: a take-NNN name there is at or above the "
+                + "highest, \(TakeNaming.highestNumber) (use -o)")
+        }
         return takeDirectory == "." ? name : (takeDirectory.hasSuffix("/") ? takeDirectory + name : takeDirectory + "/" + name)
     }
 }

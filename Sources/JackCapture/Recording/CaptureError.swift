@@ -7,6 +7,10 @@ public enum CaptureError: Error, Equatable, Sendable {
     case noSuchChannel(Int, available: Int)
     /// A port name or pattern that matched no output port.
     case noPortMatches(String)
+    /// A physical playback channel (1-based) the server does not have: a player's destination.
+    case noSuchPlaybackChannel(Int, available: Int)
+    /// A port name or pattern that matched no input port: a player's destination.
+    case noInputPortMatches(String)
     /// A channel list that does not parse.
     case badChannelList(String, reason: String)
     /// A start time that does not parse.
@@ -60,6 +64,12 @@ extension CaptureError: CustomStringConvertible {
                 : "no capture channel \(channel): the JACK server has \(available) (1-\(available))"
         case .noPortMatches(let pattern):
             return "no JACK output port matches '\(pattern)'"
+        case .noSuchPlaybackChannel(let channel, let available):
+            return available == 0
+                ? "no playback channel \(channel): the JACK server has no physical playback ports"
+                : "no playback channel \(channel): the JACK server has \(available) (1-\(available))"
+        case .noInputPortMatches(let pattern):
+            return "no JACK input port to play to matches '\(pattern)'"
         case .badChannelList(let text, let reason):
             return "bad channel list '\(text)': \(reason)"
         case .badTime(let text, let reason):

@@ -515,7 +515,10 @@ public final class Take: @unchecked Sendable {
         case nil:
             return .immediately
         case .afterReady(let delay)?:
-            return .atFrame(FrameTime.advance(jack.estimatedFrameTime, by: Int(try delay.frames(atSampleRate: sampleRate))))
+            let frames = try delay.frames(atSampleRate: sampleRate)
+            // `+0s` is now: the next cycle, not a frame that is passing as it is named.
+            guard frames > 0 else { return .immediately }
+            return .atFrame(FrameTime.advance(jack.estimatedFrameTime, by: Int(frames)))
         case .frame(let frame)?:
             guard FrameTime.distance(from: jack.estimatedFrameTime, to: frame) > 0 else {
                 throw .startInPast("@\(frame) (JACK's clock is at \(jack.estimatedFrameTime))")

@@ -12,6 +12,14 @@ public final class SessionTake: Sendable {
         case diskFull
     }
 
+    /// The highest take number a session gives: the six digits its file names leave room for
+    /// (`SessionNaming.takeNumberDigitsReserved`). A take file or log record with a higher number
+    /// (copied in, typed by hand) leaves no number for a new take: refused
+    /// (`StudioSessionError.takeNumbersUsedUp`) rather than counted past.
+    public static let highestNumber = 999_999
+    /// The most takes recorded back to back in one `record(takes:)`.
+    public static let mostTakesBackToBack = 10_000
+
     /// The take numbers it records, in order.
     public let numbers: ClosedRange<Int>
     /// What the take needs of its session, held strongly: the session may be closed (or
@@ -59,7 +67,8 @@ public final class SessionTake: Sendable {
     func assignNumber(segment index: Int) -> Int {
         if let number = state.withLock({ $0.segmentNumbers[index] }) { return number }
         let used = state.withLock { $0.segmentNumbers.values.max() ?? numbers.lowerBound }
-        let number = max(used + 1, session.log.nextTakeNumber())
+        // Never past Int.max, whatever number a file copied in mid-take has.
+        let number = max(min(used, Int.max - 1) + 1, session.log.nextTakeNumber())
         state.withLock { $0.segmentNumbers[index] = number }
         return number
     }

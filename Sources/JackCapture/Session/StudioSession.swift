@@ -246,7 +246,7 @@ public final class StudioSession: Sendable {
                        takes count: Int = 1, split: SplitInterval? = nil, onTransportRoll: Bool = false,
                        onLevel decibels: Double? = nil, onCue: Bool = false,
                        overdub: TakeLogOverdub? = nil) throws(StudioSessionError) -> SessionTake {
-        guard count >= 1 else { throw .badTakeCount(count) }
+        guard (1...SessionTake.mostTakesBackToBack).contains(count) else { throw .badTakeCount(count) }
         if split != nil && (onTransportRoll || decibels != nil || onCue) { throw .splitNeedsScheduledStart }
         if split != nil && count > 1 { throw .splitWithSeveralTakes(count) }
         recordLock.lock()
@@ -259,6 +259,10 @@ public final class StudioSession: Sendable {
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
         if count > 1 && lengthFrames == nil { throw .takesNeedLength }
         let first = log.nextTakeNumber()
+        // Checked before any arithmetic on it: the number comes from file names and the log.
+        guard first <= SessionTake.highestNumber - (count - 1) else {
+            throw .takeNumbersUsedUp(next: first, count: count, folder: definition.folder)
+        }
         let sessionTake = SessionTake(session: context, firstNumber: first, count: count, files: sessionFiles,
                                     armedTracks: armedNow.indices.filter { armedNow[$0] }, overdub: overdub)
         var layout = TakeLayout(files: takeFiles(sessionFiles, number: first))

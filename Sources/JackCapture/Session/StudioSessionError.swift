@@ -15,8 +15,11 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     case takeInProgress
     /// Several takes back to back need a length for each take.
     case takesNeedLength
-    /// A number of takes below 1.
+    /// A number of takes below 1 or above `SessionTake.mostTakesBackToBack`.
     case badTakeCount(Int)
+    /// The next take's number (or the last of `count` back to back) would be above
+    /// `SessionTake.highestNumber`: a file or log record in `folder` has a number that high.
+    case takeNumbersUsedUp(next: Int, count: Int, folder: String)
     /// A split take with a start that waits (the transport, a level, a cue): not supported.
     case splitNeedsScheduledStart
     /// A split take with several takes back to back: each segment of a split is a take already.
@@ -41,7 +44,11 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .takeLog(let error): error.description
         case .takeInProgress: "a take is being recorded; stop it first"
         case .takesNeedLength: "several takes back to back need a length for each"
-        case .badTakeCount(let count): "bad number of takes \(count): use 1 or more"
+        case .badTakeCount(let count):
+            "bad number of takes \(count): use \(count < 1 ? "1 or more" : "at most \(SessionTake.mostTakesBackToBack)")"
+        case .takeNumbersUsedUp(let next, let count, let folder):
+            "no take number left in \(folder): the next take would be \(count == 1 ? "" : "the first of \(count), ")take \(next), "
+                + "above the highest, \(SessionTake.highestNumber) (a take file or log record there has a number that high)"
         case .splitNeedsScheduledStart: "a split take cannot wait for the transport, a trigger level or a cue (not supported together)"
         case .splitWithSeveralTakes(let count): "a split take is 1 take, not \(count) (each segment of a split is a take)"
         case .overdubNeedsLatencyAlignment(let take):

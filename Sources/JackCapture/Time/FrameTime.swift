@@ -56,4 +56,17 @@ extension FrameTime {
         }
         return Int64(max(frames, -Double(maximumLead)))
     }
+
+    /// Frames in `microseconds` at `sampleRate` (rounded down; 0 for a negative span), never
+    /// overflowing: a wall-clock start years ahead is more microseconds than fit in Int64 once
+    /// multiplied by the rate, so whole seconds and the rest are converted apart, and a count
+    /// beyond Int64 (hundreds of thousands of years) is Int64.max.
+    package static func frames(inMicroseconds microseconds: Int64, sampleRate: Int) -> Int64 {
+        guard microseconds > 0, sampleRate > 0 else { return 0 }
+        let rate = Int64(sampleRate)
+        let (whole, wholeOverflow) = (microseconds / 1_000_000).multipliedReportingOverflow(by: rate)
+        let rest = microseconds % 1_000_000 * rate / 1_000_000
+        let (sum, sumOverflow) = whole.addingReportingOverflow(rest)
+        return wholeOverflow || sumOverflow ? .max : sum
+    }
 }
