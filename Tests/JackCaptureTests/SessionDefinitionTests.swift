@@ -584,6 +584,25 @@ struct SessionFileDefinitionTests {
         #expect(Self.loadRefusal(binary) == "\(binary):3: a NUL byte: a session file is text")
     }
 
+    @Test("a FIFO is refused at once as not a regular file, never waited on")
+    func fifoIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/band.toml"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // Today's open(2) without O_NONBLOCK waits for a writer forever; one opened here after a
+        // few seconds lets a blocked test end (and fail) instead of hanging.
+        let writerOpened = Locked(false)
+        let watchdog = Thread {
+            sleep(3)
+            let descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
+            if descriptor >= 0 { writerOpened.withLock { $0 = true }; usleep(100_000); close(descriptor) }
+        }
+        watchdog.start()
+        #expect(Self.loadRefusal(fifo) == "\(fifo): cannot read the session file: not a regular file (a FIFO)")
+        #expect(!writerOpened.withLock { $0 }, "the load waited for a writer")
+    }
+
     static func loadRefusal(_ path: String) -> String? {
         do {
             _ = try SessionDefinition.load(path: path)
