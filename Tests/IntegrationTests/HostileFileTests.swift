@@ -28,4 +28,32 @@ final class HostileFileTests: JackTestCase {
         XCTAssertEqual(run.status, 24, run.errors)
         XCTAssertTrue(run.errors.contains("fifo.wav") && run.errors.contains("not a regular file"), run.errors)
     }
+
+    func testATakeFileBehindASymlinkOutOfTheSessionIsNeverDeleted() throws {
+        let session = try writeSession("linked")
+        let outside = path("outside")
+        try FileManager.default.createDirectory(atPath: path("linked"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try Data("not yours".utf8).write(to: URL(fileURLWithPath: outside + "/take-001-Vox.wav"))
+        try FileManager.default.createSymbolicLink(atPath: path("linked/sub"), withDestinationPath: outside)
+        try Data("{\"take\":1,\"status\":\"complete\",\"sample_rate\":48000,\"files\":[{\"path\":\"sub/take-001-Vox.wav\",\"tracks\":[\"Vox\"]}]}\n".utf8)
+            .write(to: URL(fileURLWithPath: path("linked/takes.jsonl")))
+        let run = try runJcap(["takes", session, "--delete", "1"], timeout: 20)
+        XCTAssertEqual(run.status, 22, run.errors)
+        XCTAssertTrue(run.errors.contains("sub/take-001-Vox.wav") && run.errors.contains("outside the session folder"), run.errors)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: outside + "/take-001-Vox.wav"), "the file outside was removed")
+    }
+
+    func testASymlinkedLockIsRefusedAndItsTargetKept() throws {
+        let session = try writeSession("locked")
+        try FileManager.default.createDirectory(atPath: path("locked"), withIntermediateDirectories: true)
+        let precious = path("precious.txt")
+        try Data("keep me\n".utf8).write(to: URL(fileURLWithPath: precious))
+        try FileManager.default.createSymbolicLink(atPath: path("locked/.jcap.lock"), withDestinationPath: precious)
+        let run = try runJcap(["session", session, "--for", "1s", "--meter", "none"], timeout: 20)
+        XCTAssertEqual(run.status, 22, run.errors)
+        XCTAssertTrue(run.errors.contains(".jcap.lock") && run.errors.contains("symbolic link"), run.errors)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: precious)), Data("keep me\n".utf8))
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: path("locked")).contains { $0.hasSuffix(".wav") })
+    }
 }

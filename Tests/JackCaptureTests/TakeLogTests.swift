@@ -424,6 +424,48 @@ struct TakeLogTests {
         #expect(folder.exists("shared.wav"))
     }
 
+    @Test("a folder or a file in the session folder that is a symlink leading out stops a deletion with nothing removed")
+    func deleteNeverFollowsASymlinkOut() throws {
+        let log = folder.log
+        let outside = try TakeLogFolder("outside")
+        defer { try? FileManager.default.removeItem(atPath: outside.path) }
+        try outside.touch("take-001-a.wav")
+        try outside.touch("take-002-a.wav")
+        try FileManager.default.createSymbolicLink(atPath: folder.file("sub"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("take-002-a.wav"), withDestinationPath: outside.file("take-002-a.wav"))
+        try folder.touch("take-003-a.wav")
+        try FileManager.default.createDirectory(atPath: folder.file("inner"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("inside"), withDestinationPath: folder.file("inner"))
+        try folder.touch("inner/take-004-a.wav")
+        for (take, path) in [(1, "sub/take-001-a.wav"), (2, "take-002-a.wav"), (3, "./take-003-a.wav"), (4, "inside/take-004-a.wav")] {
+            try log.append(TakeLogEntry(take: take, status: .complete, sampleRate: 48_000, files: [TakeLogFile(path: path, tracks: ["a"])]))
+        }
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 1, path: "sub/take-001-a.wav")) { try log.delete(take: 1) }
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 2, path: "take-002-a.wav")) { try log.delete(take: 2) }
+        #expect(outside.exists("take-001-a.wav"))
+        #expect(outside.exists("take-002-a.wav"))
+        #expect(try log.entry(1).status == .complete)
+        #expect(try log.entry(2).status == .complete)
+        // A symlink that stays inside the folder is the folder's own business.
+        try log.delete(take: 3)
+        try log.delete(take: 4)
+        #expect(!folder.exists("take-003-a.wav"))
+        #expect(!folder.exists("inner/take-004-a.wav"))
+    }
+
+    @Test("a .jcap.lock that is a symlink is refused, and its target left as it was")
+    func lockNeverFollowsASymlink() throws {
+        let outside = try TakeLogFolder("outside")
+        defer { try? FileManager.default.removeItem(atPath: outside.path) }
+        try Data("precious\n".utf8).write(to: URL(fileURLWithPath: outside.file("precious")))
+        try FileManager.default.createSymbolicLink(atPath: folder.file(SessionLock.fileName), withDestinationPath: outside.file("precious"))
+        #expect(throws: TakeLogError.lockIsSymlink(path: folder.file(SessionLock.fileName))) {
+            _ = try SessionLock(folder: folder.path)
+        }
+        #expect(!SessionLock.isHeld(folder: folder.path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside.file("precious"))) == Data("precious\n".utf8))
+    }
+
     @Test("a file that cannot be removed is an error, and the take is not marked deleted")
     func removalFailure() throws {
         let log = folder.log

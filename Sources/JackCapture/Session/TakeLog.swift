@@ -79,13 +79,13 @@ public final class TakeLog: Sendable {
     /// The files go first and the record after: a crash in between leaves a take marked as it was
     /// with files missing (deleting it again finishes), never a take marked deleted whose audio is
     /// still there unaccounted for. Every file is checked before any is removed: a file outside
-    /// the folder, or one that is another take's, stops the whole deletion with nothing removed.
+    /// the folder (by its path or through a symlink), or one that is another take's, stops the whole deletion with nothing removed.
     private func remove(take: Int, status: TakeStatus) throws(TakeLogError) {
         let all = try entries()
         guard let entry = all.first(where: { $0.take == take }) else { throw .noSuchTake(take) }
         var paths: [String] = []
         for file in entry.files {
-            let relative = try checkedPath(file.path, take: take)
+            let relative = try containedPath(file.path, take: take)
             if let number = TakeNaming.takeNumber(of: Self.lastComponent(relative)), number != take {
                 throw .fileOfAnotherTake(take: take, path: file.path, otherTake: number)
             }
@@ -121,6 +121,37 @@ public final class TakeLog: Sendable {
         return components.joined(separator: "/")
     }
 
+    /// `checkedPath`, and the file must also stay inside the session folder once symlinks are
+    /// followed: a folder on its way that is a symlink must lead to a folder inside the session
+    /// folder (realpath), and so must the file itself if it is one. A file that is not there
+    /// passes (there is nothing to touch); a symlink that leads nowhere does not.
+    func containedPath(_ path: String, take: Int) throws(TakeLogError) -> String {
+        let relative = try checkedPath(path, take: take)
+        let joined = folder + "/" + relative
+        var info = stat()
+        guard lstat(joined, &info) == 0 else { return relative }
+        guard let root = Self.realPath(folder),
+              let parent = Self.realPath(Self.directory(of: joined)), Self.isInside(parent, root: root, orEqual: true)
+        else { throw .fileOutsideFolder(take: take, path: path) }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            guard let target = Self.realPath(joined), Self.isInside(target, root: root, orEqual: false) else {
+                throw .fileOutsideFolder(take: take, path: path)
+            }
+        }
+        return relative
+    }
+
+    /// realpath(3): the path with every symlink, `.` and `..` resolved; nil when it cannot be.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func isInside(_ path: String, root: String, orEqual: Bool) -> Bool {
+        (orEqual && path == root) || path.hasPrefix(root == "/" ? "/" : root + "/")
+    }
+
     // MARK: Recovery
 
     /// Finds the takes whose process was killed (a `recording` record and no end record), measures
@@ -133,7 +164,7 @@ public final class TakeLog: Sendable {
     /// proves no other jcap is recording into the folder, so every `recording` take without an end
     /// is truly dead. Takes this process is recording itself (appended as `recording` and not
     /// ended) are left alone. Every file a take lists is checked to be inside the folder before
-    /// any is touched. Audio is never truncated or rewritten, only header sizes, so running it
+    /// any is touched, after symlinks too (`containedPath`). Audio is never truncated or rewritten, only header sizes, so running it
     /// again after a crash during recovery is safe.
     package func recoverInterruptedTakes() throws(TakeLogError) -> [TakeLogEntry] {
         guard SessionLock.isHeld(folder: folder) else { throw .sessionNotLocked(folder: folder) }
@@ -142,7 +173,7 @@ public final class TakeLog: Sendable {
         for var entry in try entries()
         where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity) {
             var relatives: [String] = []
-            for file in entry.files { relatives.append(try checkedPath(file.path, take: entry.take)) }
+            for file in entry.files { relatives.append(try containedPath(file.path, take: entry.take)) }
             var shortest: Int64?
             for (index, relative) in relatives.enumerated() {
                 let measured = try TakeFileRepair.measureAndRepair(path: folder + "/" + relative)
