@@ -87,7 +87,7 @@ struct TakesCommand: ParsableCommand {
             } else if entries.isEmpty {
                 console.line("jcap: no takes yet in \(definition.folder)")
             } else {
-                StandardStreams.writeOutput(TakeListing.lines(entries).joined(separator: "\n") + "\n")
+                StandardStreams.writeOutput(TakeListing.lines(entries).map(TerminalText.escaped).joined(separator: "\n") + "\n")
             }
         } catch {
             throw console.fail(StudioSessionError.takeLog(error))

@@ -56,4 +56,30 @@ final class HostileFileTests: JackTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: precious)), Data("keep me\n".utf8))
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: path("locked")).contains { $0.hasSuffix(".wav") })
     }
+
+    func testEscapesInNamesAndNotesNeverReachTheTerminalRaw() throws {
+        // A track name and a note carrying ESC sequences (clear the screen, red), a C1 CSI and a BEL.
+        let session = try writeSession("escapes", tracks: "[[track]]\nname = \"\\u001B[2JVox\\u009B31m\\u0007\"\nsource = \"sig:out_1\"\n")
+        let take = try runJcap(["session", session, "--for", "4800f", "--meter", "none"])
+        XCTAssertEqual(take.status, 0, take.errors)
+        XCTAssertTrue(take.errors.contains("\\u{1B}[2JVox\\u{9B}31m\\u{7}"), take.errors)
+        let note = "\u{1B}]0;owned\u{7}\u{1B}[31mbest take\u{7F}"
+        let setNote = try runJcap(["takes", session, "--note", "1", note])
+        XCTAssertEqual(setNote.status, 0, setNote.errors)
+
+        let list = try launchJcap(["takes", session])
+        XCTAssertEqual(try list.wait(timeout: 20), 0, list.errorOutput)
+        for text in [take.errors, setNote.errors, list.output, list.errorOutput] {
+            XCTAssertFalse(text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) },
+                           "a control character reached the terminal: \(text.debugDescription)")
+        }
+        XCTAssertTrue(list.output.contains("\\u{1B}]0;owned\\u{7}\\u{1B}[31mbest take\\u{7F}"), list.output)
+
+        // The JSON stays exact: the note as it was set, the name as the file says.
+        let json = try launchJcap(["takes", session, "--json"])
+        XCTAssertEqual(try json.wait(timeout: 20), 0, json.errorOutput)
+        let entries = try JSONDecoder().decode([TakeLogEntry].self, from: Data(json.output.utf8))
+        XCTAssertEqual(entries.first?.note, note)
+        XCTAssertEqual(entries.first?.tracks.first?.name, "\u{1B}[2JVox\u{9B}31m\u{7}")
+    }
 }
