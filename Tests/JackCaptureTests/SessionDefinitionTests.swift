@@ -247,6 +247,20 @@ struct SessionFileDefinitionTests {
         #expect(session.fileName(take: 1, file: SessionTakeFile(label: label, trackIndices: [0])) == expected)
     }
 
+    @Test("a NUL written as an escape in a name becomes '_', never cuts the name short", arguments: [
+        (#""Vo\u0000x""#, "Vo_x"),
+        (#""Vo\U00000000x\u0000""#, "Vo_x_"),
+        (#""""Vo\u0000x""""#, "Vo_x"),
+        (#""c\\u0000d""#, #"c\u0000d"#),
+        (#"'lit\u0000eral'"#, #"lit\u0000eral"#),
+        (#""q\"\u0000""#, "q\"_"),
+    ])
+    func nulEscapeInName(written: String, name: String) throws {
+        let session = try Self.parse("[session]\nname = \"band\" # a \"\\u0000\" comment\n\n[[track]]\nname = \(written)\nsource = 1\n")
+        #expect(session.tracks.first?.name == name)
+        #expect(session.fileName(take: 1, file: session.takeFiles[0]) == "take-001-\(name).wav")
+    }
+
     @Test("take numbers read back from session file names, so none is reused", arguments: [
         ("take-007-Kick In.wav", 7), ("take-007-overheads.flac", 7), ("take-007.wav", 7), ("take-1000-a.b.wav", 1000),
         ("take-007", nil), ("take--1.wav", nil), ("take-x.wav", nil), ("mytake-001.wav", nil), ("take-12b.wav", nil),
