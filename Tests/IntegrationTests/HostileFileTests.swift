@@ -82,4 +82,16 @@ final class HostileFileTests: JackTestCase {
         XCTAssertEqual(entries.first?.note, note)
         XCTAssertEqual(entries.first?.tracks.first?.name, "\u{1B}[2JVox\u{9B}31m\u{7}")
     }
+
+    func testDuplicateSourcesAreRefusedAtTheirLineAndCreateNothing() throws {
+        // The same port written twice, and a glob that resolves to a port another track has.
+        for (name, second, line) in [("twice", "sig:out_1", 11), ("glob", "sig:out_[1]", 11)] {
+            let session = try writeSession(name, tracks: "[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n\n[[track]]\nname = \"B\"\nsource = \"\(second)\"\n")
+            let run = try runJcap(["session", session, "--for", "1s", "--meter", "none"], timeout: 20)
+            XCTAssertEqual(run.status, 20, run.errors)
+            XCTAssertEqual(run.errors.split(separator: "\n").count, 1, run.errors)
+            XCTAssertTrue(run.errors.contains("\(name).toml:\(line): track 'B': source:") && run.errors.contains("track 'A'"), run.errors)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path(name)), "\(name): the session folder was created")
+        }
+    }
 }

@@ -479,6 +479,11 @@ struct SessionFileDefinitionTests {
         // Names tracks must not share.
         (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\n\n[[track]]\nname = \"Kick In\"\nsource = 2\n"),
          "sessions/band.toml:8: track 'Kick In': name: 'Kick In' is already the name of the track on line 3"),
+        // Sources tracks must not share.
+        (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\n\n[[track]]\nname = \"Kick Out\"\nsource = 1\n"),
+         "sessions/band.toml:9: track 'Kick Out': source: capture channel 1 is already the source of track 'Kick In' on line 3 (a source feeds one track)"),
+        (afterSession("[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n[[track]]\nname = \"B\"\nsource = \"sig:out_2\"\n[[track]]\nname = \"C\"\nsource = \"sig:out_1\"\n"),
+         "sessions/band.toml:11: track 'C': source: 'sig:out_1' is already the source of track 'A' on line 3 (a source feeds one track)"),
         (afterSession("[[track]]\nname = \"Gtr:Amp\"\nsource = 1\n[[track]]\nname = \"Gtr-Amp\"\nsource = 2\n"),
          "sessions/band.toml:7: track 'Gtr-Amp': name: 'Gtr-Amp' and track 'Gtr:Amp' on line 3 both become JACK port 'Gtr-Amp' (':' becomes '-')"),
         (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\n[[track]]\nname = \"kick in\"\nsource = 2\n"),

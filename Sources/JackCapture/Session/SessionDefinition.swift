@@ -245,7 +245,7 @@ public struct SessionTrack: Sendable, Equatable {
 }
 
 /// Where a track's signal comes from.
-public enum SessionTrackSource: Sendable, Equatable {
+public enum SessionTrackSource: Sendable, Hashable {
     /// A physical capture channel, 1-based, in the server's natural order (as `jcap --channels`).
     case channel(Int)
     /// An output port's exact name or a glob (`*`, `?`, `[..]`), as `jcap --port`.

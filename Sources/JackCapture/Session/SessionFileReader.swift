@@ -7,7 +7,7 @@ import TOMLKit
 ///
 /// The checks run in a fixed order: TOML syntax, the top-level tables, [session] (unknown keys,
 /// then each key, then the format they make), each track in file order (unknown keys, then each
-/// key), then what tracks must not share (names, JACK ports, file names), arming, and each take
+/// key), then what tracks must not share (names, JACK ports, file names, sources), arming, and each take
 /// file's channel count.
 struct SessionFileReader {
     typealias Table = SessionFileLocator.Table
@@ -76,6 +76,15 @@ struct SessionFileReader {
 
     /// `track 'Kick In'`: how messages name a track.
     static func context(ofTrack name: String) -> String { "track '\(name)'" }
+
+    /// Why a track may not have `source`: `earlier` has it already.
+    static func sharedSource(_ source: SessionTrackSource, with earlier: SessionTrack) -> String {
+        let written = switch source {
+        case .channel(let channel): "capture channel \(channel)"
+        case .port(let pattern): "'\(pattern)'"
+        }
+        return "\(written) is already the source of track '\(earlier.name)' on line \(earlier.line) (a source feeds one track)"
+    }
 
     // MARK: - Syntax and structure
 
@@ -496,6 +505,16 @@ struct SessionFileReader {
             trackByName[name] = index
             trackByPort[track.portName] = index
             trackByFileName[fileKey] = index
+        }
+
+        // A source feeds one track: JACK connects a port to a source once, so a second track
+        // would record nothing (and the recorder refuses a channel listed twice).
+        var trackBySource: [SessionTrackSource: Int] = [:]
+        for (index, track) in tracks.enumerated() {
+            if let earlier = trackBySource[track.source] {
+                throw errors.track(index, "source", name: track.name, Self.sharedSource(track.source, with: tracks[earlier]))
+            }
+            trackBySource[track.source] = index
         }
 
         var groupByFileName: [String: (name: String, firstTrack: Int)] = [:]

@@ -118,7 +118,13 @@ public final class StudioSession: Sendable {
         let physical = jack.physicalCapturePorts()
         let outputs = jack.audioOutputPorts()
         var sources: [String] = []
+        var trackBySource: [String: Int] = [:]
         for (index, track) in definition.tracks.enumerated() {
+            // Two spellings of one port (a channel and its port name, a glob): refused at the
+            // second track's source, before the session folder is made.
+            defer {
+                if index < sources.count, trackBySource[sources[index]] == nil { trackBySource[sources[index]] = index }
+            }
             switch track.source {
             case .channel(let channel):
                 guard channel >= 1, channel <= physical.count else {
@@ -136,6 +142,12 @@ public final class StudioSession: Sendable {
                     throw .sessionFile(definition.error(track: index, key: "source", "'\(pattern)': \(found)"))
                 }
                 sources.append(matches[0])
+            }
+            if let earlier = trackBySource[sources[index]] {
+                throw .sessionFile(definition.error(
+                    track: index, key: "source",
+                    "JACK port '\(sources[index])' is already the source of track '\(definition.tracks[earlier].name)' "
+                        + "on line \(definition.tracks[earlier].line) (a source feeds one track)"))
             }
         }
         return sources
