@@ -81,7 +81,9 @@ struct TakesCommand: ParsableCommand {
                 try log.delete(take: delete)
                 console.line("jcap: take \(delete) deleted: its files are removed, the log says so")
             }
-            let entries = try log.entries()
+            let reading = try log.read()
+            console.warnAboutSkippedLines(reading.skipped, in: log)
+            let entries = reading.entries
             if json {
                 StandardStreams.writeOutput(TakeListing.json(entries) + "\n")
             } else if entries.isEmpty {

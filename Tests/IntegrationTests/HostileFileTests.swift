@@ -94,4 +94,25 @@ final class HostileFileTests: JackTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: path(name)), "\(name): the session folder was created")
         }
     }
+
+    func testOneUnreadableLogLineIsReportedAndTheSessionStillRecords() throws {
+        let session = try writeSession("damaged")
+        try FileManager.default.createDirectory(atPath: path("damaged"), withIntermediateDirectories: true)
+        var log = Data("{\"take\":1,\"status\":\"complete\",\"sample_rate\":48000,\"frames\":480}\n".utf8)
+        log += Data("{\"take\":1,\"note\":\"caf".utf8) + [0xE9] + Data("\"}\n".utf8)                // line 2: not UTF-8
+        log += Data("{\"take\":2,\"status\":\"complete\",\"sample_rate\":48000,\"frames\":480}\n".utf8)
+        log += Data("{\"take\":2,\"status\":\"newer-status\",\"note\":\"kept\"}\n".utf8)     // line 4: unknown status
+        try log.write(to: URL(fileURLWithPath: path("damaged/takes.jsonl")))
+
+        let take = try runJcap(["session", session, "--for", "4800f", "--meter", "none"])
+        XCTAssertEqual(take.status, 0, take.errors)
+        XCTAssertTrue(take.errors.contains("line 2:") && take.errors.contains("line 4: unknown status \"newer-status\""), take.errors)
+        XCTAssertTrue(take.errors.contains("take 3 complete"), take.errors)
+
+        let list = try launchJcap(["takes", session])
+        XCTAssertEqual(try list.wait(timeout: 20), 0, list.errorOutput)
+        XCTAssertEqual(list.errorOutput.components(separatedBy: "line 2:").count, 2, "reported once: \(list.errorOutput)")
+        XCTAssertEqual(list.output.split(separator: "\n").count, 3, list.output)
+        XCTAssertTrue(list.output.contains("\"kept\""), list.output)
+    }
 }

@@ -246,6 +246,36 @@ struct TakeLogTests {
         }
     }
 
+    @Test("read() skips a line it cannot use and reports it with its line; an unknown later status keeps the take's other facts")
+    func readSkipsBadLines() throws {
+        let log = folder.log
+        try log.append(TakeLogEntry(take: 1, status: .complete, sampleRate: 48_000, frames: 100))
+        try folder.appendRaw("{\"take\":2,\"status\":\"complete\",\"note\":\"caf\u{E9}\"}\n")
+        try (Data("{\"take\":1,\"note\":\"caf".utf8) + [0xE9] + Data("\"}\n".utf8)).appendTo(folder.logPath)   // Latin-1, line 3
+        try folder.appendRaw("{\"take\":3,\"status\":\"someday\",\"frames\":5}\n")      // a first record: skipped
+        try log.append(startRecord(4))
+        try folder.appendRaw("{\"take\":4,\"status\":\"placement-uncertain\",\"frames\":96000,\"note\":\"newer\"}\n")
+        let reading = try log.read()
+        #expect(reading.entries.map(\.take) == [1, 2, 4])
+        #expect(reading.skipped.map(\.line) == [3, 4, 6])
+        #expect(reading.skipped.map(\.keptOtherKeys) == [false, false, true])
+        try #require(reading.skipped.count == 3)
+        #expect(reading.skipped[2].reason.hasPrefix("unknown status \"placement-uncertain\""))
+        #expect(reading.skipped[2].description.hasSuffix("read without its status"))
+        let four = try #require(reading.entries.last)
+        #expect(four.frames == 96_000)
+        #expect(four.note == "newer")
+        #expect(four.startFrame == 1_000)
+        // The strict reader still names the first bad line; recovery leaves take 4 alone (its
+        // end may be the line it cannot read) and records nothing over it.
+        #expect(throws: TakeLogError.unreadableLog(path: folder.logPath, line: 3, reason: reading.skipped[0].reason)) { try log.entries() }
+        let lock = try SessionLock(folder: folder.path)
+        defer { lock.release() }
+        #expect(try log.recoverInterruptedTakes().isEmpty)
+        #expect(try log.entry(4).frames == 96_000)
+        #expect(log.nextTakeNumber() == 5)
+    }
+
     @Test("lines that are JSON but not records are errors, never traps", arguments: [
         "[1,2,3]", "{\"take\":\"seven\",\"status\":\"complete\"}", "{\"status\":\"complete\"}",
         "{\"take\":-4,\"status\":\"complete\"}", "{\"take\":99999999999999999999999,\"status\":\"complete\"}",
@@ -607,5 +637,15 @@ struct TakeLogTests {
         }
         let now = TakeLogTime.now()
         #expect(now.count == 27 && now.hasSuffix("Z"))
+    }
+}
+
+extension Data {
+    /// Appends these bytes to the file at `path`.
+    func appendTo(_ path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: self)
     }
 }

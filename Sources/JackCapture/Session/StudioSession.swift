@@ -20,6 +20,9 @@ public final class StudioSession: Sendable {
     private let context: StudioSessionContext
     /// Takes found unfinished when the session opened, now logged as interrupted.
     public let recoveredTakes: [TakeLogEntry]
+    /// Lines of the take log that could not be read when the session opened: skipped (or read
+    /// without an unknown status), reported once; the session records all the same.
+    public let skippedLogLines: [TakeLogReading.SkippedLine]
     /// Every track's source, in track (and channel) order.
     public var sources: [String] { client.sources }
     /// Free bytes on the session folder's file system below which a take is stopped cleanly: what
@@ -65,6 +68,7 @@ public final class StudioSession: Sendable {
         do {
             folderLock = try SessionLock(folder: definition.folder)
             recoveredTakes = try log.recoverInterruptedTakes()
+            skippedLogLines = try log.read().skipped
         } catch { throw .takeLog(error) }
 
         var configuration = CaptureConfiguration()
@@ -349,7 +353,7 @@ public final class StudioSession: Sendable {
         // A split take's last segment is numbered as it is recorded.
         guard let number = state.withLock({ state in state.lastTakeNumber.map { max($0, state.current?.lastNumber ?? $0) } }) else { return nil }
         do {
-            guard try log.entries().contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
+            guard try log.read().entries.contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
             else { return nil }
             try log.discard(take: number)
         } catch { throw .takeLog(error) }

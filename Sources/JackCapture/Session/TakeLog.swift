@@ -163,15 +163,18 @@ public final class TakeLog: Sendable {
     /// Only while this process holds the session lock (`sessionNotLocked` otherwise): the lock
     /// proves no other jcap is recording into the folder, so every `recording` take without an end
     /// is truly dead. Takes this process is recording itself (appended as `recording` and not
-    /// ended) are left alone. Every file a take lists is checked to be inside the folder before
+    /// ended) are left alone, and so are takes with a line the log cannot read (`read()`): it may
+    /// be their end. Every file a take lists is checked to be inside the folder before
     /// any is touched, after symlinks too (`containedPath`). Audio is never truncated or rewritten, only header sizes, so running it
     /// again after a crash during recovery is safe.
     package func recoverInterruptedTakes() throws(TakeLogError) -> [TakeLogEntry] {
         guard SessionLock.isHeld(folder: folder) else { throw .sessionNotLocked(folder: folder) }
         let identity = SessionRegistry.Folder(path: folder)
         var recovered: [TakeLogEntry] = []
-        for var entry in try entries()
-        where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity) {
+        let reading = try read()
+        let unsure = reading.takesWithSkippedLines
+        for var entry in reading.entries
+        where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity) && !unsure.contains(entry.take) {
             var relatives: [String] = []
             for file in entry.files { relatives.append(try containedPath(file.path, take: entry.take)) }
             var shortest: Int64?
@@ -201,9 +204,22 @@ public final class TakeLog: Sendable {
 
     // MARK: Reading
 
-    /// Every take in the log, its records merged, by take number ascending.
+    /// Every take in the log, its records merged, by take number ascending; the first line that
+    /// is not a record (and not a torn write) is an error naming it. Deleting reads this way: a
+    /// take whose record cannot be read might share a file with the take being deleted.
     public func entries() throws(TakeLogError) -> [TakeLogEntry] {
-        guard let bytes = try contents() else { return [] }
+        let reading = try read()
+        if let error = reading.firstError { throw error }
+        return reading.entries
+    }
+
+    /// Every take that can be read, and the lines that cannot (`TakeLogReading.skipped`): one bad
+    /// line never hides the rest of the log. A record with a status this jcap does not know keeps
+    /// its other keys, unless it is the take's first record (a take needs a status): then it is
+    /// skipped, as a line that is not a record is. Only a log that cannot be read at all throws.
+    public func read() throws(TakeLogError) -> TakeLogReading {
+        var reading = TakeLogReading(path: path, entries: [], skipped: [])
+        guard let bytes = try contents() else { return reading }
         var merged: [Int: TakeLogEntry] = [:]
         for line in Self.lines(bytes) {
             let record: TakeLogRecord
@@ -211,20 +227,30 @@ public final class TakeLog: Sendable {
                 record = try JSONDecoder().decode(TakeLogRecord.self, from: Data(line.bytes))
             } catch {
                 if TakeLogLines.isTorn(line.bytes) || (line.isLast && !line.terminated) { continue }
-                throw .unreadableLog(path: path, line: line.number, reason: TakeLogLines.describe(error))
+                reading.skipped.append(.init(line: line.number, take: TakeLogLines.leadingTakeNumber(line.bytes),
+                                             reason: TakeLogLines.describe(error), keptOtherKeys: false))
+                continue
             }
-            if merged[record.take] == nil, record.status == nil {
-                throw .unreadableLog(path: path, line: line.number,
-                                     reason: "the first record of take \(record.take) has no status")
+            if let unknown = record.unknownStatus {
+                let statuses = TakeStatus.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                let reason = "unknown status \"\(unknown)\" (use \(statuses))"
+                let keeps = merged[record.take] != nil
+                reading.skipped.append(.init(line: line.number, take: record.take, reason: reason, keptOtherKeys: keeps))
+                if !keeps { continue }
+            } else if merged[record.take] == nil, record.status == nil {
+                reading.skipped.append(.init(line: line.number, take: record.take, reason: "the first record of take \(record.take) has no status",
+                                             keptOtherKeys: false))
+                continue
             }
             merged[record.take] = record.merged(into: merged[record.take], status: .recording)
         }
-        return merged.values.sorted { $0.take < $1.take }
+        reading.entries = merged.values.sorted { $0.take < $1.take }
+        return reading
     }
 
-    /// The take's merged entry, or `noSuchTake`.
+    /// The take's merged entry, or `noSuchTake`; lines that cannot be read are passed over (`read()`).
     public func entry(_ take: Int) throws(TakeLogError) -> TakeLogEntry {
-        guard let entry = try entries().first(where: { $0.take == take }) else { throw .noSuchTake(take) }
+        guard let entry = try read().entries.first(where: { $0.take == take }) else { throw .noSuchTake(take) }
         return entry
     }
 
