@@ -115,4 +115,48 @@ final class HostileFileTests: JackTestCase {
         XCTAssertEqual(list.output.split(separator: "\n").count, 3, list.output)
         XCTAssertTrue(list.output.contains("\"kept\""), list.output)
     }
+
+    /// Makes the file impossible to write to for this process: read-only for a user, immutable
+    /// (chattr +i) for root, whom permissions do not stop. Returns what undoes it.
+    func makeUnwritable(_ file: String) throws -> () -> Void {
+        guard geteuid() == 0 else {
+            XCTAssertEqual(chmod(file, 0o444), 0)
+            return { _ = chmod(file, 0o644) }
+        }
+        func chattr(_ flag: String) throws -> Int32 {
+            let process = try Process.run(URL(fileURLWithPath: "/usr/bin/chattr"), arguments: [flag, file])
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        guard try chattr("+i") == 0 else { throw XCTSkip("chattr +i is not supported here") }
+        return { _ = try? chattr("-i") }
+    }
+
+    func testATakeLogThatCannotBeWrittenIsRefusedBeforeAnyFileIsMade() throws {
+        let session = try writeSession("readonly")
+        try FileManager.default.createDirectory(atPath: path("readonly"), withIntermediateDirectories: true)
+        let log = path("readonly/takes.jsonl")
+        try Data("{\"take\":1,\"status\":\"complete\",\"sample_rate\":48000,\"frames\":480}\n".utf8).write(to: URL(fileURLWithPath: log))
+        let undo = try makeUnwritable(log)
+        defer { undo() }
+        let run = try runJcap(["session", session, "--for", "4800f", "--meter", "none"])
+        XCTAssertEqual(run.status, 22, run.errors)
+        XCTAssertTrue(run.errors.contains(log), run.errors)
+        XCTAssertEqual(run.errors.split(separator: "\n").filter { $0.contains("error") }.count, 1, run.errors)
+        var files = try FileManager.default.contentsOfDirectory(atPath: path("readonly"))
+        XCTAssertFalse(files.contains { $0.hasPrefix("take-") }, "a take file was left: \(files)")
+
+        // Made unwritable while the session is open: the next take is refused before its files.
+        undo()
+        let opened = try StudioSession(definition: try SessionDefinition.load(path: session), serverName: server.name)
+        defer { opened.close() }
+        let undoAgain = try makeUnwritable(log)
+        defer { undoAgain() }
+        XCTAssertThrowsError(try opened.record(length: .frames(4_800))) { error in
+            guard case StudioSessionError.takeLog(.cannotWriteLog(let path, _)) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, log)
+        }
+        files = try FileManager.default.contentsOfDirectory(atPath: path("readonly"))
+        XCTAssertFalse(files.contains { $0.hasPrefix("take-") }, "a take file was left: \(files)")
+    }
 }

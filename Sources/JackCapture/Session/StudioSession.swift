@@ -67,6 +67,7 @@ public final class StudioSession: Sendable {
         let log = TakeLog(folder: definition.folder)
         do {
             folderLock = try SessionLock(folder: definition.folder)
+            try log.checkWritable()
             recoveredTakes = try log.recoverInterruptedTakes()
             skippedLogLines = try log.read().skipped
         } catch { throw .takeLog(error) }
@@ -274,6 +275,8 @@ public final class StudioSession: Sendable {
         let lengthFrames: Int64?
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
         if count > 1 && lengthFrames == nil { throw .takesNeedLength }
+        // Before any file is made: a take whose start cannot be logged would leave orphan files.
+        do { try log.checkWritable() } catch { throw .takeLog(error) }
         let first = log.nextTakeNumber()
         let sessionTake = SessionTake(session: context, firstNumber: first, count: count, files: sessionFiles,
                                     armedTracks: armedNow.indices.filter { armedNow[$0] }, overdub: overdub)

@@ -335,6 +335,22 @@ public final class TakeLog: Sendable {
 
     // MARK: Writing
 
+    /// Refuses a log that exists but cannot be appended to (read-only, immutable, not a regular
+    /// file), naming it: checked when a session opens and before each take creates its files, so
+    /// a take never starts whose start record cannot be written (its files would be orphans).
+    /// A log not made yet passes: the session folder's own checks cover creating it.
+    package func checkWritable() throws(TakeLogError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw .cannotWriteLog(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .cannotWriteLog(path: path, reason: "not a regular file") }
+        let descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotWriteLog(path: path, reason: String(cString: strerror(errno))) }
+        Glibc.close(descriptor)
+    }
+
     /// Appends the record as one line: one write(2) on a descriptor opened with O_APPEND, then
     /// fsync. A log that did not exist is created and its folder fsynced too, so the new file's
     /// name is as durable as its first record. If the log ends in a line cut short, the record is
