@@ -276,6 +276,23 @@ struct TakeLogTests {
         #expect(log.nextTakeNumber() == 5)
     }
 
+    @Test("a takes.jsonl that is a FIFO is refused at once, never waited on")
+    func fifoLog() throws {
+        #expect(mkfifo(folder.logPath, 0o644) == 0)
+        let path = folder.logPath
+        // Today's blocking open waits for a writer forever; one opened after a few seconds lets a
+        // blocked test end (and fail) instead of hanging.
+        let writerOpened = Locked(false)
+        Thread {
+            sleep(3)
+            let descriptor = open(path, O_WRONLY | O_NONBLOCK)
+            if descriptor >= 0 { writerOpened.withLock { $0 = true }; usleep(100_000); close(descriptor) }
+        }.start()
+        #expect(throws: TakeLogError.cannotReadLog(path: path, reason: "not a regular file")) { try folder.log.read() }
+        #expect(!writerOpened.withLock { $0 }, "the read waited for a writer")
+        #expect(throws: TakeLogError.cannotWriteLog(path: path, reason: "not a regular file")) { try folder.log.checkWritable() }
+    }
+
     @Test("lines that are JSON but not records are errors, never traps", arguments: [
         "[1,2,3]", "{\"take\":\"seven\",\"status\":\"complete\"}", "{\"status\":\"complete\"}",
         "{\"take\":-4,\"status\":\"complete\"}", "{\"take\":99999999999999999999999,\"status\":\"complete\"}",

@@ -288,12 +288,17 @@ public final class TakeLog: Sendable {
 
     /// The log's bytes, or nil when there is no log yet.
     func contents() throws(TakeLogError) -> [UInt8]? {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking and regular files only: a FIFO in the log's place must not hold jcap.
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw .cannotReadLog(path: path, reason: String(cString: strerror(errno)))
         }
         defer { Glibc.close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .cannotReadLog(path: path, reason: "not a regular file")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -359,13 +364,13 @@ public final class TakeLog: Sendable {
         var line = record.encoded()
         line.append(UInt8(ascii: "\n"))
         var created = false
-        var descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        var descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC)
         if descriptor < 0, errno == ENOENT {
             descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor >= 0 {
                 created = true
             } else if errno == EEXIST {
-                descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+                descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC)
             }
         }
         guard descriptor >= 0 else { throw .cannotWriteLog(path: path, reason: String(cString: strerror(errno))) }
@@ -391,7 +396,7 @@ public final class TakeLog: Sendable {
     /// True when the file is not empty and its last byte is not a newline: the last append was
     /// cut short.
     private static func endsWithoutNewline(_ path: String) -> Bool {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { Glibc.close(descriptor) }
         var info = stat()
