@@ -20,9 +20,15 @@ extension Console {
         for (index, track) in definition.tracks.enumerated() {
             line("  \(track.name): \(client.portNames[index]) <- \(client.sources[index])\(armed.contains(track.name) ? "" : " (disarmed)")")
         }
+        warnAboutSkippedLines(session.skippedLogLines, in: session.log)
         for entry in session.recoveredTakes {
             line("jcap: take \(entry.take) was interrupted (its process ended mid-take); logged with the \(entry.frames) frames its files hold")
         }
+    }
+
+    /// The take log's lines that could not be read, once each, with their line numbers.
+    func warnAboutSkippedLines(_ skipped: [TakeLogReading.SkippedLine], in log: TakeLog) {
+        for line in skipped { self.line("jcap: warning: the take log \(log.path), \(line)") }
     }
 
     func describe(_ overdub: SessionOverdub) {

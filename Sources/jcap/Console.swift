@@ -43,9 +43,11 @@ final class Console {
 
     // MARK: Messages
 
+    /// One line of a message: names and notes from files inside it are escaped (`TerminalText`),
+    /// so whatever they hold, it stays one line of plain text.
     func line(_ text: String) {
         eraseScreen()
-        StandardStreams.writeError(text + "\n")
+        StandardStreams.writeError(TerminalText.escaped(text) + "\n")
     }
 
     /// Prints the error on one line and returns the exit code to throw.

@@ -27,7 +27,7 @@ struct Jcap: ParsableCommand {
         } catch {
             let status = exitCode(for: error)
             if status == .success || error is ExitCode { exit(withError: error) }
-            StandardStreams.writeError("jcap: error: \(message(for: error)) (see 'jcap --help')\n")
+            StandardStreams.writeError(TerminalText.escaped("jcap: error: \(message(for: error)) (see 'jcap --help')") + "\n")
             exit(withError: ExitCode(ExitStatus.usage.rawValue))
         }
     }

@@ -14,10 +14,11 @@ extension MeterSnapshot {
         case .playing: .playing
         case .finished: .finished
         }
-        let names = shortensNames ? MeterSnapshot.channelNames(sources: state.meters.map(\.name)) : state.meters.map(\.name)
+        let names = (shortensNames ? MeterSnapshot.channelNames(sources: state.meters.map(\.name)) : state.meters.map(\.name))
+            .map(TerminalText.escaped)
         var title: String?
         if let session = state.sessionName {
-            var text = "session \(session)"
+            var text = "session \(TerminalText.escaped(session))"
             if let take = state.currentTake { text += ", take \(take)" }
             if let seconds = state.recordingSecondsLeft {
                 text += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1).dropLast(4)) left"

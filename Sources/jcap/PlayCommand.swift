@@ -199,7 +199,7 @@ struct PlayCommand: ParsableCommand {
             throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "a session file: \(error)")
         }
         let entries: [TakeLogEntry]
-        do { entries = try TakeLog(folder: definition.folder).entries() } catch {
+        do { entries = try TakeLog(folder: definition.folder).read().entries } catch {
             throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "a readable take log: \(error)")
         }
         guard let entry = entries.first(where: { $0.take == take }), !entry.status.isRemoved else {

@@ -88,13 +88,15 @@ struct TakesCommand: ParsableCommand {
                     console.line("jcap: take \(number) deleted: its files are removed, the log says so")
                 }
             }
-            let entries = try log.entries()
+            let reading = try log.read()
+            console.warnAboutSkippedLines(reading.skipped, in: log)
+            let entries = reading.entries
             if json {
                 StandardStreams.writeOutput(TakeListing.json(entries) + "\n")
             } else if entries.isEmpty {
                 console.line("jcap: no takes yet in \(definition.folder)")
             } else {
-                StandardStreams.writeOutput(TakeListing.lines(entries).joined(separator: "\n") + "\n")
+                StandardStreams.writeOutput(TakeListing.lines(entries).map(TerminalText.escaped).joined(separator: "\n") + "\n")
             }
         } catch {
             throw console.fail(StudioSessionError.takeLog(error))

@@ -247,6 +247,20 @@ struct SessionFileDefinitionTests {
         #expect(session.fileName(take: 1, file: SessionTakeFile(label: label, trackIndices: [0])) == expected)
     }
 
+    @Test("a NUL written as an escape in a name becomes '_', never cuts the name short", arguments: [
+        (#""Vo\u0000x""#, "Vo_x"),
+        (#""Vo\U00000000x\u0000""#, "Vo_x_"),
+        (#""""Vo\u0000x""""#, "Vo_x"),
+        (#""c\\u0000d""#, #"c\u0000d"#),
+        (#"'lit\u0000eral'"#, #"lit\u0000eral"#),
+        (#""q\"\u0000""#, "q\"_"),
+    ])
+    func nulEscapeInName(written: String, name: String) throws {
+        let session = try Self.parse("[session]\nname = \"band\" # a \"\\u0000\" comment\n\n[[track]]\nname = \(written)\nsource = 1\n")
+        #expect(session.tracks.first?.name == name)
+        #expect(session.fileName(take: 1, file: session.takeFiles[0]) == "take-001-\(name).wav")
+    }
+
     @Test("take numbers read back from session file names, so none is reused", arguments: [
         ("take-007-Kick In.wav", 7), ("take-007-overheads.flac", 7), ("take-007.wav", 7), ("take-1000-a.b.wav", 1000),
         ("take-007", nil), ("take--1.wav", nil), ("take-x.wav", nil), ("mytake-001.wav", nil), ("take-12b.wav", nil),
@@ -465,6 +479,11 @@ struct SessionFileDefinitionTests {
         // Names tracks must not share.
         (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\n\n[[track]]\nname = \"Kick In\"\nsource = 2\n"),
          "sessions/band.toml:8: track 'Kick In': name: 'Kick In' is already the name of the track on line 3"),
+        // Sources tracks must not share.
+        (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\n\n[[track]]\nname = \"Kick Out\"\nsource = 1\n"),
+         "sessions/band.toml:9: track 'Kick Out': source: capture channel 1 is already the source of track 'Kick In' on line 3 (a source feeds one track)"),
+        (afterSession("[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n[[track]]\nname = \"B\"\nsource = \"sig:out_2\"\n[[track]]\nname = \"C\"\nsource = \"sig:out_1\"\n"),
+         "sessions/band.toml:11: track 'C': source: 'sig:out_1' is already the source of track 'A' on line 3 (a source feeds one track)"),
         (afterSession("[[track]]\nname = \"Gtr:Amp\"\nsource = 1\n[[track]]\nname = \"Gtr-Amp\"\nsource = 2\n"),
          "sessions/band.toml:7: track 'Gtr-Amp': name: 'Gtr-Amp' and track 'Gtr:Amp' on line 3 both become JACK port 'Gtr-Amp' (':' becomes '-')"),
         (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\n[[track]]\nname = \"kick in\"\nsource = 2\n"),
@@ -582,6 +601,25 @@ struct SessionFileDefinitionTests {
         let binary = directory + "/binary.toml"
         try Data("[session]\n\n\u{0}".utf8).write(to: URL(fileURLWithPath: binary))
         #expect(Self.loadRefusal(binary) == "\(binary):3: a NUL byte: a session file is text")
+    }
+
+    @Test("a FIFO is refused at once as not a regular file, never waited on")
+    func fifoIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/band.toml"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // Today's open(2) without O_NONBLOCK waits for a writer forever; one opened here after a
+        // few seconds lets a blocked test end (and fail) instead of hanging.
+        let writerOpened = Locked(false)
+        let watchdog = Thread {
+            sleep(3)
+            let descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
+            if descriptor >= 0 { writerOpened.withLock { $0 = true }; usleep(100_000); close(descriptor) }
+        }
+        watchdog.start()
+        #expect(Self.loadRefusal(fifo) == "\(fifo): cannot read the session file: not a regular file (a FIFO)")
+        #expect(!writerOpened.withLock { $0 }, "the load waited for a writer")
     }
 
     static func loadRefusal(_ path: String) -> String? {

@@ -246,6 +246,53 @@ struct TakeLogTests {
         }
     }
 
+    @Test("read() skips a line it cannot use and reports it with its line; an unknown later status keeps the take's other facts")
+    func readSkipsBadLines() throws {
+        let log = folder.log
+        try log.append(TakeLogEntry(take: 1, status: .complete, sampleRate: 48_000, frames: 100))
+        try folder.appendRaw("{\"take\":2,\"status\":\"complete\",\"note\":\"caf\u{E9}\"}\n")
+        try (Data("{\"take\":1,\"note\":\"caf".utf8) + [0xE9] + Data("\"}\n".utf8)).appendTo(folder.logPath)   // Latin-1, line 3
+        try folder.appendRaw("{\"take\":3,\"status\":\"someday\",\"frames\":5}\n")      // a first record: skipped
+        try log.append(startRecord(4))
+        try folder.appendRaw("{\"take\":4,\"status\":\"placement-uncertain\",\"frames\":96000,\"note\":\"newer\"}\n")
+        let reading = try log.read()
+        #expect(reading.entries.map(\.take) == [1, 2, 4])
+        #expect(reading.skipped.map(\.line) == [3, 4, 6])
+        #expect(reading.skipped.map(\.keptOtherKeys) == [false, false, true])
+        try #require(reading.skipped.count == 3)
+        #expect(reading.skipped[2].reason.hasPrefix("unknown status \"placement-uncertain\""))
+        #expect(reading.skipped[2].description.hasSuffix("read without its status"))
+        let four = try #require(reading.entries.last)
+        #expect(four.frames == 96_000)
+        #expect(four.note == "newer")
+        #expect(four.startFrame == 1_000)
+        // The strict reader still names the first bad line; recovery leaves take 4 alone (its
+        // end may be the line it cannot read) and records nothing over it.
+        #expect(throws: TakeLogError.unreadableLog(path: folder.logPath, line: 3, reason: reading.skipped[0].reason)) { try log.entries() }
+        let lock = try SessionLock(folder: folder.path)
+        defer { lock.release() }
+        #expect(try log.recoverInterruptedTakes().isEmpty)
+        #expect(try log.entry(4).frames == 96_000)
+        #expect(log.nextTakeNumber() == 5)
+    }
+
+    @Test("a takes.jsonl that is a FIFO is refused at once, never waited on")
+    func fifoLog() throws {
+        #expect(mkfifo(folder.logPath, 0o644) == 0)
+        let path = folder.logPath
+        // Today's blocking open waits for a writer forever; one opened after a few seconds lets a
+        // blocked test end (and fail) instead of hanging.
+        let writerOpened = Locked(false)
+        Thread {
+            sleep(3)
+            let descriptor = open(path, O_WRONLY | O_NONBLOCK)
+            if descriptor >= 0 { writerOpened.withLock { $0 = true }; usleep(100_000); close(descriptor) }
+        }.start()
+        #expect(throws: TakeLogError.cannotReadLog(path: path, reason: "not a regular file")) { try folder.log.read() }
+        #expect(!writerOpened.withLock { $0 }, "the read waited for a writer")
+        #expect(throws: TakeLogError.cannotWriteLog(path: path, reason: "not a regular file")) { try folder.log.checkWritable() }
+    }
+
     @Test("lines that are JSON but not records are errors, never traps", arguments: [
         "[1,2,3]", "{\"take\":\"seven\",\"status\":\"complete\"}", "{\"status\":\"complete\"}",
         "{\"take\":-4,\"status\":\"complete\"}", "{\"take\":99999999999999999999999,\"status\":\"complete\"}",
@@ -424,6 +471,48 @@ struct TakeLogTests {
         #expect(folder.exists("shared.wav"))
     }
 
+    @Test("a folder or a file in the session folder that is a symlink leading out stops a deletion with nothing removed")
+    func deleteNeverFollowsASymlinkOut() throws {
+        let log = folder.log
+        let outside = try TakeLogFolder("outside")
+        defer { try? FileManager.default.removeItem(atPath: outside.path) }
+        try outside.touch("take-001-a.wav")
+        try outside.touch("take-002-a.wav")
+        try FileManager.default.createSymbolicLink(atPath: folder.file("sub"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("take-002-a.wav"), withDestinationPath: outside.file("take-002-a.wav"))
+        try folder.touch("take-003-a.wav")
+        try FileManager.default.createDirectory(atPath: folder.file("inner"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("inside"), withDestinationPath: folder.file("inner"))
+        try folder.touch("inner/take-004-a.wav")
+        for (take, path) in [(1, "sub/take-001-a.wav"), (2, "take-002-a.wav"), (3, "./take-003-a.wav"), (4, "inside/take-004-a.wav")] {
+            try log.append(TakeLogEntry(take: take, status: .complete, sampleRate: 48_000, files: [TakeLogFile(path: path, tracks: ["a"])]))
+        }
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 1, path: "sub/take-001-a.wav")) { try log.delete(take: 1) }
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 2, path: "take-002-a.wav")) { try log.delete(take: 2) }
+        #expect(outside.exists("take-001-a.wav"))
+        #expect(outside.exists("take-002-a.wav"))
+        #expect(try log.entry(1).status == .complete)
+        #expect(try log.entry(2).status == .complete)
+        // A symlink that stays inside the folder is the folder's own business.
+        try log.delete(take: 3)
+        try log.delete(take: 4)
+        #expect(!folder.exists("take-003-a.wav"))
+        #expect(!folder.exists("inner/take-004-a.wav"))
+    }
+
+    @Test("a .jcap.lock that is a symlink is refused, and its target left as it was")
+    func lockNeverFollowsASymlink() throws {
+        let outside = try TakeLogFolder("outside")
+        defer { try? FileManager.default.removeItem(atPath: outside.path) }
+        try Data("precious\n".utf8).write(to: URL(fileURLWithPath: outside.file("precious")))
+        try FileManager.default.createSymbolicLink(atPath: folder.file(SessionLock.fileName), withDestinationPath: outside.file("precious"))
+        #expect(throws: TakeLogError.lockIsSymlink(path: folder.file(SessionLock.fileName))) {
+            _ = try SessionLock(folder: folder.path)
+        }
+        #expect(!SessionLock.isHeld(folder: folder.path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside.file("precious"))) == Data("precious\n".utf8))
+    }
+
     @Test("a file that cannot be removed is an error, and the take is not marked deleted")
     func removalFailure() throws {
         let log = folder.log
@@ -565,5 +654,15 @@ struct TakeLogTests {
         }
         let now = TakeLogTime.now()
         #expect(now.count == 27 && now.hasSuffix("Z"))
+    }
+}
+
+extension Data {
+    /// Appends these bytes to the file at `path`.
+    func appendTo(_ path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: self)
     }
 }

@@ -247,6 +247,36 @@ struct TakeRecoveryTests {
         #expect(try log.entry(1).status == .interrupted)
     }
 
+    @Test("a killed take's file reached through a symlink leading out of the folder is refused and left as it is")
+    func symlinkOutIsNeverRepaired() throws {
+        let test = Case(fileExtension: "wav", format: .pcm, bitDepth: 24, channels: 1, headerFrames: 1_000, writtenFrames: 3_000)
+        let outside = try TakeLogFolder("outside")
+        defer { try? FileManager.default.removeItem(atPath: outside.path) }
+        for name in ["take-001.wav", "take-002.wav"] {
+            try writeKilledFile(name, test)
+            try FileManager.default.moveItem(atPath: folder.file(name), toPath: outside.file(name))
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: outside.file("take-001.wav")))
+        let beforeSecond = try Data(contentsOf: URL(fileURLWithPath: outside.file("take-002.wav")))
+        // A folder inside the session that is a symlink to another folder, and a file that is one.
+        try FileManager.default.createSymbolicLink(atPath: folder.file("sub"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("take-002.wav"), withDestinationPath: outside.file("take-002.wav"))
+        try folder.appendStartRecordOfKilledProcess(startRecord(1, files: ["sub/take-001.wav"], tracks: 1))
+        let lock = try SessionLock(folder: folder.path)
+        defer { lock.release() }
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 1, path: "sub/take-001.wav")) {
+            _ = try folder.log.recoverInterruptedTakes()
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside.file("take-001.wav"))) == before)
+        try folder.log.append(TakeLogEntry(take: 1, status: .deleted, sampleRate: 48_000))
+
+        try folder.appendStartRecordOfKilledProcess(startRecord(2, files: ["take-002.wav"], tracks: 1))
+        #expect(throws: TakeLogError.fileOutsideFolder(take: 2, path: "take-002.wav")) {
+            _ = try folder.log.recoverInterruptedTakes()
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside.file("take-002.wav"))) == beforeSecond)
+    }
+
     @Test("other containers keep the length libsndfile reads, and are not touched")
     func otherContainers() throws {
         let name = "take-001.caf"

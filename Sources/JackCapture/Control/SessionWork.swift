@@ -133,7 +133,7 @@ final class SessionWork: ControlledWork {
             guard isInteractive else { return .takesStartThemselves }
             guard running == nil else { return .takeRecording(command) }
             cancelCued()
-            guard let last = try? session.log.entries().last(where: { $0.status != .discarded && $0.status != .deleted }) else {
+            guard let last = try? session.log.read().entries.last(where: { $0.status != .discarded && $0.status != .deleted }) else {
                 return .noTakeToDiscard
             }
             pendingDiscard = last.take

@@ -17,7 +17,8 @@ extension SoundFile {
     /// Opens a file to play: one that is missing, unreadable or not a regular file is
     /// `.unreadableFile` (strerror's reason), one libsndfile cannot decode `.unreadableFormat`.
     package static func open(playing path: String) throws(PlayerError) -> SoundFile {
-        let descriptor = Glibc.open(path, O_RDONLY)
+        // Non-blocking, so a FIFO cannot hold the open forever before it is refused.
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw .unreadableFile(path, reason: String(cString: strerror(errno)))
         }

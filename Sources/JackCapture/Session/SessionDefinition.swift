@@ -152,9 +152,17 @@ public struct SessionDefinition: Sendable, Equatable {
         func failure(_ reason: String) -> SessionFileError {
             SessionFileError(path: path, message: "cannot read the session file: \(reason)")
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so a FIFO or a device cannot hold the open (and jcap) forever; only a
+        // regular file is read, so nothing can block the reads either.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure(String(cString: strerror(errno))) }
+        if status.st_mode & S_IFMT == S_IFDIR { throw failure(String(cString: strerror(EISDIR))) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw failure("not a regular file (\(fileKind(status.st_mode)))")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
@@ -168,6 +176,17 @@ public struct SessionDefinition: Sendable, Equatable {
             guard bytes.count <= maximumFileBytes else {
                 throw failure("larger than \(maximumFileBytes >> 20) MiB, so not a session file")
             }
+        }
+    }
+
+    /// What a file that is not a regular file is, for the refusal.
+    private static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a file"
         }
     }
 
@@ -226,7 +245,7 @@ public struct SessionTrack: Sendable, Equatable {
 }
 
 /// Where a track's signal comes from.
-public enum SessionTrackSource: Sendable, Equatable {
+public enum SessionTrackSource: Sendable, Hashable {
     /// A physical capture channel, 1-based, in the server's natural order (as `SourceSelection.channels`).
     case channel(Int)
     /// An output port's exact name or a glob (`*`, `?`, `[..]`), as `SourceSelection.ports`.

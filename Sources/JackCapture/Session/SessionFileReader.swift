@@ -7,7 +7,7 @@ import TOMLKit
 ///
 /// The checks run in a fixed order: TOML syntax, the top-level tables, [session] (unknown keys,
 /// then each key, then the format they make), each track in file order (unknown keys, then each
-/// key), then what tracks must not share (names, JACK ports, file names), arming, and each take
+/// key), then what tracks must not share (names, JACK ports, file names, sources), arming, and each take
 /// file's channel count.
 struct SessionFileReader {
     typealias Table = SessionFileLocator.Table
@@ -77,6 +77,15 @@ struct SessionFileReader {
     /// `track 'Kick In'`: how messages name a track.
     static func context(ofTrack name: String) -> String { "track '\(name)'" }
 
+    /// Why a track may not have `source`: `earlier` has it already.
+    static func sharedSource(_ source: SessionTrackSource, with earlier: SessionTrack) -> String {
+        let written = switch source {
+        case .channel(let channel): "capture channel \(channel)"
+        case .port(let pattern): "'\(pattern)'"
+        }
+        return "\(written) is already the source of track '\(earlier.name)' on line \(earlier.line) (a source feeds one track)"
+    }
+
     // MARK: - Syntax and structure
 
     private func parseTOML() throws(SessionFileError) -> TOMLTable {
@@ -86,13 +95,86 @@ struct SessionFileReader {
             throw SessionFileError(path: path, line: line, message: "a NUL character: a session file is text")
         }
         do {
-            return try TOMLTable(string: text)
+            return try TOMLTable(string: Self.replacingNULEscapes(text))
         } catch let error as TOMLParseError {
             let line = error.source.begin.line
             throw SessionFileError(path: path, line: line > 0 ? line : nil, message: "not valid TOML: " + Self.sentence(error.description))
         } catch {
             throw SessionFileError(path: path, message: "not valid TOML: \(error)")
         }
+    }
+
+    /// The text with every NUL written as an escape in a basic string (`\u0000`, `\U00000000`)
+    /// written `_` instead. TOMLKit hands strings back as C strings, so a NUL would silently cut a
+    /// name short (`Vo\u0000x` read as `Vo`); as `_` it is what the file name makes of every
+    /// unsafe character (`SessionNaming.fileSystemSafe`), and JACK can name a port after it.
+    /// Literal strings, comments and an escaped backslash before `u0000` are left alone.
+    static func replacingNULEscapes(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "\\")) else { return text }
+        enum Place { case outside, comment, basic, multilineBasic, literal, multilineLiteral }
+        func starts(_ pattern: String, at index: Int) -> Bool {
+            let pattern = Array(pattern.utf8)
+            return index + pattern.count <= bytes.count && bytes[index..<index + pattern.count].elementsEqual(pattern)
+        }
+        /// The end of a closing `"""` or `'''` at `index`: up to two more quotes belong to the string.
+        func closingEnd(at index: Int, quote: UInt8) -> Int {
+            var end = index + 3
+            while end < bytes.count, end < index + 5, bytes[end] == quote { end += 1 }
+            return end
+        }
+        let quote = UInt8(ascii: "\""), apostrophe = UInt8(ascii: "'"), newline = UInt8(ascii: "\n")
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var place = Place.outside
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            var next = index + 1
+            switch place {
+            case .outside:
+                if byte == UInt8(ascii: "#") {
+                    place = .comment
+                } else if starts("\"\"\"", at: index) {
+                    place = .multilineBasic
+                    next = index + 3
+                } else if starts("'''", at: index) {
+                    place = .multilineLiteral
+                    next = index + 3
+                } else if byte == quote {
+                    place = .basic
+                } else if byte == apostrophe {
+                    place = .literal
+                }
+            case .comment:
+                if byte == newline { place = .outside }
+            case .basic, .multilineBasic:
+                if byte == UInt8(ascii: "\\") {
+                    if starts("\\u0000", at: index) || starts("\\U00000000", at: index) {
+                        result.append(UInt8(ascii: "_"))
+                        index += bytes[index + 1] == UInt8(ascii: "u") ? 6 : 10
+                        continue
+                    }
+                    // Any other escape: the backslash and what it escapes (a quote, a backslash).
+                    next = min(index + 2, bytes.count)
+                } else if place == .basic, byte == quote || byte == newline {
+                    place = .outside
+                } else if place == .multilineBasic, starts("\"\"\"", at: index) {
+                    next = closingEnd(at: index, quote: quote)
+                    place = .outside
+                }
+            case .literal:
+                if byte == apostrophe || byte == newline { place = .outside }
+            case .multilineLiteral:
+                if starts("'''", at: index) {
+                    next = closingEnd(at: index, quote: apostrophe)
+                    place = .outside
+                }
+            }
+            result += bytes[index..<next]
+            index = next
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// toml++'s "Error while parsing ..." as the rest of a message: "error while parsing ...".
@@ -423,6 +505,16 @@ struct SessionFileReader {
             trackByName[name] = index
             trackByPort[track.portName] = index
             trackByFileName[fileKey] = index
+        }
+
+        // A source feeds one track: JACK connects a port to a source once, so a second track
+        // would record nothing (and the recorder refuses a channel listed twice).
+        var trackBySource: [SessionTrackSource: Int] = [:]
+        for (index, track) in tracks.enumerated() {
+            if let earlier = trackBySource[track.source] {
+                throw errors.track(index, "source", name: track.name, Self.sharedSource(track.source, with: tracks[earlier]))
+            }
+            trackBySource[track.source] = index
         }
 
         var groupByFileName: [String: (name: String, firstTrack: Int)] = [:]

@@ -23,8 +23,10 @@ package final class SessionLock: Sendable {
     package init(folder: String) throws(TakeLogError) {
         self.folder = folder
         let path = folder + "/" + Self.fileName
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // O_NOFOLLOW: a lock file that is a symlink would have its target truncated below.
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
+            if errno == ELOOP { throw .lockIsSymlink(path: path) }
             throw .cannotLock(folder: folder, reason: String(cString: strerror(errno)))
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

@@ -20,6 +20,9 @@ public final class StudioSession: Sendable {
     private let context: StudioSessionContext
     /// Takes found unfinished when the session opened, now logged as interrupted.
     public let recoveredTakes: [TakeLogEntry]
+    /// Lines of the take log that could not be read when the session opened: skipped (or read
+    /// without an unknown status), reported once; the session records all the same.
+    public let skippedLogLines: [TakeLogReading.SkippedLine]
     /// Every track's source, in track (and channel) order.
     public var sources: [String] { client.sources }
     /// Free bytes on the session folder's file system below which a take is stopped cleanly: what
@@ -64,7 +67,9 @@ public final class StudioSession: Sendable {
         let log = TakeLog(folder: definition.folder)
         do {
             folderLock = try SessionLock(folder: definition.folder)
+            try log.checkWritable()
             recoveredTakes = try log.recoverInterruptedTakes()
+            skippedLogLines = try log.read().skipped
         } catch { throw .takeLog(error) }
 
         var configuration = CaptureConfiguration()
@@ -118,7 +123,13 @@ public final class StudioSession: Sendable {
         let physical = jack.physicalCapturePorts()
         let outputs = jack.audioOutputPorts()
         var sources: [String] = []
+        var trackBySource: [String: Int] = [:]
         for (index, track) in definition.tracks.enumerated() {
+            // Two spellings of one port (a channel and its port name, a glob): refused at the
+            // second track's source, before the session folder is made.
+            defer {
+                if index < sources.count, trackBySource[sources[index]] == nil { trackBySource[sources[index]] = index }
+            }
             switch track.source {
             case .channel(let channel):
                 guard channel >= 1, channel <= physical.count else {
@@ -136,6 +147,12 @@ public final class StudioSession: Sendable {
                     throw .sessionFile(definition.error(track: index, key: "source", "'\(pattern)': \(found)"))
                 }
                 sources.append(matches[0])
+            }
+            if let earlier = trackBySource[sources[index]] {
+                throw .sessionFile(definition.error(
+                    track: index, key: "source",
+                    "JACK port '\(sources[index])' is already the source of track '\(definition.tracks[earlier].name)' "
+                        + "on line \(definition.tracks[earlier].line) (a source feeds one track)"))
             }
         }
         return sources
@@ -258,6 +275,8 @@ public final class StudioSession: Sendable {
         let lengthFrames: Int64?
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
         if count > 1 && lengthFrames == nil { throw .takesNeedLength }
+        // Before any file is made: a take whose start cannot be logged would leave orphan files.
+        do { try log.checkWritable() } catch { throw .takeLog(error) }
         let first = log.nextTakeNumber()
         // Checked before any arithmetic on it: the number comes from file names and the log.
         guard first <= SessionTake.highestNumber - (count - 1) else {
@@ -341,7 +360,7 @@ public final class StudioSession: Sendable {
         // A split take's last segment is numbered as it is recorded.
         guard let number = state.withLock({ state in state.lastTakeNumber.map { max($0, state.current?.lastNumber ?? $0) } }) else { return nil }
         do {
-            guard try log.entries().contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
+            guard try log.read().entries.contains(where: { $0.take == number && $0.status != .discarded && $0.status != .deleted })
             else { return nil }
             try log.discard(take: number)
         } catch { throw .takeLog(error) }

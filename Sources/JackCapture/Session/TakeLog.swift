@@ -79,13 +79,13 @@ public final class TakeLog: Sendable {
     /// The files go first and the record after: a crash in between leaves a take marked as it was
     /// with files missing (deleting it again finishes), never a take marked deleted whose audio is
     /// still there unaccounted for. Every file is checked before any is removed: a file outside
-    /// the folder, or one that is another take's, stops the whole deletion with nothing removed.
+    /// the folder (by its path or through a symlink), or one that is another take's, stops the whole deletion with nothing removed.
     private func remove(take: Int, status: TakeStatus) throws(TakeLogError) {
         let all = try entries()
         guard let entry = all.first(where: { $0.take == take }) else { throw .noSuchTake(take) }
         var paths: [String] = []
         for file in entry.files {
-            let relative = try checkedPath(file.path, take: take)
+            let relative = try containedPath(file.path, take: take)
             if let number = TakeNaming.takeNumber(of: Self.lastComponent(relative)), number != take {
                 throw .fileOfAnotherTake(take: take, path: file.path, otherTake: number)
             }
@@ -121,6 +121,37 @@ public final class TakeLog: Sendable {
         return components.joined(separator: "/")
     }
 
+    /// `checkedPath`, and the file must also stay inside the session folder once symlinks are
+    /// followed: a folder on its way that is a symlink must lead to a folder inside the session
+    /// folder (realpath), and so must the file itself if it is one. A file that is not there
+    /// passes (there is nothing to touch); a symlink that leads nowhere does not.
+    func containedPath(_ path: String, take: Int) throws(TakeLogError) -> String {
+        let relative = try checkedPath(path, take: take)
+        let joined = folder + "/" + relative
+        var info = stat()
+        guard lstat(joined, &info) == 0 else { return relative }
+        guard let root = Self.realPath(folder),
+              let parent = Self.realPath(Self.directory(of: joined)), Self.isInside(parent, root: root, orEqual: true)
+        else { throw .fileOutsideFolder(take: take, path: path) }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            guard let target = Self.realPath(joined), Self.isInside(target, root: root, orEqual: false) else {
+                throw .fileOutsideFolder(take: take, path: path)
+            }
+        }
+        return relative
+    }
+
+    /// realpath(3): the path with every symlink, `.` and `..` resolved; nil when it cannot be.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func isInside(_ path: String, root: String, orEqual: Bool) -> Bool {
+        (orEqual && path == root) || path.hasPrefix(root == "/" ? "/" : root + "/")
+    }
+
     // MARK: Recovery
 
     /// Finds the takes whose process was killed (a `recording` record and no end record), measures
@@ -132,17 +163,20 @@ public final class TakeLog: Sendable {
     /// Only while this process holds the session lock (`sessionNotLocked` otherwise): the lock
     /// proves no other jcap is recording into the folder, so every `recording` take without an end
     /// is truly dead. Takes this process is recording itself (appended as `recording` and not
-    /// ended) are left alone. Every file a take lists is checked to be inside the folder before
-    /// any is touched. Audio is never truncated or rewritten, only header sizes, so running it
+    /// ended) are left alone, and so are takes with a line the log cannot read (`read()`): it may
+    /// be their end. Every file a take lists is checked to be inside the folder before
+    /// any is touched, after symlinks too (`containedPath`). Audio is never truncated or rewritten, only header sizes, so running it
     /// again after a crash during recovery is safe.
     package func recoverInterruptedTakes() throws(TakeLogError) -> [TakeLogEntry] {
         guard SessionLock.isHeld(folder: folder) else { throw .sessionNotLocked(folder: folder) }
         let identity = SessionRegistry.Folder(path: folder)
         var recovered: [TakeLogEntry] = []
-        for var entry in try entries()
-        where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity) {
+        let reading = try read()
+        let unsure = reading.takesWithSkippedLines
+        for var entry in reading.entries
+        where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity) && !unsure.contains(entry.take) {
             var relatives: [String] = []
-            for file in entry.files { relatives.append(try checkedPath(file.path, take: entry.take)) }
+            for file in entry.files { relatives.append(try containedPath(file.path, take: entry.take)) }
             var shortest: Int64?
             for (index, relative) in relatives.enumerated() {
                 let measured = try TakeFileRepair.measureAndRepair(path: folder + "/" + relative)
@@ -170,9 +204,22 @@ public final class TakeLog: Sendable {
 
     // MARK: Reading
 
-    /// Every take in the log, its records merged, by take number ascending.
+    /// Every take in the log, its records merged, by take number ascending; the first line that
+    /// is not a record (and not a torn write) is an error naming it. Deleting reads this way: a
+    /// take whose record cannot be read might share a file with the take being deleted.
     public func entries() throws(TakeLogError) -> [TakeLogEntry] {
-        guard let bytes = try contents() else { return [] }
+        let reading = try read()
+        if let error = reading.firstError { throw error }
+        return reading.entries
+    }
+
+    /// Every take that can be read, and the lines that cannot (`TakeLogReading.skipped`): one bad
+    /// line never hides the rest of the log. A record with a status this jcap does not know keeps
+    /// its other keys, unless it is the take's first record (a take needs a status): then it is
+    /// skipped, as a line that is not a record is. Only a log that cannot be read at all throws.
+    public func read() throws(TakeLogError) -> TakeLogReading {
+        var reading = TakeLogReading(path: path, entries: [], skipped: [])
+        guard let bytes = try contents() else { return reading }
         var merged: [Int: TakeLogEntry] = [:]
         for line in Self.lines(bytes) {
             let record: TakeLogRecord
@@ -180,20 +227,30 @@ public final class TakeLog: Sendable {
                 record = try JSONDecoder().decode(TakeLogRecord.self, from: Data(line.bytes))
             } catch {
                 if TakeLogLines.isTorn(line.bytes) || (line.isLast && !line.terminated) { continue }
-                throw .unreadableLog(path: path, line: line.number, reason: TakeLogLines.describe(error))
+                reading.skipped.append(.init(line: line.number, take: TakeLogLines.leadingTakeNumber(line.bytes),
+                                             reason: TakeLogLines.describe(error), keptOtherKeys: false))
+                continue
             }
-            if merged[record.take] == nil, record.status == nil {
-                throw .unreadableLog(path: path, line: line.number,
-                                     reason: "the first record of take \(record.take) has no status")
+            if let unknown = record.unknownStatus {
+                let statuses = TakeStatus.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                let reason = "unknown status \"\(unknown)\" (use \(statuses))"
+                let keeps = merged[record.take] != nil
+                reading.skipped.append(.init(line: line.number, take: record.take, reason: reason, keptOtherKeys: keeps))
+                if !keeps { continue }
+            } else if merged[record.take] == nil, record.status == nil {
+                reading.skipped.append(.init(line: line.number, take: record.take, reason: "the first record of take \(record.take) has no status",
+                                             keptOtherKeys: false))
+                continue
             }
             merged[record.take] = record.merged(into: merged[record.take], status: .recording)
         }
-        return merged.values.sorted { $0.take < $1.take }
+        reading.entries = merged.values.sorted { $0.take < $1.take }
+        return reading
     }
 
-    /// The take's merged entry, or `noSuchTake`.
+    /// The take's merged entry, or `noSuchTake`; lines that cannot be read are passed over (`read()`).
     public func entry(_ take: Int) throws(TakeLogError) -> TakeLogEntry {
-        guard let entry = try entries().first(where: { $0.take == take }) else { throw .noSuchTake(take) }
+        guard let entry = try read().entries.first(where: { $0.take == take }) else { throw .noSuchTake(take) }
         return entry
     }
 
@@ -231,12 +288,17 @@ public final class TakeLog: Sendable {
 
     /// The log's bytes, or nil when there is no log yet.
     func contents() throws(TakeLogError) -> [UInt8]? {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking and regular files only: a FIFO in the log's place must not hold jcap.
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw .cannotReadLog(path: path, reason: String(cString: strerror(errno)))
         }
         defer { Glibc.close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .cannotReadLog(path: path, reason: "not a regular file")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -278,6 +340,22 @@ public final class TakeLog: Sendable {
 
     // MARK: Writing
 
+    /// Refuses a log that exists but cannot be appended to (read-only, immutable, not a regular
+    /// file), naming it: checked when a session opens and before each take creates its files, so
+    /// a take never starts whose start record cannot be written (its files would be orphans).
+    /// A log not made yet passes: the session folder's own checks cover creating it.
+    package func checkWritable() throws(TakeLogError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw .cannotWriteLog(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .cannotWriteLog(path: path, reason: "not a regular file") }
+        let descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotWriteLog(path: path, reason: String(cString: strerror(errno))) }
+        Glibc.close(descriptor)
+    }
+
     /// Appends the record as one line: one write(2) on a descriptor opened with O_APPEND, then
     /// fsync. A log that did not exist is created and its folder fsynced too, so the new file's
     /// name is as durable as its first record. If the log ends in a line cut short, the record is
@@ -286,13 +364,13 @@ public final class TakeLog: Sendable {
         var line = record.encoded()
         line.append(UInt8(ascii: "\n"))
         var created = false
-        var descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        var descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC)
         if descriptor < 0, errno == ENOENT {
             descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor >= 0 {
                 created = true
             } else if errno == EEXIST {
-                descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+                descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC)
             }
         }
         guard descriptor >= 0 else { throw .cannotWriteLog(path: path, reason: String(cString: strerror(errno))) }
@@ -318,7 +396,7 @@ public final class TakeLog: Sendable {
     /// True when the file is not empty and its last byte is not a newline: the last append was
     /// cut short.
     private static func endsWithoutNewline(_ path: String) -> Bool {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { Glibc.close(descriptor) }
         var info = stat()

@@ -24,6 +24,9 @@ public enum TakeLogError: Error, Equatable, Sendable {
     case cannotRepair(path: String, reason: String)
     /// Another jcap process has the session folder open.
     case sessionInUse(folder: String, pid: Int32?)
+    /// The session folder's lock file is a symbolic link: jcap never follows it (it would
+    /// truncate whatever it points to).
+    case lockIsSymlink(path: String)
     /// The session lock could not be taken for another reason than its being held.
     case cannotLock(folder: String, reason: String)
     /// Recovery was asked for without this process holding the session lock: a take that looks
@@ -55,6 +58,8 @@ extension TakeLogError: CustomStringConvertible {
         case .sessionInUse(let folder, let pid):
             if let pid { return "session folder \(folder) is in use by jcap (PID \(pid))" }
             return "session folder \(folder) is in use by another jcap process"
+        case .lockIsSymlink(let path):
+            return "the session lock \(path) is a symbolic link; jcap does not follow it (remove it)"
         case .cannotLock(let folder, let reason):
             return "cannot lock session folder \(folder): \(reason)"
         case .sessionNotLocked(let folder):

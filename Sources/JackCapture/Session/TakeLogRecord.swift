@@ -35,6 +35,9 @@ struct TakeLogRecord: Decodable, Equatable {
     var note: String??
     /// nil: the record does not touch the mark; `.some(nil)`: it clears it.
     var mark: TakeMark??
+    /// A status this jcap does not know (a newer jcap's), as written; `status` is nil then, so
+    /// the record's other keys can still be read (`TakeLog.read()` reports the line).
+    var unknownStatus: String?
 
     init(take: Int, status: TakeStatus? = nil, note: String?? = nil, mark: TakeMark?? = nil) {
         self.take = take
@@ -74,7 +77,11 @@ struct TakeLogRecord: Decodable, Equatable {
         guard take >= 1 else {
             throw DecodingError.dataCorruptedError(forKey: .take, in: container, debugDescription: "take number \(take) is below 1")
         }
-        status = try container.decodeIfPresent(TakeStatus.self, forKey: .status)
+        if let written = try? container.decodeIfPresent(String.self, forKey: .status), TakeStatus(rawValue: written) == nil {
+            unknownStatus = written
+        } else {
+            status = try container.decodeIfPresent(TakeStatus.self, forKey: .status)
+        }
         startFrame = try container.decodeIfPresent(UInt32.self, forKey: .startFrame)
         startTime = try container.decodeIfPresent(String.self, forKey: .startTime)
         transportFrame = try container.decodeIfPresent(UInt32.self, forKey: .transportFrame)
