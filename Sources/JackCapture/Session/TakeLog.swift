@@ -134,13 +134,15 @@ public final class TakeLog: Sendable {
     /// is truly dead. Takes this process is recording itself (appended as `recording` and not
     /// ended) are left alone. Every file a take lists is checked to be inside the folder before
     /// any is touched. Audio is never truncated or rewritten, only header sizes, so running it
-    /// again after a crash during recovery is safe.
+    /// again after a crash during recovery is safe. An interrupted take an earlier jcap logged
+    /// with an unknown length (`isLoggedWithUnknownLength`) is measured again the same way.
     package func recoverInterruptedTakes() throws(TakeLogError) -> [TakeLogEntry] {
         guard SessionLock.isHeld(folder: folder) else { throw .sessionNotLocked(folder: folder) }
         let identity = SessionRegistry.Folder(path: folder)
         var recovered: [TakeLogEntry] = []
         for var entry in try entries()
-        where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity) {
+        where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity)
+            || Self.isLoggedWithUnknownLength(entry) {
             var relatives: [String] = []
             for file in entry.files { relatives.append(try checkedPath(file.path, take: entry.take)) }
             var shortest: Int64?
@@ -156,6 +158,13 @@ public final class TakeLog: Sendable {
             recovered.append(entry)
         }
         return recovered
+    }
+
+    /// An interrupted take logged by an earlier jcap with libsndfile's unknown length
+    /// (SF_COUNT_MAX, a killed FLAC file's) as its frames: measured again, the log corrected.
+    static func isLoggedWithUnknownLength(_ entry: TakeLogEntry) -> Bool {
+        entry.status == .interrupted
+            && (SoundFile.isUnknownLength(entry.frames) || entry.files.contains { $0.frames.map(SoundFile.isUnknownLength) ?? false })
     }
 
     /// `frames` at `fileRate` counted at `takeRate` (rounded down); unchanged when either rate is
