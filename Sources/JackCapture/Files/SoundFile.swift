@@ -21,6 +21,8 @@ package final class SoundFile: @unchecked Sendable {
     /// Whether any audio has been written: libsndfile 1.2.0 accepts a chunk added after that and
     /// rewrites the header around it over the first samples, so `setChunk` refuses then.
     private(set) var hasWrittenAudio = false
+    /// Frames written so far, counting the whole frames of a short write: what the file holds.
+    private(set) package var framesWritten: Int64 = 0
 
     private init(handle: OpaquePointer, path: String, info: SF_INFO, descriptor: Int32? = nil) {
         self.handle = handle
@@ -113,10 +115,12 @@ package final class SoundFile: @unchecked Sendable {
     }
 
     /// Writes `frames` interleaved frames (sf_writef_float). A short write is an error (a full
-    /// disk); libsndfile's message and errno say which.
+    /// disk); libsndfile's message and errno say which, and `framesWritten` counts the whole
+    /// frames it did write.
     package func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
         hasWrittenAudio = true
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
+        framesWritten += Int64(max(0, written))
         guard written == frames else {
             let code = errno
             let library = String(cString: sf_strerror(handle))

@@ -154,7 +154,7 @@ public final class SessionTake: Sendable {
             case .complete: status = stopReason == .diskFull ? .diskFull : .complete
             case .lostFrames: status = stopReason == .diskFull ? .diskFull : .framesLost
             case .serverShutDown: status = .serverShutdown
-            case .writeFailed: status = .writeFailed
+            case .writeFailed: status = TakeStatus(report.outcome)   // ENOSPC, EDQUOT: disk full
             case .sampleRateChanged: status = .interrupted
             case .cancelled, .missedStart: status = .discarded
             }
