@@ -125,4 +125,32 @@ final class DiskFullTests: JackTestCase {
         XCTAssertEqual(signal.frames, counted.inData)
         XCTAssertTrue(signal.isIntact, "\(signal)")
     }
+
+    func testAFullDiskAtTheStartIsSaidToBeFullNotBlamedOnTheFormat() throws {
+        let disk = try mountDisk(megabytes: 2)
+        try fill(disk)
+        let run = try runJcap(signalPorts(2) + ["--for", "1s", "--meter", "none", "-o", disk + "/take.wav"])
+        XCTAssertEqual(run.status, 4, run.errors)
+        XCTAssertTrue(run.errors.contains(String(cString: strerror(ENOSPC))), run.errors)
+        XCTAssertTrue(run.errors.contains("the disk holding '\(disk)' is full (0 bytes free)"), run.errors)
+        XCTAssertFalse(run.errors.contains("libsndfile cannot write"), run.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: disk + "/take.wav"), "no file left behind")
+    }
+
+    func testANearlyFullDiskBeforeASessionTakeSaysSoAndExitsEight() throws {
+        let disk = try mountDisk(megabytes: 4)
+        let sessionFile = disk + "/nearly.toml"
+        try "[session]\nname = \"nearly\"\nformat = \"wav\"\n\n[[track]]\nname = \"In 1\"\nsource = \"sig:out_1\"\n"
+            .write(toFile: sessionFile, atomically: true, encoding: .utf8)
+        // Less than the ring's worth (4 s of one 24-bit track, 576,000 bytes) and a MiB, but not nothing.
+        try fill(disk, leaving: 1 << 20)
+        let run = try runJcap(["session", sessionFile, "--for", "1s", "--meter", "none"])
+        XCTAssertEqual(run.status, 8, run.errors)
+        // The free space as jcap measured it, after its lock file took a page.
+        XCTAssertTrue(run.errors.contains("the disk holding '\(disk)/nearly' is nearly full: "), run.errors)
+        XCTAssertTrue(run.errors.contains(" KiB free, and a take needs 1.5 MiB"), run.errors)
+        XCTAssertFalse(run.errors.contains("stopped before the start"), run.errors)
+        let takes = try FileManager.default.contentsOfDirectory(atPath: disk + "/nearly").filter { $0.hasPrefix("take-") }
+        XCTAssertEqual(takes, [], "no take file made")
+    }
 }

@@ -61,9 +61,12 @@ package final class SoundFile: @unchecked Sendable {
             throw .outputUnwritable(path, reason: String(cString: strerror(code)))
         }
         guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+            let code = errno
             let reason = String(cString: sf_strerror(nil))
             Glibc.close(descriptor)
             unlink(path)
+            // The header could not be written: a full disk is the disk's fault, not the format's.
+            if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
             throw .format(.libsndfileRefused(format: "\(format.displayName) with \(channels) channels", reason: reason))
         }
         let file = SoundFile(handle: handle, path: path, info: info, descriptor: descriptor)
@@ -80,6 +83,19 @@ package final class SoundFile: @unchecked Sendable {
         // Float to integer conversion clips at full scale instead of wrapping around.
         _ = jcap_sf_command_bool(handle, Int32(SFC_SET_CLIPPING), 1)
         return file
+    }
+
+    /// A write of `path` refused with ENOSPC or EDQUOT, naming the folder and its free space. The
+    /// reason starts with strerror's text, as a failed write's does (`TakeStatus` counts it as
+    /// `diskFull`).
+    static func diskFull(writing path: String, errorNumber: Int32) -> CaptureError {
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var reason = String(cString: strerror(errorNumber)) + ": the disk holding '\(folder.isEmpty ? "/" : folder)' is full"
+        var info = statvfs()
+        if statvfs(folder.isEmpty ? "/" : folder, &info) == 0 {
+            reason += " (\(ByteCountText.describe(Int64(info.f_bavail) * Int64(info.f_frsize))) free)"
+        }
+        return .writeFailed(path: path, reason: reason)
     }
 
     /// Quality (SFC_SET_VBR_ENCODING_QUALITY; for MP3 also SFC_SET_BITRATE_MODE variable, so the

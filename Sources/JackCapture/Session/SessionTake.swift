@@ -81,6 +81,11 @@ public final class SessionTake: Sendable {
     /// Why it stopped (so far).
     public var stopReason: StopReason { state.withLock { $0.reason } }
 
+    /// The session folder, and the free space on its disk now (nil if it cannot be read): what a
+    /// take stopped for a nearly full disk tells.
+    public var folder: String { session.definition.folder }
+    public var freeDiskBytes: Int64? { session.freeDiskBytes }
+
     /// The number of the take being recorded now (with several takes, it advances).
     public var currentNumber: Int {
         state.withLock { $0.begun.keys.max() ?? numbers.lowerBound }
