@@ -305,10 +305,17 @@ final class StudioSessionTests: JackTestCase {
             let sound = try SoundFile.open(readingFrom: folder("flackill") + "/" + file.path)
             let signal = TestSignalReport.check(file: sound, signalChannels: [index])
             XCTAssertEqual(file.frames, signal.frames, "\(file.path): the log says what it decodes to")
+            XCTAssertEqual(try SoundFile.open(readingFrom: folder("flackill") + "/" + file.path).frames, signal.frames,
+                           "\(file.path): its STREAMINFO says so too")
             XCTAssertTrue(signal.isIntact, "\(file.path): \(signal)")
             shortest = min(shortest, signal.frames)
         }
         XCTAssertEqual(entry.frames, shortest)
+        // Played back, it ends where its audio does.
+        let first = try XCTUnwrap(entry.files.first)
+        let player = try launchJcap(["play", folder("flackill") + "/" + first.path, "--name", "plflac", "--no-connect", "--meter", "none"])
+        XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+        XCTAssertTrue(player.errorOutput.contains("played to file frame \(try XCTUnwrap(first.frames))"), player.errorOutput)
     }
 
     func testBadSessionsAreRefusedInOneLineAndCreateNothing() throws {

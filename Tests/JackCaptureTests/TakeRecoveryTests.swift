@@ -286,6 +286,10 @@ struct TakeRecoveryTests {
         #expect(recovered.first?.files.map(\.frames) == [decoded])
         #expect(try folder.log.entry(1).frames == decoded)
         #expect(try folder.log.recoverInterruptedTakes().isEmpty)
+        // STREAMINFO now says so: every reader knows the length, and the audio is as it was.
+        #expect(try SoundFile.open(readingFrom: folder.file(name)).frames == decoded)
+        #expect(try decodedSamplesMatch(name, channels: 2) == decoded)
+        #expect(try TakeFileRepair.measureAndRepair(path: folder.file(name)) == .init(frames: decoded, sampleRate: 48_000, repaired: false))
     }
 
     @Test("an interrupted take an earlier jcap logged with libsndfile's unknown length is corrected on the next open")
