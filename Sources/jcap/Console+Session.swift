@@ -82,6 +82,12 @@ extension Console {
                 line("jcap: error: the start time passed before recording was ready; nothing recorded")
                 return
             }
+            if sessionTake.stopReason == .diskFull {
+                let free = sessionTake.freeDiskBytes.map { ByteCountText.describe($0) + " free" } ?? "its free space unknown"
+                line("jcap: error: the disk holding '\(sessionTake.folder)' is nearly full (\(free)): "
+                    + "the take stopped before its start; nothing recorded")
+                return
+            }
             line("jcap: stopped before the start; nothing recorded")
             return
         }

@@ -11,7 +11,8 @@ extension ExitStatus {
             self.init(for: report.outcome)
         case .sessionTakeFinished(let sessionTake, let entries):
             if entries.isEmpty {
-                self = sessionTake.recording.report?.outcome == .missedStart ? .startInPast : .cancelled
+                self = sessionTake.recording.report?.outcome == .missedStart ? .startInPast
+                    : sessionTake.stopReason == .diskFull ? .diskFull : .cancelled
             } else {
                 self = .worst(entries.map { ExitStatus(for: $0.status) })
             }

@@ -6,7 +6,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case failure = 1
     /// The take is complete and aligned, but frames were lost (written as silence).
     case lostFrames = 3
-    /// Writing the file failed mid-take (a full disk); what was written is readable.
+    /// Writing a file failed, mid-take or at its start (a full disk); what was written is readable.
     case writeFailed = 4
     /// The JACK server went away mid-take; what was received is in the file.
     case serverShutDown = 5
@@ -14,7 +14,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case cancelled = 6
     /// The JACK server's sample rate changed mid-take: the take stopped there; the file is valid.
     case sampleRateChanged = 7
-    /// A session's take stopped because the disk was nearly full; every file is finalized.
+    /// A session's take stopped, or could not start, because the disk was (nearly) full; every file is finalized.
     case diskFull = 8
     case noServer = 10
     /// An unknown port or channel, or a bad channel list.
@@ -104,6 +104,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .overdub: self = .noSuchTake
         case .unknownTrack: self = .unknownSource
         case .noArmedTrack: self = .badSessionFile
+        case .diskNearlyFull: self = .diskFull
         }
     }
 

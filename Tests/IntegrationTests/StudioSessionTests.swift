@@ -279,6 +279,45 @@ final class StudioSessionTests: JackTestCase {
         XCTAssertEqual(missing.status, 23, missing.errors)
     }
 
+    /// A killed FLAC file's header gives no length (libsndfile: SF_COUNT_MAX): the take is logged
+    /// with the frames its files decode to, every one the signal.
+    func testAKilledFLACTakeIsLoggedWithTheFramesItsFilesDecodeTo() throws {
+        let tracks = (1...2).map { "[[track]]\nname = \"In \($0)\"\nsource = \"sig:out_\($0)\"\n" }.joined(separator: "\n")
+        let session = path("flackill.toml")
+        try ("[session]\nname = \"flackill\"\nformat = \"flac\"\n\n" + tracks).write(toFile: session, atomically: true, encoding: .utf8)
+        let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--for", "60s", "--meter", "none"],
+                                  server: server.name, directory: directory)
+        try Self.waitFor("the take to start") { jcap.errorOutput.contains("recording take 1") }
+        usleep(1_700_000)
+        jcap.signal(SIGKILL)
+        _ = try jcap.wait(timeout: 10)
+        XCTAssertEqual(try logEntries("flackill").first?.status, .recording, "the start record is on disk")
+
+        let list = try launchJcap(["takes", session])
+        XCTAssertEqual(try list.wait(timeout: 60), 0, list.errorOutput)
+        XCTAssertFalse(list.output.contains("53375995583"), list.output)
+        let entry = try XCTUnwrap(try logEntries("flackill").first)
+        XCTAssertEqual(entry.status, .interrupted)
+        XCTAssertGreaterThan(entry.frames, Int64(server.sampleRate), "more than a second was recorded")
+        XCTAssertLessThan(entry.frames, Int64(60 * server.sampleRate))
+        var shortest = Int64.max
+        for (index, file) in entry.files.enumerated() {
+            let sound = try SoundFile.open(readingFrom: folder("flackill") + "/" + file.path)
+            let signal = TestSignalReport.check(file: sound, signalChannels: [index])
+            XCTAssertEqual(file.frames, signal.frames, "\(file.path): the log says what it decodes to")
+            XCTAssertEqual(try SoundFile.open(readingFrom: folder("flackill") + "/" + file.path).frames, signal.frames,
+                           "\(file.path): its STREAMINFO says so too")
+            XCTAssertTrue(signal.isIntact, "\(file.path): \(signal)")
+            shortest = min(shortest, signal.frames)
+        }
+        XCTAssertEqual(entry.frames, shortest)
+        // Played back, it ends where its audio does.
+        let first = try XCTUnwrap(entry.files.first)
+        let player = try launchJcap(["play", folder("flackill") + "/" + first.path, "--name", "plflac", "--no-connect", "--meter", "none"])
+        XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+        XCTAssertTrue(player.errorOutput.contains("played to file frame \(try XCTUnwrap(first.frames))"), player.errorOutput)
+    }
+
     func testBadSessionsAreRefusedInOneLineAndCreateNothing() throws {
         let unknown = try writeSession("unknown", extra: "colour = \"red\"")
         var run = try runJcap(["session", unknown, "--for", "1s"])

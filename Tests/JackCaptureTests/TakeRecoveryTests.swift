@@ -277,6 +277,80 @@ struct TakeRecoveryTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: outside.file("take-002.wav"))) == beforeSecond)
     }
 
+    /// Every frame libsndfile decodes from the file, checked against what was written; returns
+    /// how many it decoded (for a file whose header gives no length).
+    func decodedSamplesMatch(_ name: String, channels: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int64 {
+        let reader = try SoundFile.open(readingFrom: folder.file(name))
+        defer { try? reader.close() }
+        var buffer = [Float](repeating: 0, count: 4_096 * channels)
+        var frame = 0
+        var wrong = 0
+        while true {
+            let read = buffer.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: 4_096) }
+            guard read > 0 else { break }
+            for index in 0..<read {
+                for channel in 0..<channels where buffer[index * channels + channel] != Self.sample(frame + index, channel) { wrong += 1 }
+            }
+            frame += read
+        }
+        #expect(wrong == 0, "\(wrong) samples differ", sourceLocation: sourceLocation)
+        return Int64(frame)
+    }
+
+    @Test("a killed FLAC take counts the frames it decodes, not libsndfile's unknown length")
+    func killedFLAC() throws {
+        let name = "take-001.flac"
+        try writeKilledFile(name, Case(fileExtension: "flac", format: .flac, bitDepth: 16, channels: 2,
+                                       headerFrames: 10_000, writtenFrames: 60_000))
+        // The precondition: the killed file's STREAMINFO gives no length.
+        #expect(try SoundFile.open(readingFrom: folder.file(name)).frames == Int64.max)
+        let decoded = try decodedSamplesMatch(name, channels: 2)
+        // The encoder holds back at most a block or two; the rest is in the file.
+        #expect(decoded > 40_000 && decoded <= 60_000)
+
+        try folder.appendStartRecordOfKilledProcess(startRecord(1, files: [name], tracks: 2))
+        let lock = try SessionLock(folder: folder.path)
+        defer { lock.release() }
+        let recovered = try folder.log.recoverInterruptedTakes()
+        #expect(recovered.map(\.frames) == [decoded])
+        #expect(recovered.first?.files.map(\.frames) == [decoded])
+        #expect(try folder.log.entry(1).frames == decoded)
+        #expect(try folder.log.recoverInterruptedTakes().isEmpty)
+        // STREAMINFO now says so: every reader knows the length, and the audio is as it was.
+        #expect(try SoundFile.open(readingFrom: folder.file(name)).frames == decoded)
+        #expect(try decodedSamplesMatch(name, channels: 2) == decoded)
+        #expect(try TakeFileRepair.measureAndRepair(path: folder.file(name)) == .init(frames: decoded, sampleRate: 48_000, repaired: false))
+    }
+
+    @Test("an interrupted take an earlier jcap logged with libsndfile's unknown length is corrected on the next open")
+    func correctsLoggedUnknownLength() throws {
+        let name = "take-001.flac"
+        try writeKilledFile(name, Case(fileExtension: "flac", format: .flac, bitDepth: 24, channels: 1,
+                                       headerFrames: 1_000, writtenFrames: 30_000))
+        let decoded = try decodedSamplesMatch(name, channels: 1)
+        #expect(decoded > 0)
+        var logged = startRecord(1, files: [name], tracks: 1)
+        logged.status = .interrupted
+        logged.frames = Int64.max
+        logged.files[0].frames = Int64.max
+        try folder.appendStartRecordOfKilledProcess(logged)
+        var complete = startRecord(2, files: [], tracks: 1)
+        complete.status = .complete
+        complete.frames = 48_000
+        try folder.appendStartRecordOfKilledProcess(complete)
+
+        let lock = try SessionLock(folder: folder.path)
+        defer { lock.release() }
+        let recovered = try folder.log.recoverInterruptedTakes()
+        #expect(recovered.map(\.take) == [1])
+        let entry = try folder.log.entry(1)
+        #expect(entry.status == .interrupted)
+        #expect(entry.frames == decoded)
+        #expect(entry.files.map(\.frames) == [decoded])
+        #expect(try folder.log.entry(2).frames == 48_000)
+        #expect(try folder.log.recoverInterruptedTakes().isEmpty)
+    }
+
     @Test("other containers keep the length libsndfile reads, and are not touched")
     func otherContainers() throws {
         let name = "take-001.caf"

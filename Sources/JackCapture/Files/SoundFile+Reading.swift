@@ -8,6 +8,25 @@ extension SoundFile {
         sf_seek(handle, sf_count_t(frame), SEEK_SET) == sf_count_t(frame)
     }
 
+    /// Whether a length libsndfile reported is no length: SF_COUNT_MAX (a FLAC file whose
+    /// STREAMINFO was never finished, or a stream) or below zero.
+    package static func isUnknownLength(_ frames: Int64) -> Bool {
+        frames < 0 || frames == Int64.max  // SF_COUNT_MAX
+    }
+
+    /// The frames libsndfile decodes from the read position to the end (or to the first frame it
+    /// cannot decode): a file's real length when its header gives none.
+    package func countFramesByReading() -> Int64 {
+        let chunk = 8_192
+        var buffer = [Float](repeating: 0, count: chunk * max(1, channels))
+        var total: Int64 = 0
+        while true {
+            let decoded = buffer.withUnsafeMutableBufferPointer { self.read(into: $0.baseAddress!, frames: chunk) }
+            guard decoded > 0 else { return total }
+            total += Int64(decoded)
+        }
+    }
+
     /// Whether the last read failed rather than reached the end (sf_error).
     package var hasReadError: Bool { sf_error(handle) != 0 }
 

@@ -21,6 +21,8 @@ package final class SoundFile: @unchecked Sendable {
     /// Whether any audio has been written: libsndfile 1.2.0 accepts a chunk added after that and
     /// rewrites the header around it over the first samples, so `setChunk` refuses then.
     private(set) var hasWrittenAudio = false
+    /// Frames written so far, counting the whole frames of a short write: what the file holds.
+    private(set) package var framesWritten: Int64 = 0
 
     private init(handle: OpaquePointer, path: String, info: SF_INFO, descriptor: Int32? = nil) {
         self.handle = handle
@@ -59,9 +61,12 @@ package final class SoundFile: @unchecked Sendable {
             throw .outputUnwritable(path, reason: String(cString: strerror(code)))
         }
         guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+            let code = errno
             let reason = String(cString: sf_strerror(nil))
             Glibc.close(descriptor)
             unlink(path)
+            // The header could not be written: a full disk is the disk's fault, not the format's.
+            if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
             throw .format(.libsndfileRefused(format: "\(format.displayName) with \(channels) channels", reason: reason))
         }
         let file = SoundFile(handle: handle, path: path, info: info, descriptor: descriptor)
@@ -78,6 +83,19 @@ package final class SoundFile: @unchecked Sendable {
         // Float to integer conversion clips at full scale instead of wrapping around.
         _ = jcap_sf_command_bool(handle, Int32(SFC_SET_CLIPPING), 1)
         return file
+    }
+
+    /// A write of `path` refused with ENOSPC or EDQUOT, naming the folder and its free space. The
+    /// reason starts with strerror's text, as a failed write's does (`TakeStatus` counts it as
+    /// `diskFull`).
+    static func diskFull(writing path: String, errorNumber: Int32) -> CaptureError {
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var reason = String(cString: strerror(errorNumber)) + ": the disk holding '\(folder.isEmpty ? "/" : folder)' is full"
+        var info = statvfs()
+        if statvfs(folder.isEmpty ? "/" : folder, &info) == 0 {
+            reason += " (\(ByteCountText.describe(Int64(info.f_bavail) * Int64(info.f_frsize))) free)"
+        }
+        return .writeFailed(path: path, reason: reason)
     }
 
     /// Quality (SFC_SET_VBR_ENCODING_QUALITY; for MP3 also SFC_SET_BITRATE_MODE variable, so the
@@ -113,10 +131,12 @@ package final class SoundFile: @unchecked Sendable {
     }
 
     /// Writes `frames` interleaved frames (sf_writef_float). A short write is an error (a full
-    /// disk); libsndfile's message and errno say which.
+    /// disk); libsndfile's message and errno say which, and `framesWritten` counts the whole
+    /// frames it did write.
     package func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
         hasWrittenAudio = true
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
+        framesWritten += Int64(max(0, written))
         guard written == frames else {
             let code = errno
             let library = String(cString: sf_strerror(handle))

@@ -90,6 +90,11 @@ public final class SessionTake: Sendable {
     /// Why it stopped (so far).
     public var stopReason: StopReason { state.withLock { $0.reason } }
 
+    /// The session folder, and the free space on its disk now (nil if it cannot be read): what a
+    /// take stopped for a nearly full disk tells.
+    public var folder: String { session.definition.folder }
+    public var freeDiskBytes: Int64? { session.freeDiskBytes }
+
     /// The number of the take being recorded now (with several takes, it advances).
     public var currentNumber: Int {
         state.withLock { $0.begun.keys.max() ?? numbers.lowerBound }
@@ -163,7 +168,7 @@ public final class SessionTake: Sendable {
             case .complete: status = stopReason == .diskFull ? .diskFull : .complete
             case .lostFrames: status = stopReason == .diskFull ? .diskFull : .framesLost
             case .serverShutDown: status = .serverShutdown
-            case .writeFailed: status = .writeFailed
+            case .writeFailed: status = TakeStatus(report.outcome)   // ENOSPC, EDQUOT: disk full
             case .sampleRateChanged: status = .interrupted
             case .cancelled, .missedStart: status = .discarded
             }

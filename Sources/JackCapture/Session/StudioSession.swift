@@ -272,6 +272,10 @@ public final class StudioSession: Sendable {
         let armedNow = state.withLock { $0.armed }
         let sessionFiles = Self.takeFiles(of: definition, armed: armedNow)
         if sessionFiles.isEmpty { throw .noArmedTrack }
+        // The disk watch would stop the take before its first frame: said now, before any file.
+        if let free = freeDiskBytes, free < diskReserveBytes {
+            throw .diskNearlyFull(folder: definition.folder, freeBytes: free, neededBytes: diskReserveBytes)
+        }
         let lengthFrames: Int64?
         do { lengthFrames = try length?.takeLength(atSampleRate: client.sampleRate) } catch { throw .capture(error) }
         if count > 1 && lengthFrames == nil { throw .takesNeedLength }

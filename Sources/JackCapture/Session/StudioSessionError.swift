@@ -36,6 +36,9 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
     case unknownTrack(String, known: [String])
     /// Every track is disarmed: a take would record nothing.
     case noArmedTrack
+    /// The session folder's disk has less free space than a take needs to start (the ring's worth
+    /// and room for headers: `StudioSession.diskReserveBytes`).
+    case diskNearlyFull(folder: String, freeBytes: Int64, neededBytes: Int64)
 
     public var description: String {
         switch self {
@@ -58,6 +61,9 @@ public enum StudioSessionError: Error, Sendable, Equatable, CustomStringConverti
         case .unknownTrack(let name, let known):
             "no track '\(name)' in the session (its tracks: \(known.map { "'\($0)'" }.joined(separator: ", ")))"
         case .noArmedTrack: "no track is armed: arm at least one before recording"
+        case .diskNearlyFull(let folder, let free, let needed):
+            "the disk holding '\(folder)' is nearly full: \(ByteCountText.describe(free)) free, and a take needs "
+                + "\(ByteCountText.describe(needed)) (what the buffer holds, and room for headers); nothing recorded"
         }
     }
 }

@@ -23,7 +23,9 @@ import Foundation
 /// readers (and libsndfile for WAV and RF64) trust the header, so W64 is repaired too.
 ///
 /// Other containers (FLAC, CAF, AIFF, Ogg, ...) are not touched: their length is what libsndfile
-/// reads (FLAC and Ogg have none in the header to lag; CAF and AIFF keep the lagging length).
+/// reads (FLAC and Ogg have none in the header to lag; CAF and AIFF keep the lagging length), or,
+/// when libsndfile reports an unknown length (a killed FLAC take), the frames it decodes; a FLAC
+/// file's STREAMINFO then gets that total (`FlacStreamInfo`), its only change.
 enum TakeFileRepair {
     struct Measurement: Equatable {
         /// Frames a reader gets from the file now, at the file's own rate.
@@ -62,9 +64,19 @@ enum TakeFileRepair {
         // What libsndfile reads is what every reader will get: it has the last word, and is the
         // only word for the containers not repaired here.
         if let reader = try? SoundFile.open(readingFrom: path) {
-            let frames = reader.frames
+            // A killed FLAC file's STREAMINFO says 0 samples, which libsndfile reports as an
+            // unknown length (SF_COUNT_MAX): the frames it decodes are what it holds.
+            let unknown = SoundFile.isUnknownLength(reader.frames)
+            let frames = unknown ? reader.countFramesByReading() : reader.frames
             let sampleRate = reader.sampleRate
             try? reader.close()
+            // Said in the file too, so every reader knows where it ends (and can seek in it).
+            if unknown, try FlacStreamInfo.setUnknownTotal(to: frames, in: file) {
+                guard fsync(descriptor) == 0 else {
+                    throw .cannotRepair(path: path, reason: String(cString: strerror(errno)))
+                }
+                repaired = true
+            }
             return Measurement(frames: frames, sampleRate: sampleRate, repaired: repaired)
         }
         return Measurement(frames: measured?.frames ?? 0, sampleRate: measured?.sampleRate, repaired: repaired)

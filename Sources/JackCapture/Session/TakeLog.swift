@@ -164,9 +164,11 @@ public final class TakeLog: Sendable {
     /// proves no other jcap is recording into the folder, so every `recording` take without an end
     /// is truly dead. Takes this process is recording itself (appended as `recording` and not
     /// ended) are left alone, and so are takes with a line the log cannot read (`read()`): it may
-    /// be their end. Every file a take lists is checked to be inside the folder before
-    /// any is touched, after symlinks too (`containedPath`). Audio is never truncated or rewritten, only header sizes, so running it
-    /// again after a crash during recovery is safe.
+    /// be their end. Every file a take lists is checked to be inside the folder before any is
+    /// touched, after symlinks too (`containedPath`). Audio is never truncated or rewritten, only
+    /// header sizes, so running it again after a crash during recovery is safe. An interrupted
+    /// take an earlier jcap logged with an unknown length (`isLoggedWithUnknownLength`) is
+    /// measured again the same way.
     package func recoverInterruptedTakes() throws(TakeLogError) -> [TakeLogEntry] {
         guard SessionLock.isHeld(folder: folder) else { throw .sessionNotLocked(folder: folder) }
         let identity = SessionRegistry.Folder(path: folder)
@@ -174,7 +176,8 @@ public final class TakeLog: Sendable {
         let reading = try read()
         let unsure = reading.takesWithSkippedLines
         for var entry in reading.entries
-        where entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity) && !unsure.contains(entry.take) {
+        where (entry.status == .recording && !SessionRegistry.shared.isRecording(entry.take, in: identity)
+               || Self.isLoggedWithUnknownLength(entry)) && !unsure.contains(entry.take) {
             var relatives: [String] = []
             for file in entry.files { relatives.append(try containedPath(file.path, take: entry.take)) }
             var shortest: Int64?
@@ -190,6 +193,13 @@ public final class TakeLog: Sendable {
             recovered.append(entry)
         }
         return recovered
+    }
+
+    /// An interrupted take logged by an earlier jcap with libsndfile's unknown length
+    /// (SF_COUNT_MAX, a killed FLAC file's) as its frames: measured again, the log corrected.
+    static func isLoggedWithUnknownLength(_ entry: TakeLogEntry) -> Bool {
+        entry.status == .interrupted
+            && (SoundFile.isUnknownLength(entry.frames) || entry.files.contains { $0.frames.map(SoundFile.isUnknownLength) ?? false })
     }
 
     /// `frames` at `fileRate` counted at `takeRate` (rounded down); unchanged when either rate is

@@ -324,8 +324,11 @@ package final class DiskWriter: @unchecked Sendable {
         }
 
         func writeToFile(_ samples: UnsafePointer<Float>, frames: Int) throws(CaptureError) {
+            // A short write (a full disk) still put some frames in the file: counted, so the
+            // report and the log say what the file holds.
+            let before = output.file.framesWritten
+            defer { inFile += output.file.framesWritten - before }
             try output.file.write(interleaved: samples, frames: frames)
-            inFile += Int64(frames)
             sinceHeaderUpdate += Int64(frames)
             if sinceHeaderUpdate >= headerInterval {
                 output.file.updateHeader()
@@ -348,12 +351,20 @@ package final class DiskWriter: @unchecked Sendable {
             }
         }
 
-        /// Flushes, writes the converter's tail, makes the header exact and closes the file.
+        /// Flushes, writes the converter's tail, makes the header exact and closes the file. When
+        /// a write fails (a full disk) the header is still made exact and the file closed, so it
+        /// declares every frame it holds; the first error is thrown after.
         func close() throws(CaptureError) {
-            try flush()
-            try output.converter?.finish(emit: writeToFile)
+            var firstError: CaptureError?
+            do throws(CaptureError) {
+                try flush()
+                try output.converter?.finish(emit: writeToFile)
+            } catch {
+                firstError = error
+            }
             output.file.updateHeader()
-            try output.file.close()
+            do throws(CaptureError) { try output.file.close() } catch { if firstError == nil { firstError = error } }
+            if let firstError { throw firstError }
         }
 
         /// Room for up to `frames` more frames: how many fit now, after flushing a full batch.
@@ -412,7 +423,8 @@ package final class DiskWriter: @unchecked Sendable {
             reference.map { FrameTime.advance($0.frameTime, by: Int(position - $0.position)) }
         }
 
-        func closeSegment(isLast: Bool) throws(CaptureError) {
+        /// `failed`: a write failed (a full disk), so the files hold less than the writer took in.
+        func closeSegment(isLast: Bool, failed: Bool = false) throws(CaptureError) {
             guard segmentOpen else { return }
             segmentOpen = false
             var firstError: CaptureError?
@@ -420,6 +432,15 @@ package final class DiskWriter: @unchecked Sendable {
                 do throws(CaptureError) { try output.close() } catch { if firstError == nil { firstError = error } }
             }
             if let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
+            if failed {
+                // The segment is as long as its shortest file (each file's own length is in its
+                // report): no frame a file lacks is claimed, no lost span past the end.
+                let held = outputs.map { segmentStart + DiskWriter.takeFrames(heldInFile: $0.inFile, converter: $0.output.converter) }
+                written = min(written, held.min() ?? written)
+                framesWrittenCounter.store(written, ordering: .relaxed)
+                lostSpans = DiskWriter.spans(lostSpans, endingBy: written)
+                segmentLost = DiskWriter.spans(segmentLost, endingBy: written - segmentStart)
+            }
             let segment = TakeSegment(
                 index: segmentIndex, splitBoundary: segmentBoundary, isLast: isLast,
                 position: segmentStart, frames: written - segmentStart,
@@ -611,9 +632,24 @@ package final class DiskWriter: @unchecked Sendable {
         } catch {
             failure = error
             failedFlag.store(true, ordering: .releasing)
-            // Everything written so far stays readable: the files are closed (their headers
-            // rewritten) as far as the disk lets them be.
-            try? closeSegment(isLast: true)
+            // Everything written so far stays readable: every file is closed, its header
+            // declaring every frame it holds.
+            try? closeSegment(isLast: true, failed: true)
+        }
+    }
+
+    /// The take frames (server rate) a file of `fileFrames` frames holds all of: the same without
+    /// a converter, else fileFrames × server rate / file rate, rounded down.
+    static func takeFrames(heldInFile fileFrames: Int64, converter: SampleRateConverter?) -> Int64 {
+        guard let converter, converter.outputRate > 0 else { return fileFrames }
+        let (product, overflow) = fileFrames.multipliedReportingOverflow(by: Int64(converter.inputRate))
+        return overflow ? fileFrames / Int64(converter.outputRate) * Int64(converter.inputRate) : product / Int64(converter.outputRate)
+    }
+
+    /// `spans` cut at take position `end`: those after it dropped, one across it shortened.
+    static func spans(_ spans: [LostSpan], endingBy end: Int64) -> [LostSpan] {
+        spans.compactMap { span in
+            span.position >= end ? nil : LostSpan(position: span.position, frames: min(span.frames, end - span.position))
         }
     }
 
