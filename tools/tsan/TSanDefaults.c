@@ -45,6 +45,10 @@ const char *__tsan_default_suppressions(void) {
     // witness "copy") on one libdispatch worker while another releases it; both inside the test
     // library, synchronized by its own task machinery that TSan does not see.
     "race:$s7Testing6RunnerV4PlanVwcp\n"
+    // The same library's console output: its HumanReadableOutputRecorder copies its context
+    // dictionary on one worker (under the recorder's own lock) while another releases the old
+    // storage; every frame is inside libTesting and libdispatch.
+    "race:HumanReadableOutputRecorder\n"
 
     // Swift runtime (libswiftCore, not built with TSan), not jcap: the generic metadata and witness
     // table caches are lock-free concurrent maps (ConcurrentReadableHashMap) read with acquire loads
