@@ -1,4 +1,5 @@
 import Testing
+import JackCapture
 @testable import jcap
 
 @Suite("Text from files, made safe for a terminal")
@@ -13,6 +14,7 @@ struct TerminalTextTests {
     ])
     func escapes(text: String, expected: String) {
         #expect(TerminalText.escaped(text) == expected)
-        #expect(!TerminalText.escaped(text).unicodeScalars.contains(where: TerminalText.isControl))
+        let escaped = TerminalText.escaped(text)
+        #expect(!escaped.unicodeScalars.contains { $0.isControlCharacter })
     }
 }

@@ -40,26 +40,6 @@ public struct SessionFileError: Error, Sendable, Equatable, CustomStringConverti
         if let context { text += context + ": " }
         if let key { text += key + ": " }
         text += message
-        return Self.escapingControlCharacters(text)
-    }
-
-    static func escapingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where isControl(scalar): escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
-
-    /// C0 and C1 control characters and DEL (Unicode's general category Cc).
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        return text.escapingControlCharacters
     }
 }

@@ -196,7 +196,7 @@ struct SessionFileLocator: Sendable, Equatable {
                 return (scalar >= "A" && scalar <= "Z") || (scalar >= "a" && scalar <= "z")
                     || (scalar >= "0" && scalar <= "9") || scalar == "_" || scalar == "-"
             }
-            return !SessionFileError.isControl(scalar)
+            return !scalar.isControlCharacter
         }
 
         /// A one-line quoted key; basic ones ("...") with their escapes decoded.

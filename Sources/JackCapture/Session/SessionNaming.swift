@@ -32,7 +32,7 @@ enum SessionNaming {
     static func fileSystemSafe(_ name: String) -> String {
         var safe = String.UnicodeScalarView()
         for scalar in name.unicodeScalars {
-            safe.append(scalar == "/" || SessionFileError.isControl(scalar) ? "_" : scalar)
+            safe.append(scalar == "/" || scalar.isControlCharacter ? "_" : scalar)
         }
         if safe.first == "." { safe.replaceSubrange(safe.startIndex...safe.startIndex, with: ["_"]) }
         return String(safe)
