@@ -6,21 +6,6 @@ import jcap
 /// What JACK does to a take from outside: the period changes, xruns, and (in its own class, since
 /// it ends the server) the server shutting down.
 final class InterruptionTests: JackTestCase {
-    /// jack_bufsize against this class's server.
-    func setPeriod(_ frames: Int) throws {
-        let tool = Process()
-        tool.executableURL = try Executables.system("jack_bufsize")
-        tool.arguments = ["\(frames)"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["JACK_DEFAULT_SERVER"] = server.name
-        tool.environment = environment
-        tool.standardOutput = FileHandle.nullDevice
-        tool.standardError = FileHandle.nullDevice
-        try tool.run()
-        tool.waitUntilExit()
-        XCTAssertEqual(tool.terminationStatus, 0, "jack_bufsize \(frames)")
-    }
-
     func testABufferSizeChangeMidTakeKeepsEveryDeliveredFrameInPlace() throws {
         defer { try? setPeriod(1_024) }
         // A period change restarts the server's driver, which sometimes shows as an xrun of its

@@ -5,20 +5,6 @@ import XCTest
 /// A player hears the server's period and sample-rate changes through its host and reports each
 /// as an interruption, while playing goes on. Its own class: it changes its server's period.
 final class PlayerServerChangeTests: JackTestCase {
-    func setPeriod(_ frames: Int) throws {
-        let tool = Process()
-        tool.executableURL = try Executables.system("jack_bufsize")
-        tool.arguments = ["\(frames)"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["JACK_DEFAULT_SERVER"] = server.name
-        tool.environment = environment
-        tool.standardOutput = FileHandle.nullDevice
-        tool.standardError = FileHandle.nullDevice
-        try tool.run()
-        tool.waitUntilExit()
-        XCTAssertEqual(tool.terminationStatus, 0, "jack_bufsize \(frames)")
-    }
-
     func testAPeriodAndASampleRateChangeAreInterruptions() throws {
         let file = try writeFloatFile("tone.wav", channels: 2, frames: 4 * server.sampleRate) { frame, _ in
             Float(frame % 100) / 1_000
