@@ -70,6 +70,12 @@ const char *__tsan_default_suppressions(void) {
     // tools/sanitize run on the commit before the host and control core too.
     "race:_dispatch_cache_cleanup\n"
 
+    // Foundation (libFoundation, not built with TSan), not jcap: `Process` fills a CFArray on the
+    // thread that launches the child (_CFArrayReplaceValues) and the thread it creates to watch
+    // the child releases it (__CFArrayReleaseValues); the hand-over is inside Foundation. Seen when
+    // two unit tests run tools (sndfile-info, mount) through Process at once.
+    "race:__CFArrayReleaseValues\n"
+
     // Swift runtime (libswiftCore), not jcap: generic metadata is created once under the runtime's
     // wait-queue lock (AtomicWaitQueue, LockingConcurrentMap) and published with an atomic TSan does
     // not see; a second thread then reads the new metadata (memcpy'd by
