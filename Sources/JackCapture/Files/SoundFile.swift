@@ -60,9 +60,13 @@ package final class SoundFile: @unchecked Sendable {
             if code == EEXIST { throw .outputExists(path) }
             throw .outputUnwritable(path, reason: String(cString: strerror(code)))
         }
-        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+        let (opened, code, failure) = SoundFile.openingOneAtATime { () -> (OpaquePointer?, Int32, String) in
+            let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE))
             let code = errno
-            let reason = String(cString: sf_strerror(nil))
+            return (handle, code, handle == nil ? String(cString: sf_strerror(nil)) : "")
+        }
+        guard let handle = opened else {
+            let reason = failure
             Glibc.close(descriptor)
             unlink(path)
             // The header could not be written: a full disk is the disk's fault, not the format's.
@@ -124,10 +128,22 @@ package final class SoundFile: @unchecked Sendable {
     /// Opens an existing file for reading (sf_open).
     package static func open(readingFrom path: String) throws(CaptureError) -> SoundFile {
         var info = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .outputUnwritable(path, reason: String(cString: sf_strerror(nil)))
+        let (opened, failure) = openingOneAtATime { () -> (OpaquePointer?, String) in
+            let handle = sf_open(path, Int32(SFM_READ), &info)
+            return (handle, handle == nil ? String(cString: sf_strerror(nil)) : "")
         }
+        guard let handle = opened else { throw .outputUnwritable(path, reason: failure) }
         return SoundFile(handle: handle, path: path, info: info)
+    }
+
+    /// libsndfile keeps the reason the last open failed in one global (what `sf_strerror(NULL)`
+    /// reads), written by whichever thread opens a file: so files are opened, and that reason
+    /// read, one at a time (a session's recovery, a player and a split take's writer may open
+    /// files at once).
+    private static let openLock = Locked(())
+
+    private static func openingOneAtATime<Result>(_ open: () -> Result) -> Result {
+        openLock.withLock { _ in open() }
     }
 
     /// Writes `frames` interleaved frames (sf_writef_float). A short write is an error (a full
