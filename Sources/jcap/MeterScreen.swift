@@ -90,15 +90,34 @@ struct MeterScreen {
 
     func barLines(_ channels: [MeterSnapshot.Channel]) -> [String] {
         let longest = channels.map(\.name.count).max() ?? 0
+        let labels = labelWidth(channels)
         let nameWidth = min(longest, max(6, width / 4))
         let tailWidth = 11  // " -12.3 CLIP"
-        let barWidth = max(8, width - nameWidth - 1 - 2 - tailWidth)
-        let scale = String(repeating: " ", count: nameWidth + 2) + scaleLine(width: barWidth)
+        let barWidth = max(8, width - labels - nameWidth - 1 - 2 - tailWidth)
+        let scale = String(repeating: " ", count: labels + nameWidth + 2) + scaleLine(width: barWidth)
         return [scale] + channels.map { channel in
-            fit(channel.name, nameWidth) + " [" + bar(channel.reading, width: barWidth) + "]"
+            dimmedUnlessArmed(channel, prefix(channel, labels) + fit(channel.name, nameWidth) + " ["
+                + bar(channel.reading, width: barWidth, colored: channel.armed) + "]"
                 + " " + decibelText(channel.reading.peakPower, width: 5)
-                + (channel.reading.isClipped ? " " + paint("CLIP", .clip) : "")
+                + (channel.reading.isClipped ? " " + paint("CLIP", .clip) : ""))
         }
+    }
+
+    /// Columns a track's number and armed mark take: `12● ` (none for a recording's channels).
+    func labelWidth(_ channels: [MeterSnapshot.Channel]) -> Int {
+        let widest = channels.compactMap(\.label?.count).max()
+        return widest.map { $0 + 2 } ?? 0
+    }
+
+    /// A track's number, right-aligned, then ● armed or ○ disarmed.
+    func prefix(_ channel: MeterSnapshot.Channel, _ width: Int) -> String {
+        guard let label = channel.label, width > 0 else { return "" }
+        return String(repeating: " ", count: max(0, width - 2 - label.count)) + label + (channel.armed ? "●" : "○") + " "
+    }
+
+    /// A disarmed track's line, dim (it records nothing; its meter still runs).
+    func dimmedUnlessArmed(_ channel: MeterSnapshot.Channel, _ line: String) -> String {
+        channel.armed || !colors ? line : Zone.empty.escape + line + Zone.reset
     }
 
     /// dB labels over the bar: every 10 dB, or every 20 where the bar is narrow.
@@ -126,7 +145,8 @@ struct MeterScreen {
         return Int((min(max(fraction, 0), 1) * Float(width)).rounded())
     }
 
-    func bar(_ reading: MeterReading, width: Int) -> String {
+    func bar(_ reading: MeterReading, width: Int, colored: Bool = true) -> String {
+        let colors = colors && colored
         let average = cell(for: reading.averagePower, width: width)
         let peak = max(average, cell(for: reading.peakPower, width: width))
         let hold = reading.peakHold > Self.lowestDecibels ? min(width - 1, cell(for: reading.peakHold, width: width)) : -1
@@ -168,8 +188,9 @@ struct MeterScreen {
     /// Channels in columns: `name ▕bar▏ -12.3!` each, as many across as fit, folded down.
     func compactLines(_ channels: [MeterSnapshot.Channel], rows available: Int) -> [String] {
         let nameWidth = min(10, channels.map(\.name.count).max() ?? 0)
+        let labels = labelWidth(channels)
         let barWidth = 8
-        let cellWidth = nameWidth + 1 + barWidth + 2 + 1 + 5 + 1
+        let cellWidth = labels + nameWidth + 1 + barWidth + 2 + 1 + 5 + 1
         let columns = max(1, (width + 2) / (cellWidth + 2))
         let rowsNeeded = (channels.count + columns - 1) / columns
         let rows = rowsNeeded <= available ? rowsNeeded : max(1, available - 1)
@@ -180,8 +201,10 @@ struct MeterScreen {
                 let index = row * columns + column
                 guard index < channels.count else { break }
                 let reading = channels[index].reading
-                cells.append(fit(channels[index].name, nameWidth) + " ▕" + bar(reading, width: barWidth) + "▏ "
-                    + decibelText(reading.peakPower, width: 5) + (reading.isClipped ? paint("!", .clip) : " "))
+                let channel = channels[index]
+                cells.append(dimmedUnlessArmed(channel, prefix(channel, labels) + fit(channel.name, nameWidth) + " ▕"
+                    + bar(reading, width: barWidth, colored: channel.armed) + "▏ "
+                    + decibelText(reading.peakPower, width: 5) + (reading.isClipped ? paint("!", .clip) : " ")))
             }
             lines.append(cells.joined(separator: "  ").replacingTrailingSpaces())
         }

@@ -28,6 +28,11 @@ extension MeterSnapshot {
         self.init(state: snapshotState, sampleRate: state.sampleRate, elapsedFrames: state.position,
                   remainingFrames: state.remainingFrames, bufferFill: state.bufferFill, xruns: state.xruns,
                   lostFrames: state.lostFrames,
-                  channels: zip(names, state.meters).map { Channel(name: $0, reading: $1.reading) }, title: title)
+                  channels: zip(names, state.meters).enumerated().map { index, channel in
+                      // A session's tracks have numbers (their arming keys) and may be disarmed.
+                      let session = state.sessionName != nil
+                      return Channel(name: channel.0, reading: channel.1.reading, label: session ? "\(index + 1)" : nil,
+                                     armed: !session || state.armedTracks.contains(channel.1.name))
+                  }, title: title)
     }
 }

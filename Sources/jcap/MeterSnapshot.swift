@@ -20,6 +20,10 @@ struct MeterSnapshot: Equatable {
     struct Channel: Equatable {
         var name: String
         var reading: MeterReading
+        /// A session's track number, the one its arming key types (nil: a plain recording's channel).
+        var label: String? = nil
+        /// Recording in the next (or this) take; a disarmed track is drawn dimmed.
+        var armed = true
     }
 
     var state: State

@@ -77,4 +77,21 @@ struct MeterScreenTests {
         #expect(header.contains("PAUSED 00:00:02.000"), "\(header)")
         #expect(header.contains("left 00:00:01.000"), "\(header)")
     }
+
+    @Test("a session's tracks: numbered, armed ● or disarmed ○ (dimmed in colour)")
+    func sessionTracks() throws {
+        var snapshot = MeterSnapshots.snapshot(channels: 12)
+        for index in snapshot.channels.indices {
+            snapshot.channels[index].label = "\(index + 1)"
+            snapshot.channels[index].armed = index % 4 != 3
+        }
+        let lines = MeterScreen(width: 80, height: 24).render(snapshot)
+        try compare(lines, with: "w80-session")
+        #expect(lines.contains { $0.hasPrefix(" 4○ capture_4 ") })
+        #expect(lines.contains { $0.hasPrefix("12○ capture_12") })
+        #expect(lines.contains { $0.hasPrefix(" 1● capture_1 ") })
+        let colored = MeterScreen(width: 80, height: 24, colors: true).render(snapshot)
+        #expect(colored.contains { $0.hasPrefix("\u{1B}[2m 4○ capture_4") }, "a disarmed track is dim")
+        #expect(!colored.contains { $0.hasPrefix("\u{1B}[2m 1● ") })
+    }
 }

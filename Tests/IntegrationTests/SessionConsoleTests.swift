@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+
+/// `jcap session` on a pseudo-terminal, driven as a person drives it: keys typed one at a time,
+/// the screen read back after each.
+final class SessionConsoleTests: JackTestCase {
+    /// A session file of `count` tracks on the test signal's first ports, named `A`, `B`, ... (or
+    /// `T1`... past 26); `disarmed` start disarmed.
+    func writeSession(_ name: String, tracks count: Int, disarmed: Set<Int> = []) throws -> String {
+        var text = "[session]\nname = \"\(name)\"\nformat = \"wav\"\nbit_depth = \"float\"\n"
+        for index in 0..<count {
+            text += "\n[[track]]\nname = \"\(Self.trackName(index, of: count))\"\nsource = \"sig:out_\(index + 1)\"\n"
+            if disarmed.contains(index) { text += "arm = false\n" }
+        }
+        let file = path("\(name).toml")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    static func trackName(_ index: Int, of count: Int) -> String {
+        count <= 26 ? String(UnicodeScalar(UInt8(ascii: "A") + UInt8(index))) : "T\(index + 1)"
+    }
+
+    func open(_ arguments: [String], columns: Int = 80, rows: Int = 24) throws -> TerminalSession {
+        try TerminalSession(try Executables.built("jcap"), arguments, columns: columns, rows: rows,
+                            server: server.name, directory: directory)
+    }
+
+    func entries(_ name: String) throws -> [TakeLogEntry] { try TakeLog(folder: path(name)).entries() }
+
+    /// Every track is on screen with its number, a disarmed one marked ○; its number arms it, and
+    /// the next take records the tracks armed then.
+    func testEveryTrackIsShownNumberedAndItsNumberArmsIt() throws {
+        let file = try writeSession("arm", tracks: 3, disarmed: [2])
+        let terminal = try open(["session", file])
+        try terminal.waitForScreen("READY with every track") { screen in
+            screen.contains { $0.contains("READY") } && screen.contains { $0.hasPrefix("1● A ") }
+                && screen.contains { $0.hasPrefix("2● B ") } && screen.contains { $0.hasPrefix("3○ C ") }
+        }
+        terminal.type("3")
+        try terminal.waitForScreen("C armed") { $0.contains { $0.hasPrefix("3● C ") } }
+        terminal.type("1")
+        try terminal.waitForScreen("A disarmed") { $0.contains { $0.hasPrefix("1○ A ") } }
+        terminal.type("r")
+        try terminal.waitForScreen("take 1 recording") { $0.contains { $0.contains("REC") } }
+        terminal.type("2")
+        try terminal.waitFor("a take is recording; stop it before arming or disarming a track")
+        try terminal.waitForScreen("B still armed during the take") { $0.contains { $0.hasPrefix("2● B ") } }
+        usleep(300_000)
+        stopTake(terminal)
+        try terminal.waitForScreen("READY again") { $0.contains { $0.contains("READY") } }
+        terminal.type("q")
+        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        let take = try XCTUnwrap(try entries("arm").first, terminal.transcript)
+        XCTAssertEqual(take.tracks.map(\.name), ["B", "C"], "the tracks armed when it started")
+        XCTAssertEqual(take.files.flatMap(\.tracks), ["B", "C"])
+    }
+
+    /// Stops the take as a person does.
+    func stopTake(_ terminal: TerminalSession) {
+        terminal.type("s")
+    }
+
+    /// `--overdub N --tracks B` records only B and plays take N without B (unless
+    /// `--play-replaced`).
+    func testAnOverdubOfSomeTracksPlaysTheOthers() throws {
+        let file = try writeSession("dub", tracks: 3)
+        let first = try runJcap(["session", file, "--for", "0.3s", "--meter", "none"])
+        XCTAssertEqual(first.status, 0, first.errors)
+        let dub = try runJcap(["session", file, "--overdub", "1", "--tracks", "B", "--at", "+0.3s", "--for", "0.3s", "--meter", "none"])
+        XCTAssertEqual(dub.status, 0, dub.errors)
+        XCTAssertTrue(dub.errors.contains("dub-play:A"), dub.errors)
+        XCTAssertTrue(dub.errors.contains("dub-play:C"), dub.errors)
+        XCTAssertFalse(dub.errors.contains("dub-play:B"), "B is being replaced: not played: \(dub.errors)")
+        let again = try runJcap(["session", file, "--overdub", "1", "--tracks", "B", "--play-replaced", "--at", "+0.3s",
+                                 "--for", "0.3s", "--meter", "none"])
+        XCTAssertEqual(again.status, 0, again.errors)
+        XCTAssertTrue(again.errors.contains("dub-play:B"), again.errors)
+        let takes = try entries("dub")
+        XCTAssertEqual(takes.map { $0.tracks.map(\.name) }, [["A", "B", "C"], ["B"], ["B"]])
+        let unknown = try runJcap(["session", file, "--tracks", "Vocal", "--for", "0.3s", "--meter", "none"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.errors.contains("Vocal"), unknown.errors)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import JackCapture
+import Testing
+@testable import jcap
+
+@Suite("jcap session's keys on a terminal")
+struct SessionKeyboardTests {
+    /// A session of `tracks` tracks, those in `armed` armed, between takes.
+    static func state(tracks: Int, armed: [Int]) -> ControlState {
+        var state = ControlState(mode: .ready, sampleRate: 48_000)
+        state.sessionName = "s"
+        state.meters = (1...tracks).map { ControlState.TrackMeter(name: "T\($0)", reading: .silent) }
+        state.armedTracks = armed.map { "T\($0)" }
+        return state
+    }
+
+    func type(_ keys: String, _ keyboard: inout SessionKeyboard, _ state: ControlState) -> [SessionKeyboard.Action] {
+        keys.utf8.flatMap { keyboard.actions(for: $0, state: state) }
+    }
+
+    @Test("with 9 tracks or fewer a digit arms or disarms its track at once")
+    func singleDigits() {
+        var keyboard = SessionKeyboard()
+        let state = Self.state(tracks: 8, armed: [1, 2])
+        #expect(type("1", &keyboard, state) == [.command(.disarm(track: "T1"))])
+        #expect(type("3", &keyboard, state) == [.command(.arm(track: "T3"))])
+        #expect(type("9", &keyboard, state) == [], "no track 9")
+        #expect(type("0", &keyboard, state) == [], "no track 0")
+    }
+
+    @Test("with 12 tracks, 1 waits for a second digit, Enter or a pause; 2 goes at once")
+    func twoDigits() {
+        var keyboard = SessionKeyboard()
+        let state = Self.state(tracks: 12, armed: [12])
+        #expect(type("1", &keyboard, state) == [])
+        #expect(type("2", &keyboard, state) == [.command(.disarm(track: "T12"))])
+        #expect(type("2", &keyboard, state) == [.command(.arm(track: "T2"))])
+        #expect(type("1\r", &keyboard, state) == [.command(.arm(track: "T1"))], "Enter ends the number")
+        #expect(type("1", &keyboard, state) == [])
+        #expect(keyboard.actionsOnPause(state: state, now: Date()) == [], "not yet")
+        #expect(keyboard.actionsOnPause(state: state, now: Date() + 1.5) == [.command(.arm(track: "T1"))])
+        #expect(type("1r", &keyboard, state) == [.command(.arm(track: "T1")), .command(.record)], "a command key ends it too")
+    }
+
+    @Test("Enter alone does nothing; ? and h show the keys")
+    func enterAndHelp() {
+        var keyboard = SessionKeyboard()
+        let state = Self.state(tracks: 2, armed: [1])
+        #expect(type("\r\n", &keyboard, state) == [])
+        #expect(type("?", &keyboard, state) == [.showKeys])
+        #expect(type("h", &keyboard, state) == [.showKeys])
+    }
+}
