@@ -54,6 +54,12 @@ extension Console {
             break
         case .playbackFinished(let summary):
             summarize(summary)
+        case .stopAsked(let take, let seconds):
+            line("jcap: stop take \(take)? s again within \(Int(seconds)) s stops it; any other key keeps recording")
+        case .quitAsked(let take, let seconds):
+            line("jcap: take \(take) is recording: q again within \(Int(seconds)) s ends it and quits; any other key keeps recording")
+        case .keptRecording(let take):
+            line("jcap: take \(take) goes on recording")
         case .discardAsked(let take):
             line("jcap: discard take \(take) and remove its files? (y/n)")
         case .takeKept(let take):

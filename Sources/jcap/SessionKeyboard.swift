@@ -2,9 +2,11 @@ import Foundation
 import JackCapture
 
 /// The keys a person types in an interactive `jcap session` on a terminal, as commands for the
-/// core (which decides what each may do now): r records (or resumes a paused take), space pauses
-/// and resumes, s stops the take, d discards the last take, q quits; a track's number arms or
-/// disarms it; `?` shows the keys. Enter does nothing on its own (it ends a typed track number).
+/// core (which decides what each may do now and guards what cannot be undone): r records (or
+/// resumes a paused take), space pauses and resumes, s asks to stop the take (s again within 2 s
+/// stops it), q quits (during a take, q again within 2 s), d discards the last take (y confirms);
+/// a track's number arms or disarms it; `?` shows the keys. Enter does nothing on its own (it
+/// ends a typed track number).
 ///
 /// Track numbers of more than one digit are typed digit by digit: a number goes through as soon
 /// as no longer number starts with it (with 12 tracks, 2 at once; 1 waits for a second digit),
@@ -24,8 +26,14 @@ struct SessionKeyboard {
 
     /// The actions of `key`, typed at `now` with the core in `state`.
     mutating func actions(for key: UInt8, state: ControlState, now: Date = Date()) -> [Action] {
-        if state.pendingDiscard != nil {
-            return [.command(.confirmDiscard(key == UInt8(ascii: "y") || key == UInt8(ascii: "Y")))]
+        let yes = key == UInt8(ascii: "y") || key == UInt8(ascii: "Y")
+        if state.pendingDiscard != nil { return [.command(.confirmDiscard(yes))] }
+        // The same key again (or y) answers yes; any other key keeps the take recording.
+        if state.pendingStop != nil {
+            return [.command(.confirmStop(yes || key == UInt8(ascii: "s") || key == UInt8(ascii: "S")))]
+        }
+        if state.pendingQuit != nil {
+            return [.command(.confirmQuit(yes || key == UInt8(ascii: "q") || key == UInt8(ascii: "Q")))]
         }
         if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(key) {
             typedNumber.append(Character(UnicodeScalar(key)))
@@ -37,9 +45,9 @@ struct SessionKeyboard {
         switch key {
         case UInt8(ascii: "r"), UInt8(ascii: "R"): actions.append(.command(.record))
         case UInt8(ascii: " "): actions.append(.command(.togglePause))
-        case UInt8(ascii: "s"), UInt8(ascii: "S"): actions.append(.command(.stop))
+        case UInt8(ascii: "s"), UInt8(ascii: "S"): actions.append(.command(.requestStop))
         case UInt8(ascii: "d"), UInt8(ascii: "D"): actions.append(.command(.discardLastTake))
-        case UInt8(ascii: "q"), UInt8(ascii: "Q"): actions.append(.command(.quit))
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"): actions.append(.command(.requestQuit))
         case UInt8(ascii: "?"), UInt8(ascii: "h"), UInt8(ascii: "H"): actions.append(.showKeys)
         default: break  // Enter (which ended a typed number) and any other key: nothing.
         }
@@ -63,7 +71,7 @@ struct SessionKeyboard {
 
     /// The keys, as `?` shows them.
     static let help = [
-        "keys: r record (resumes a paused take)   space pause/resume   s stop the take   q quit",
-        "      1..N arm or disarm track N (between takes)   d discard the last take   ? these keys",
+        "keys: r record (resumes a paused take)  space pause/resume  s s stop the take  q quit (q q in a take)",
+        "      1..N arm or disarm track N (between takes)  d discard the last take (y confirms)  ? these keys",
     ]
 }

@@ -57,9 +57,40 @@ final class SessionConsoleTests: JackTestCase {
         XCTAssertEqual(take.files.flatMap(\.tracks), ["B", "C"])
     }
 
-    /// Stops the take as a person does.
+    /// Stops the take as a person does: s, and s again to confirm.
     func stopTake(_ terminal: TerminalSession) {
+        terminal.type("ss")
+    }
+
+    /// One s asks and lapses, Enter does nothing, r resumes a paused take, q during a take asks
+    /// and q again quits (finishing the take), ? lists the keys.
+    func testStopAndQuitAreGuardedAndEnterDoesNothing() throws {
+        let file = try writeSession("guard", tracks: 2)
+        let terminal = try open(["session", file])
+        try terminal.waitForScreen("READY") { $0.contains { $0.contains("READY") } }
+        terminal.type("?")
+        try terminal.waitFor("s s stop the take")
+        terminal.type("r")
+        try terminal.waitForScreen("take 1 recording") { $0.contains { $0.contains("REC") } }
+        terminal.type("\r")
         terminal.type("s")
+        try terminal.waitFor("stop take 1? s again within 2 s stops it")
+        try terminal.waitFor("take 1 goes on recording", timeout: 5)
+        try terminal.waitForScreen("still recording") { $0.contains { $0.contains("REC") } }
+        terminal.type(" ")
+        try terminal.waitForScreen("paused") { $0.contains { $0.contains("PAUSED") } }
+        terminal.type("r")
+        try terminal.waitForScreen("resumed by r") { $0.contains { $0.contains("REC") } }
+        XCTAssertFalse(terminal.transcript.contains("a take is recording"), terminal.transcript)
+        terminal.type("q")
+        try terminal.waitFor("q again within 2 s ends it and quits")
+        terminal.type("q")
+        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        let takes = try entries("guard")
+        XCTAssertEqual(takes.map(\.take), [1], terminal.transcript)
+        XCTAssertEqual(takes.first?.status, .complete)
+        XCTAssertEqual(takes.first?.pauses.count, 1, "paused once, resumed by r")
+        XCTAssertGreaterThan(takes.first?.frames ?? 0, 48_000, "the single s and Enter did not stop it")
     }
 
     /// `--overdub N --tracks B` records only B and plays take N without B (unless

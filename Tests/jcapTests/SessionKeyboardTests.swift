@@ -42,6 +42,25 @@ struct SessionKeyboardTests {
         #expect(type("1r", &keyboard, state) == [.command(.arm(track: "T1")), .command(.record)], "a command key ends it too")
     }
 
+    @Test("s asks to stop and s or y confirms; q asks during a take and q or y confirms; other keys decline")
+    func guardedKeys() {
+        var keyboard = SessionKeyboard()
+        var state = Self.state(tracks: 2, armed: [1])
+        state.mode = .recording
+        #expect(type("s", &keyboard, state) == [.command(.requestStop)])
+        #expect(type("q", &keyboard, state) == [.command(.requestQuit)])
+        state.pendingStop = 1
+        #expect(type("s", &keyboard, state) == [.command(.confirmStop(true))])
+        #expect(type("y", &keyboard, state) == [.command(.confirmStop(true))])
+        #expect(type("q", &keyboard, state) == [.command(.confirmStop(false))])
+        #expect(type("\r", &keyboard, state) == [.command(.confirmStop(false))])
+        state.pendingStop = nil
+        state.pendingQuit = 1
+        #expect(type("q", &keyboard, state) == [.command(.confirmQuit(true))])
+        #expect(type("Y", &keyboard, state) == [.command(.confirmQuit(true))])
+        #expect(type("s", &keyboard, state) == [.command(.confirmQuit(false))])
+    }
+
     @Test("Enter alone does nothing; ? and h show the keys")
     func enterAndHelp() {
         var keyboard = SessionKeyboard()

@@ -8,6 +8,17 @@ public enum ControlCommand: Equatable, Sendable {
     case togglePause
     /// Stop the take (a session stays open; take after take, the next one waits) or the playback.
     case stop
+    /// A deliberate stop (a person's key): a session's take asks first, and stops on
+    /// `confirmStop(true)` (or a second `requestStop`) within `ControlCore.confirmationSeconds`.
+    /// A recording or playback stops at once.
+    case requestStop
+    /// The answer to `requestStop`'s question.
+    case confirmStop(Bool)
+    /// A person's quit: between takes it quits; during a session's take it asks first, and quits on
+    /// `confirmQuit(true)` (or a second `requestQuit`) within `ControlCore.confirmationSeconds`.
+    case requestQuit
+    /// The answer to `requestQuit`'s question.
+    case confirmQuit(Bool)
     /// A session: ask to discard the last take; `confirmDiscard` answers.
     case discardLastTake
     /// The answer to `discardLastTake`'s question: true removes the take's files.

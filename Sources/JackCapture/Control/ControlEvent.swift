@@ -40,6 +40,12 @@ public enum ControlEvent: Sendable {
     /// (playing stops there; `playbackFinished` follows).
     case playbackInterrupted(PlayerInterruption)
     case playbackFinished(PlaybackSummary)
+    /// `requestStop` asks: stop `take`? (`confirmStop` within `seconds` answers.)
+    case stopAsked(take: Int, seconds: Double)
+    /// `requestQuit` asks: end `take` and quit?
+    case quitAsked(take: Int, seconds: Double)
+    /// A stop or quit question was declined or lapsed: `take` goes on recording.
+    case keptRecording(take: Int)
     /// `discardLastTake` asks: discard `take`?
     case discardAsked(take: Int)
     case takeKept(take: Int)

@@ -55,6 +55,10 @@ public struct ControlState: Equatable, Sendable {
     public var meters: [TrackMeter] = []
     /// The take `discardLastTake` asked about, until `confirmDiscard` answers.
     public var pendingDiscard: Int?
+    /// The take `requestStop` asked about, until confirmed, declined or lapsed.
+    public var pendingStop: Int?
+    /// The take `requestQuit` asked about, until confirmed, declined or lapsed.
+    public var pendingQuit: Int?
 
     public init(mode: Mode, sampleRate: Int) {
         self.mode = mode

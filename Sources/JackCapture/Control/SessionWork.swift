@@ -15,7 +15,11 @@ final class SessionWork: ControlledWork {
     private var stopping = false
     private var quitting = false
     private var pendingDiscard: Int?
+    /// A stop or quit `requestStop` or `requestQuit` asked about, until its answer or `deadline`.
+    private var question: (kind: Question, take: Int, deadline: Date)?
     private var nextNumber: Int
+
+    private enum Question { case stop, quit }
 
     init(session: StudioSession, overdub: SessionOverdub?, plan: SessionPlan) {
         self.session = session
@@ -99,7 +103,7 @@ final class SessionWork: ControlledWork {
     override func apply(_ command: ControlCommand, origin: ControlOrigin) -> ControlRefusal? {
         if let number = pendingDiscard {
             guard case .confirmDiscard(let yes) = command else {
-                return command == .quit ? quit(origin) : .awaitingConfirmation(take: number)
+                return command == .quit || command == .requestQuit ? quit(origin) : .awaitingConfirmation(take: number)
             }
             pendingDiscard = nil
             guard yes else {
@@ -115,15 +119,22 @@ final class SessionWork: ControlledWork {
             return nil
         }
         switch command {
+        case .requestStop, .requestQuit, .confirmStop, .confirmQuit:
+            return askOrAnswer(command, origin: origin)
         case .record:
             guard isInteractive else { return .takesStartThemselves }
-            guard running == nil else { return .takeRecording(command) }
+            if let take = running {
+                // r on a paused take picks it up again, as the record button of a recorder does.
+                guard take.recording.state == .paused, !stopping else { return .takeRecording(command) }
+                return ControlledWork.pauseOrResume(take.recording, .resume, stopping: stopping)
+            }
             return recordNow()
         case .togglePause, .pause, .resume:
             return ControlledWork.pauseOrResume(running?.recording, command, stopping: stopping)
         case .stop:
             guard let take = running else { return .nothingRunning(command) }
             guard !stopping else { return .stopping }
+            question = nil
             stop(take, origin: origin)
             if isInteractive { finishTake() }
             return nil
@@ -176,6 +187,41 @@ final class SessionWork: ControlledWork {
         }
     }
 
+    /// `requestStop` and `requestQuit` ask about the running take (the same request again
+    /// confirms); `confirmStop` and `confirmQuit` answer. Between takes a quit needs no question.
+    private func askOrAnswer(_ command: ControlCommand, origin: ControlOrigin) -> ControlRefusal? {
+        let kind: Question = switch command {
+        case .requestStop, .confirmStop: .stop
+        default: .quit
+        }
+        switch command {
+        case .confirmStop(let yes), .confirmQuit(let yes):
+            guard question?.kind == kind else { return .nothingToConfirm }
+            return answer(yes, origin: origin)
+        default:
+            if question?.kind == kind { return answer(true, origin: origin) }
+            guard let take = running, !stopping else {
+                if kind == .quit { return apply(.quit, origin: origin) }
+                return running == nil ? .nothingRunning(command) : .stopping
+            }
+            let number = take.currentNumber
+            question = (kind, number, Date().addingTimeInterval(ControlCore.confirmationSeconds))
+            emit(kind == .stop ? .stopAsked(take: number, seconds: ControlCore.confirmationSeconds)
+                : .quitAsked(take: number, seconds: ControlCore.confirmationSeconds))
+            return nil
+        }
+    }
+
+    private func answer(_ yes: Bool, origin: ControlOrigin) -> ControlRefusal? {
+        guard let asked = question else { return .nothingToConfirm }
+        question = nil
+        guard yes else {
+            emit(.keptRecording(take: asked.take))
+            return nil
+        }
+        return apply(asked.kind == .stop ? .stop : .quit, origin: origin)
+    }
+
     /// `record` in an interactive session: the cued take starts, or a new one now.
     private func recordNow() -> ControlRefusal? {
         if let armed = cued {
@@ -211,6 +257,7 @@ final class SessionWork: ControlledWork {
     }
 
     private func quit(_ origin: ControlOrigin) -> ControlRefusal? {
+        question = nil
         guard !quitting else { return nil }
         quitting = true
         switch plan {
@@ -225,6 +272,10 @@ final class SessionWork: ControlledWork {
     }
 
     override func update() {
+        if let asked = question, Date() >= asked.deadline {
+            question = nil
+            emit(.keptRecording(take: asked.take))
+        }
         if let running {
             if !announced, case .eachTrigger = plan, !running.recording.isWaitingForTrigger { announce() }
             for event in running.recording.takeEvents() { emit(.capture(event)) }
@@ -255,6 +306,7 @@ final class SessionWork: ControlledWork {
         for event in take.recording.takeEvents() { emit(.capture(event)) }
         running = nil
         stopping = false
+        question = nil
         nextNumber = session.log.nextTakeNumber()
         if case .eachTrigger = plan {
             switch take.recording.finish().outcome {
@@ -284,6 +336,8 @@ final class SessionWork: ControlledWork {
         state.nextTake = running == nil ? nextNumber : nil
         state.recordingSecondsLeft = session.recordingSecondsLeft
         state.pendingDiscard = pendingDiscard
+        state.pendingStop = question?.kind == .stop ? question?.take : nil
+        state.pendingQuit = question?.kind == .quit ? question?.take : nil
         return state
     }
 
