@@ -72,6 +72,12 @@ extension Console {
             line("jcap: \(track) \(armed ? "armed" : "disarmed") from the next take on")
         case .takeMarked(let take, let mark):
             line("jcap: take \(take): " + (mark.map { "marked \(TakeListing.markText($0))" } ?? "mark cleared"))
+        case .trackDead(let track, .unpatched?):
+            line("jcap: warning: \(track) is dead: nothing is patched to its input")
+        case .trackDead(let track, .silent?):
+            line("jcap: warning: \(track) is dead: below \(Int(DeadTrack.level)) dBFS for \(Int(DeadTrack.seconds)) s while other tracks carry signal")
+        case .trackDead(let track, nil):
+            line("jcap: \(track) has signal again")
         case .refused(_, let refusal):
             line("jcap: \(refusal)")
         case .error(let error):

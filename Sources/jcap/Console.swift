@@ -117,7 +117,9 @@ final class Console {
             if updates % 20 == 0 { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
         case .screen(let layout):
             let size = Console.terminalSize()
-            let screen = MeterScreen(width: size.columns, height: size.rows - 1, layout: layout, colors: true)
+            // Not the last column: a line filling it leaves the cursor there, and the erase
+            // after it (ESC[K) would take its last character (CLIP read CLI).
+            let screen = MeterScreen(width: size.columns - 1, height: size.rows - 1, layout: layout, colors: true)
             let lines = screen.render(snapshot)
             var text = cursorHidden ? "" : "\u{1B}[?25l"
             cursorHidden = true
@@ -161,7 +163,7 @@ final class Console {
         text += ", buffer \(Int((snapshot.bufferFill * 100).rounded()))%, xruns \(snapshot.xruns), lost \(snapshot.lostFrames)"
         let screen = MeterScreen(width: 80, height: 24)
         text += "; peak dBFS: " + snapshot.channels.map {
-            "\($0.name) " + screen.decibelText($0.reading.peakPower, width: 0) + ($0.reading.isClipped ? " CLIP" : "")
+            "\($0.name) " + screen.decibelText($0.reading.peakPower, width: 0) + ($0.isClipped ? " CLIP" : "") + ($0.dead != nil ? " DEAD" : "")
         }.joined(separator: ", ")
         return text
     }

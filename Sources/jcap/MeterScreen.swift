@@ -99,7 +99,7 @@ struct MeterScreen {
             dimmedUnlessArmed(channel, prefix(channel, labels) + fit(channel.name, nameWidth) + " ["
                 + bar(channel.reading, width: barWidth, colored: channel.armed) + "]"
                 + " " + decibelText(channel.reading.peakPower, width: 5)
-                + (channel.reading.isClipped ? " " + paint("CLIP", .clip) : ""))
+                + (channel.isClipped ? " " + paint("CLIP", .clip) : channel.dead != nil ? " " + paint("DEAD", .red) : ""))
         }
     }
 
@@ -204,7 +204,8 @@ struct MeterScreen {
                 let channel = channels[index]
                 cells.append(dimmedUnlessArmed(channel, prefix(channel, labels) + fit(channel.name, nameWidth) + " ▕"
                     + bar(reading, width: barWidth, colored: channel.armed) + "▏ "
-                    + decibelText(reading.peakPower, width: 5) + (reading.isClipped ? paint("!", .clip) : " ")))
+                    + decibelText(reading.peakPower, width: 5)
+                    + (channel.isClipped ? paint("!", .clip) : channel.dead != nil ? paint("×", .red) : " ")))
             }
             lines.append(cells.joined(separator: "  ").replacingTrailingSpaces())
         }

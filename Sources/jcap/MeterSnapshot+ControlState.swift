@@ -32,7 +32,8 @@ extension MeterSnapshot {
                       // A session's tracks have numbers (their arming keys) and may be disarmed.
                       let session = state.sessionName != nil
                       return Channel(name: channel.0, reading: channel.1.reading, label: session ? "\(index + 1)" : nil,
-                                     armed: !session || state.armedTracks.contains(channel.1.name))
+                                     armed: !session || state.armedTracks.contains(channel.1.name),
+                                     clipLatched: channel.1.clipped, dead: channel.1.dead)
                   }, title: title)
     }
 }

@@ -24,6 +24,12 @@ struct MeterSnapshot: Equatable {
         var label: String? = nil
         /// Recording in the next (or this) take; a disarmed track is drawn dimmed.
         var armed = true
+        /// The clip indicator as the core latches it (nil: the reading's clips).
+        var clipLatched: Bool? = nil
+        /// Dead, as the core finds it: unpatched, or silent while others carry signal.
+        var dead: DeadTrack? = nil
+
+        var isClipped: Bool { clipLatched ?? reading.isClipped }
     }
 
     var state: State

@@ -5,7 +5,7 @@ import JackCapture
 /// core (which decides what each may do now and guards what cannot be undone): r records (or
 /// resumes a paused take), space pauses and resumes, s asks to stop the take (s again within 2 s
 /// stops it), q quits (during a take, q again within 2 s), d discards the last take (y confirms);
-/// a track's number arms or disarms it; `?` shows the keys. Enter does nothing on its own (it
+/// a track's number arms or disarms it; c clears the clip indicators; `?` shows the keys. Enter does nothing on its own (it
 /// ends a typed track number).
 ///
 /// Track numbers of more than one digit are typed digit by digit: a number goes through as soon
@@ -47,6 +47,7 @@ struct SessionKeyboard {
         case UInt8(ascii: " "): actions.append(.command(.togglePause))
         case UInt8(ascii: "s"), UInt8(ascii: "S"): actions.append(.command(.requestStop))
         case UInt8(ascii: "d"), UInt8(ascii: "D"): actions.append(.command(.discardLastTake))
+        case UInt8(ascii: "c"), UInt8(ascii: "C"): actions.append(.command(.clearClips))
         case UInt8(ascii: "q"), UInt8(ascii: "Q"): actions.append(.command(.requestQuit))
         case UInt8(ascii: "?"), UInt8(ascii: "h"), UInt8(ascii: "H"): actions.append(.showKeys)
         default: break  // Enter (which ended a typed number) and any other key: nothing.
@@ -72,6 +73,7 @@ struct SessionKeyboard {
     /// The keys, as `?` shows them.
     static let help = [
         "keys: r record (resumes a paused take)  space pause/resume  s s stop the take  q quit (q q in a take)",
-        "      1..N arm or disarm track N (between takes)  d discard the last take (y confirms)  ? these keys",
+        "      1..N arm or disarm track N (between takes)  c clear the CLIP indicators",
+        "      d discard the last take (y confirms)  ? these keys",
     ]
 }

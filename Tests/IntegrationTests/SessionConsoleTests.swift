@@ -114,4 +114,50 @@ final class SessionConsoleTests: JackTestCase {
         XCTAssertNotEqual(unknown.status, 0)
         XCTAssertTrue(unknown.errors.contains("Vocal"), unknown.errors)
     }
+
+    /// A test-signal client of one port, `name:out_1`, playing `signal` ("sine" at `level` dBFS,
+    /// or "silence").
+    func signalClient(_ name: String, _ signal: String, level: Int = -12) throws -> Subprocess {
+        let client = try Subprocess(try Executables.built("jcap-testsignal"),
+                                    ["play", "--channels", "1", "--name", name, "--signal", signal, "--level=\(level)"],
+                                    server: server.name, directory: directory)
+        try Self.waitFor("\(name)'s port") { observer.audioOutputPorts().contains("\(name):out_1") }
+        return client
+    }
+
+    /// From the moment the session opens: CLIP latched on a +3 dBFS source until c clears it, a
+    /// silent source marked DEAD after 2 s, an unpatched one at once; `jcap takes` flags the take.
+    func testMetersLatchClipsAndMarkDeadTracksFromTheStart() throws {
+        let hot = try signalClient("hot", "sine", level: 3)
+        let quiet = try signalClient("quiet", "silence")
+        defer { quiet.signal(SIGTERM) }
+        let text = "[session]\nname = \"live\"\nformat = \"wav\"\n\n[[track]]\nname = \"Vox\"\nsource = \"sig:out_1\"\n"
+            + "\n[[track]]\nname = \"Hot\"\nsource = \"hot:out_1\"\n\n[[track]]\nname = \"Mute\"\nsource = \"quiet:out_1\"\n"
+        try text.write(toFile: path("live.toml"), atomically: true, encoding: .utf8)
+        let terminal = try open(["session", path("live.toml")])
+        try terminal.waitForScreen("CLIP on Hot in READY") { screen in
+            screen.contains { $0.contains("READY") } && screen.contains { $0.hasPrefix("2● Hot") && $0.hasSuffix("CLIP") }
+        }
+        try terminal.waitFor("Mute is dead: below -90 dBFS for 2 s while other tracks carry signal")
+        try terminal.waitForScreen("Mute marked DEAD") { $0.contains { $0.hasPrefix("3● Mute") && $0.hasSuffix("DEAD") } }
+        XCTAssertFalse(terminal.transcript.contains("Vox is dead"), terminal.transcript)
+        hot.signal(SIGTERM)
+        _ = try hot.wait(timeout: 10)
+        try terminal.waitFor("Hot is dead: nothing is patched to its input")
+        terminal.type("c")
+        try terminal.waitForScreen("CLIP cleared, DEAD shown") { $0.contains { $0.hasPrefix("2● Hot") && $0.hasSuffix("DEAD") } }
+        terminal.type("r")
+        try terminal.waitForScreen("take 1 recording") { $0.contains { $0.contains("REC") } }
+        XCTAssertTrue(terminal.screen.contains { $0.hasPrefix("3● Mute") && $0.hasSuffix("DEAD") }, "still dead while recording")
+        usleep(500_000)
+        stopTake(terminal)
+        try terminal.waitForScreen("READY again") { $0.contains { $0.contains("READY") } }
+        terminal.type("q")
+        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        let takes = try runJcap(["takes", path("live.toml")])
+        XCTAssertEqual(takes.status, 0, takes.errors)
+        let listing = try launchJcap(["takes", path("live.toml")])
+        _ = try listing.wait()
+        XCTAssertTrue(listing.output.contains("2 dead tracks: Hot, Mute"), listing.output)
+    }
 }

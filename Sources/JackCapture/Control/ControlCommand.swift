@@ -31,6 +31,8 @@ public enum ControlCommand: Equatable, Sendable {
     case mark(take: Int, TakeMark?)
     /// A session: set a take's note in the log (empty text removes it).
     case note(take: Int, text: String)
+    /// A session: clear the clip indicators latched on its tracks (the take log keeps the counts).
+    case clearClips
     /// Playback: go to this file frame.
     case seekTo(frame: Int64)
     /// Playback: move this many file frames (negative: back).

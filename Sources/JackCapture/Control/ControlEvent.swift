@@ -55,6 +55,8 @@ public enum ControlEvent: Sendable {
     case trackArmed(track: String, armed: Bool)
     /// A take's mark was set (nil: cleared).
     case takeMarked(take: Int, TakeMark?)
+    /// A session's track went dead (`dead`) or came back to life (nil).
+    case trackDead(track: String, DeadTrack?)
     /// A command that does not apply now.
     case refused(ControlCommand, ControlRefusal)
     /// A failure that leaves things running (a take that could not start; try again).

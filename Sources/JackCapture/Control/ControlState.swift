@@ -19,10 +19,17 @@ public struct ControlState: Equatable, Sendable {
         public var name: String
         /// Levels with peak hold, the highest peak and the clip count (silent when metering is off).
         public var reading: MeterReading
+        /// The clip indicator: latched on the first sample at full scale (in a session from the
+        /// moment it opens) until `clearClips`; a recording's shows its take's clips.
+        public var clipped: Bool
+        /// The track is dead (a session's: its source unpatched, or silent while others are not).
+        public var dead: DeadTrack?
 
-        public init(name: String, reading: MeterReading) {
+        public init(name: String, reading: MeterReading, clipped: Bool? = nil, dead: DeadTrack? = nil) {
             self.name = name
             self.reading = reading
+            self.clipped = clipped ?? reading.isClipped
+            self.dead = dead
         }
     }
 

@@ -72,7 +72,7 @@ final class PlaybackWork: ControlledWork {
             return .nothingToConfirm
         case .record:
             return .notWhilePlaying(command)
-        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips:
             return .needsSession(command)
         }
     }

@@ -87,7 +87,7 @@ final class RecordingWork: ControlledWork {
             return nil  // made .stop and .quit above
         case .record:
             return .takesStartThemselves
-        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips:
             return .needsSession(command)
         case .seekTo, .seekBy:
             return .needsPlayback(command)

@@ -18,6 +18,7 @@ final class SessionWork: ControlledWork {
     /// A stop or quit `requestStop` or `requestQuit` asked about, until its answer or `deadline`.
     private var question: (kind: Question, take: Int, deadline: Date)?
     private var nextNumber: Int
+    private let watch = TrackWatch()
 
     private enum Question { case stop, quit }
 
@@ -182,6 +183,9 @@ final class SessionWork: ControlledWork {
             }
             emit(.noteSet(take: take))
             return nil
+        case .clearClips:
+            watch.clearClips()
+            return nil
         case .seekTo, .seekBy:
             return .needsPlayback(command)
         }
@@ -328,6 +332,13 @@ final class SessionWork: ControlledWork {
     override func state() -> ControlState {
         var state = ControlledWork.captureState(client: session.client, take: running?.recording, names: session.trackNames)
         state.armedTracks = session.armedTrackNames
+        let client = session.client
+        let connected = client.engine.ports.map { client.jack.connectionCount(of: $0) > 0 }
+        let peaks = state.meters.indices.map { client.meters.recentPeak(forChannel: $0) }
+        for change in watch.watch(&state.meters, connected: connected, recentPeaks: peaks,
+                                  meteredFrames: client.meters.meteredFrames) {
+            emit(.trackDead(track: state.meters[change.index].name, change.dead))
+        }
         if running == nil { state.mode = .ready }
         if stopping && running != nil { state.mode = .stopping }
         if isFinished { state.mode = .finished }

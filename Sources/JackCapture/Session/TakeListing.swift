@@ -132,7 +132,20 @@ public enum TakeListing {
             parts.append("paused \(entry.pauses.count)x")
         }
         if let overdub = entry.overdub { parts.append("overdub of take \(overdub.take)") }
+        let dead = deadTracks(entry)
+        if !dead.isEmpty {
+            parts.append((dead.count == 1 ? "dead track: " : "\(dead.count) dead tracks: ") + dead.map(oneLine).joined(separator: ", "))
+        }
         return parts.joined(separator: ", ")
+    }
+
+    /// The tracks that peaked below `DeadTrack.level` in a take where another track did not:
+    /// unpatched or silent, recorded as nothing.
+    public static func deadTracks(_ entry: TakeLogEntry) -> [String] {
+        let level = Double(DeadTrack.level)
+        let peaks = entry.tracks.map { $0.highestPeakDBFS.flatMap { $0.isNaN ? nil : $0 } }
+        guard peaks.contains(where: { ($0 ?? -.infinity) >= level }) else { return [] }
+        return zip(entry.tracks, peaks).filter { ($0.1 ?? 0) < level }.map(\.0.name)
     }
 
     /// Text on one line: a note may hold newlines, a listing line may not.

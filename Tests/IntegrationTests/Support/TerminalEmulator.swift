@@ -6,8 +6,11 @@ struct TerminalEmulator {
     let columns: Int
     let rows: Int
     private(set) var cells: [[Character]]
-    /// Lines scrolled off the top, oldest first.
+    /// Lines scrolled off the top, oldest first (a line the terminal wrapped is one line here).
     private(set) var scrolledOff: [String] = []
+    /// Whether each row on screen goes on in the next (the text reached the last column).
+    private var continues: [Bool]
+    private var lastScrolledContinues = false
     private var row = 0
     private var column = 0
     private var escape: String?
@@ -16,13 +19,24 @@ struct TerminalEmulator {
         self.columns = columns
         self.rows = rows
         cells = Array(repeating: Array(repeating: " ", count: columns), count: rows)
+        continues = Array(repeating: false, count: rows)
     }
 
     /// The screen, each line without its trailing spaces.
     var screen: [String] { cells.map { String($0).withoutTrailingSpaces() } }
 
-    /// Everything shown so far: the lines scrolled off, then the screen.
-    var transcript: String { (scrolledOff + screen).joined(separator: "\n") }
+    /// Everything shown so far: the lines scrolled off, then the screen, wrapped lines joined.
+    var transcript: String {
+        var lines = scrolledOff
+        var joinNext = lastScrolledContinues
+        for (index, row) in cells.enumerated() {
+            let text = joinNext ? String(row) : String(row).withoutTrailingSpaces()
+            if joinNext, !lines.isEmpty { lines[lines.count - 1] += text } else { lines.append(text) }
+            joinNext = continues[index]
+            if !joinNext { lines[lines.count - 1] = lines[lines.count - 1].withoutTrailingSpaces() }
+        }
+        return lines.joined(separator: "\n")
+    }
 
     mutating func feed(_ text: String) {
         for character in text { feed(character) }
@@ -48,8 +62,10 @@ struct TerminalEmulator {
             lineFeed()
         default:
             if column >= columns {
+                continues[row] = true
                 column = 0
                 lineFeed()
+                continues[row] = false
             }
             cells[row][column] = character
             column += 1
@@ -58,8 +74,16 @@ struct TerminalEmulator {
 
     private mutating func lineFeed() {
         if row == rows - 1 {
-            scrolledOff.append(String(cells.removeFirst()).withoutTrailingSpaces())
+            let text = String(cells.removeFirst())
+            if lastScrolledContinues, !scrolledOff.isEmpty {
+                scrolledOff[scrolledOff.count - 1] += text
+            } else {
+                scrolledOff.append(text)
+            }
+            lastScrolledContinues = continues.removeFirst()
+            if !lastScrolledContinues { scrolledOff[scrolledOff.count - 1] = scrolledOff[scrolledOff.count - 1].withoutTrailingSpaces() }
             cells.append(Array(repeating: " ", count: columns))
+            continues.append(false)
         } else {
             row += 1
         }
@@ -80,6 +104,7 @@ struct TerminalEmulator {
         case "J":
             for index in min(column, columns - 1)..<columns { cells[row][index] = " " }
             for line in (row + 1)..<rows { cells[line] = Array(repeating: " ", count: columns) }
+            for line in row..<rows { continues[line] = false }
         default: break  // colours (m), cursor shown or hidden (?25h, ?25l)
         }
     }
