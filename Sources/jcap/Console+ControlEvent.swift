@@ -68,6 +68,8 @@ extension Console {
             line("jcap: take \(take) discarded: its files are removed, the log says so")
         case .noteSet(let take):
             line("jcap: take \(take): note set")
+        case .markerDropped(let take, let marker):
+            line("jcap: take \(take): marker at \(marker.time ?? "") (frame \(marker.position))")
         case .trackArmed(let track, let armed):
             line("jcap: \(track) \(armed ? "armed" : "disarmed") from the next take on")
         case .takeMarked(let take, let mark):

@@ -25,6 +25,8 @@ final class Console {
     }
 
     let mode: Mode
+    /// A line being typed (a take's note), shown under the meters.
+    var prompt: String?
     private var drawnLines = 0
     private var cursorHidden = false
     private var updates = 0
@@ -119,8 +121,9 @@ final class Console {
             let size = Console.terminalSize()
             // Not the last column: a line filling it leaves the cursor there, and the erase
             // after it (ESC[K) would take its last character (CLIP read CLI).
-            let screen = MeterScreen(width: size.columns - 1, height: size.rows - 1, layout: layout, colors: true)
-            let lines = screen.render(snapshot)
+            let promptLines = prompt.map { [String(TerminalText.escaped($0).suffix(max(1, size.columns - 1)))] } ?? []
+            let screen = MeterScreen(width: size.columns - 1, height: size.rows - 1 - promptLines.count, layout: layout, colors: true)
+            let lines = screen.render(snapshot) + promptLines
             var text = cursorHidden ? "" : "\u{1B}[?25l"
             cursorHidden = true
             if drawnLines > 0 { text += "\u{1B}[\(drawnLines)F" }

@@ -34,8 +34,10 @@ final class KeySurface: ControlSurface {
                 switch action {
                 case .command(let command): core.apply(command)
                 case .showKeys: for line in SessionKeyboard.help { console?.line(line) }
+                case .say(let text): console?.line("jcap: " + text)
                 }
             }
+            console?.prompt = keyboard.prompt
             return
         }
         guard !bytes.isEmpty else { return }

@@ -115,6 +115,34 @@ final class ControlCoreTests: JackTestCase {
         XCTAssertEqual(entries.first?.pauses.count, 1)
     }
 
+    /// Markers go on the recording take only; the state names the last take and its mark and note
+    /// for the keys that mark it.
+    func testMarkersGoOnTheRecordingTakeAndTheLastTakeIsKnown() throws {
+        try "[session]\nname = \"mk\"\nformat = \"wav\"\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
+            .write(toFile: path("mk.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("mk.toml")), serverName: server.name)
+        defer { session.close() }
+        let recording: (ControlState) -> Bool = { $0.mode == .recording && $0.position > 4_800 }
+        let script = ScriptedSurface([
+            Self.refused(.dropMarker, .nothingRunning(.dropMarker)),
+            Self.step(.clearClips, "clips cleared between takes") { $0.mode == .ready && $0.lastTake == nil && $0.nextTake == 1 },
+            Self.step(.record, "take 1 recording") { $0.currentTake == 1 && $0.lastTake == 1 },
+            Self.step(.dropMarker, "a marker", before: recording) { $0.mode == .recording },
+            Self.step(.mark(take: 1, .circled), "circled while recording") { $0.lastTakeMark == .circled },
+            Self.step(.note(take: 1, text: "warm"), "its note") { $0.lastTakeNote == "warm" },
+            Self.step(.requestStop, "asked") { $0.pendingStop == 1 },
+            Self.step(.confirmStop(true), "stopped") { $0.mode == .ready && $0.lastTake == 1 && $0.lastTakeMark == .circled },
+            Self.refused(.dropMarker, .nothingRunning(.dropMarker)),
+            Self.step(.quit, "ended") { $0.mode == .finished },
+        ])
+        XCTAssertEqual(run(ControlCore(session: session, plan: .interactive), script), .success)
+        let take = try XCTUnwrap(try session.log.entries().first)
+        XCTAssertEqual(take.markers.count, 1)
+        XCTAssertGreaterThan(take.markers.first?.position ?? 0, 4_800)
+        XCTAssertEqual(take.mark, .circled)
+        XCTAssertEqual(take.note, "warm")
+    }
+
     func testOnTriggersAStopLetsTheWaitingTakeGoAndTheNextWaitsUntilQuit() throws {
         try "[session]\nname = \"rolls\"\nformat = \"wav\"\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
             .write(toFile: path("rolls.toml"), atomically: true, encoding: .utf8)

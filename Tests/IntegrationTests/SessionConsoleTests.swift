@@ -125,8 +125,8 @@ final class SessionConsoleTests: JackTestCase {
         return client
     }
 
-    /// From the moment the session opens: CLIP latched on a +3 dBFS source until c clears it, a
-    /// silent source marked DEAD after 2 s, an unpatched one at once; `jcap takes` flags the take.
+    /// From the moment the session opens: CLIP latched on a +3 dBFS source until x clears it, a
+    /// silent source marked DEAD after 2 s, an unpatched one at once (x clears CLIP); `jcap takes` flags the take.
     func testMetersLatchClipsAndMarkDeadTracksFromTheStart() throws {
         let hot = try signalClient("hot", "sine", level: 3)
         let quiet = try signalClient("quiet", "silence")
@@ -144,7 +144,7 @@ final class SessionConsoleTests: JackTestCase {
         hot.signal(SIGTERM)
         _ = try hot.wait(timeout: 10)
         try terminal.waitFor("Hot is dead: nothing is patched to its input")
-        terminal.type("c")
+        terminal.type("x")
         try terminal.waitForScreen("CLIP cleared, DEAD shown") { $0.contains { $0.hasPrefix("2● Hot") && $0.hasSuffix("DEAD") } }
         terminal.type("r")
         try terminal.waitForScreen("take 1 recording") { $0.contains { $0.contains("REC") } }
@@ -159,5 +159,49 @@ final class SessionConsoleTests: JackTestCase {
         let listing = try launchJcap(["takes", path("live.toml")])
         _ = try listing.wait()
         XCTAssertTrue(listing.output.contains("2 dead tracks: Hot, Mute"), listing.output)
+    }
+
+    /// m drops markers in the take, c circles it while it records, n types its note (q and s in
+    /// it are text), f marks it a false start after; the log and `jcap takes` have them all.
+    func testMarkersMarksAndNotesWhileRecording() throws {
+        let file = try writeSession("marks", tracks: 2)
+        let terminal = try open(["session", file])
+        try terminal.waitForScreen("READY") { $0.contains { $0.contains("READY") } }
+        terminal.type("r")
+        try terminal.waitForScreen("take 1 recording") { $0.contains { $0.contains("REC") } }
+        usleep(500_000)
+        terminal.type("m")
+        try terminal.waitFor("take 1: marker at 0:00:0")
+        usleep(300_000)
+        terminal.type("m")
+        terminal.type("c")
+        try terminal.waitFor("take 1: marked circled")
+        terminal.type("n")
+        try terminal.waitForScreen("the note's line") { $0.contains { $0.hasPrefix("note for take 1: _") } }
+        terminal.type("quiet, sung")
+        try terminal.waitForScreen("the note typed") { $0.contains { $0.hasPrefix("note for take 1: quiet, sung_") } }
+        terminal.type("\r")
+        try terminal.waitFor("take 1: note set")
+        XCTAssertFalse(terminal.transcript.contains("stop take 1?"), "s in the note was text: \(terminal.transcript)")
+        XCTAssertFalse(terminal.transcript.contains("ends it and quits"), "q in the note was text")
+        stopTake(terminal)
+        try terminal.waitForScreen("READY again") { $0.contains { $0.contains("READY") } }
+        terminal.type("f")
+        try terminal.waitFor("take 1: marked false start")
+        terminal.type("q")
+        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        let take = try XCTUnwrap(try entries("marks").first)
+        XCTAssertEqual(take.markers.count, 2, terminal.transcript)
+        let positions = take.markers.map(\.position)
+        XCTAssertGreaterThan(positions[0], 12_000, "half a second in")
+        XCTAssertGreaterThan(positions[1], positions[0])
+        XCTAssertLessThan(positions[1], take.frames)
+        XCTAssertEqual(take.mark, .falseStart)
+        XCTAssertEqual(take.note, "quiet, sung")
+        let listing = try launchJcap(["takes", file])
+        XCTAssertEqual(try listing.wait(), 0)
+        XCTAssertTrue(listing.output.contains("false start"), listing.output)
+        XCTAssertTrue(listing.output.contains("2 markers 0:00:0"), listing.output)
+        XCTAssertTrue(listing.output.contains("\"quiet, sung\""), listing.output)
     }
 }

@@ -69,6 +69,16 @@ struct TakeListingTests {
         #expect(TakeListing.deadTracks(entries[1]) == [], "no peaks logged: nothing to tell")
     }
 
+    @Test("markers are listed at their times, before the note")
+    func markers() {
+        var take = entries[0]
+        take.markers = [TakeLogMarker(position: 96_000, sampleRate: 48_000), TakeLogMarker(position: 1_440_024)]
+        #expect(TakeListing.lines([take], timeZone: utc) == [
+            "1  2026-11-22 14:03:07  0:01:00.000  2880000 frames  2 tracks: Kick In, Snare  peak -3.2 dBFS  "
+                + "2 markers 0:00:02.000, 0:00:30.000  \"keeper\"",
+        ])
+    }
+
     @Test("start times are shown in the time zone asked for")
     func localTime() throws {
         let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))

@@ -69,4 +69,37 @@ struct SessionKeyboardTests {
         #expect(type("?", &keyboard, state) == [.showKeys])
         #expect(type("h", &keyboard, state) == [.showKeys])
     }
+
+    @Test("m drops a marker; c, f and g mark the last take, again clears; without a take they say so")
+    func marks() {
+        var keyboard = SessionKeyboard()
+        var state = Self.state(tracks: 2, armed: [1])
+        #expect(type("c", &keyboard, state) == [.say("no take yet to mark")])
+        #expect(type("n", &keyboard, state) == [.say("no take yet to write a note for")])
+        state.lastTake = 3
+        #expect(type("m", &keyboard, state) == [.command(.dropMarker)])
+        #expect(type("c", &keyboard, state) == [.command(.mark(take: 3, .circled))])
+        #expect(type("f", &keyboard, state) == [.command(.mark(take: 3, .falseStart))])
+        #expect(type("g", &keyboard, state) == [.command(.mark(take: 3, .noGood))])
+        state.lastTakeMark = .circled
+        #expect(type("c", &keyboard, state) == [.command(.mark(take: 3, nil))], "circled again: cleared")
+        #expect(type("x", &keyboard, state) == [.command(.clearClips)])
+    }
+
+    @Test("n types a note: every key is text (q and s too), backspace, Enter saves, Esc keeps the old one")
+    func note() {
+        var keyboard = SessionKeyboard()
+        var state = Self.state(tracks: 2, armed: [1])
+        state.lastTake = 4
+        state.lastTakeNote = "old"
+        #expect(type("n", &keyboard, state) == [])
+        #expect(keyboard.prompt?.hasPrefix("note for take 4: old_") == true)
+        #expect(type("\u{7F}\u{7F}\u{7F}q s é\u{7F}!", &keyboard, state) == [])
+        #expect(keyboard.prompt?.hasPrefix("note for take 4: q s !_") == true)
+        #expect(type("\r", &keyboard, state) == [.command(.note(take: 4, text: "q s !"))])
+        #expect(keyboard.prompt == nil)
+        #expect(type("n", &keyboard, state) == [])
+        #expect(type("zz\u{1B}", &keyboard, state) == [.say("note not changed")])
+        #expect(type("s", &keyboard, state) == [.command(.requestStop)], "keys are commands again")
+    }
 }

@@ -29,6 +29,8 @@ public enum ControlCommand: Equatable, Sendable {
     case disarm(track: String)
     /// A session: mark a take in the log (circled, false start, no good); nil clears the mark.
     case mark(take: Int, TakeMark?)
+    /// A session: a marker at the recording take's current position, in the take log.
+    case dropMarker
     /// A session: set a take's note in the log (empty text removes it).
     case note(take: Int, text: String)
     /// A session: clear the clip indicators latched on its tracks (the take log keeps the counts).

@@ -51,6 +51,8 @@ public enum ControlEvent: Sendable {
     case takeKept(take: Int)
     case takeDiscarded(take: Int)
     case noteSet(take: Int)
+    /// A marker was dropped on `take` (logged).
+    case markerDropped(take: Int, TakeLogMarker)
     /// A session's track is armed (or disarmed) from the next take on.
     case trackArmed(track: String, armed: Bool)
     /// A take's mark was set (nil: cleared).

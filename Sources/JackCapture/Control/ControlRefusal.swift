@@ -59,6 +59,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .disarm: "disarm a track"
         case .mark: "mark a take"
         case .note: "set a note"
+        case .dropMarker: "drop a marker"
         case .clearClips: "clear clip indicators"
         case .seekTo, .seekBy: "seek"
         case .quit, .requestQuit, .confirmQuit: "quit"

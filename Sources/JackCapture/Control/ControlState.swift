@@ -42,6 +42,11 @@ public struct ControlState: Equatable, Sendable {
     public var currentTake: Int?
     /// The number the next take will get (for slating), in a session.
     public var nextTake: Int?
+    /// A session's last take (the one recording, or the newest in the log not discarded or
+    /// deleted): the one the marking keys mark; and its mark and note.
+    public var lastTake: Int?
+    public var lastTakeMark: TakeMark?
+    public var lastTakeNote: String?
     /// A session's name.
     public var sessionName: String?
     /// Frames recorded (for playback: the file frame playing).

@@ -72,7 +72,7 @@ final class PlaybackWork: ControlledWork {
             return .nothingToConfirm
         case .record:
             return .notWhilePlaying(command)
-        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips, .dropMarker:
             return .needsSession(command)
         }
     }

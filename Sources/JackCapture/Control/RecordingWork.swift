@@ -87,7 +87,7 @@ final class RecordingWork: ControlledWork {
             return nil  // made .stop and .quit above
         case .record:
             return .takesStartThemselves
-        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips, .dropMarker:
             return .needsSession(command)
         case .seekTo, .seekBy:
             return .needsPlayback(command)

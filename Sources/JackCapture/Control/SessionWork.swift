@@ -19,6 +19,8 @@ final class SessionWork: ControlledWork {
     private var question: (kind: Question, take: Int, deadline: Date)?
     private var nextNumber: Int
     private let watch = TrackWatch()
+    /// The last take in the log (not discarded or deleted), read again when the log changes.
+    private var lastLogged: TakeLogEntry?
 
     private enum Question { case stop, quit }
 
@@ -27,6 +29,12 @@ final class SessionWork: ControlledWork {
         self.overdub = overdub
         self.plan = plan
         nextNumber = session.log.nextTakeNumber()
+        super.init()
+        readLastTake()
+    }
+
+    private func readLastTake() {
+        lastLogged = (try? session.log.read().entries)?.last { !$0.status.isRemoved }
     }
 
     private var isInteractive: Bool {
@@ -117,6 +125,7 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
             }
             nextNumber = session.log.nextTakeNumber()
+            readLastTake()
             return nil
         }
         switch command {
@@ -172,6 +181,7 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
                 return nil
             }
+            readLastTake()
             emit(.takeMarked(take: take, mark))
             return nil
         case .note(let take, let text):
@@ -181,10 +191,22 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
                 return nil
             }
+            readLastTake()
             emit(.noteSet(take: take))
             return nil
         case .clearClips:
             watch.clearClips()
+            return nil
+        case .dropMarker:
+            guard let take = running, take.recording.state == .recording || take.recording.state == .paused, !stopping else {
+                return stopping ? .stopping : .nothingRunning(command)
+            }
+            do {
+                let marker = try session.addMarker(take: take.currentNumber, at: take.recording.status.position)
+                emit(.markerDropped(take: take.currentNumber, marker))
+            } catch {
+                emit(.error(.session(error)))
+            }
             return nil
         case .seekTo, .seekBy:
             return .needsPlayback(command)
@@ -312,6 +334,7 @@ final class SessionWork: ControlledWork {
         stopping = false
         question = nil
         nextNumber = session.log.nextTakeNumber()
+        readLastTake()
         if case .eachTrigger = plan {
             switch take.recording.finish().outcome {
             case .cancelled:
@@ -345,6 +368,17 @@ final class SessionWork: ControlledWork {
         state.sessionName = session.definition.name
         state.currentTake = running?.currentNumber
         state.nextTake = running == nil ? nextNumber : nil
+        if let running, !running.recording.isWaitingForTrigger {
+            state.lastTake = running.currentNumber
+            if lastLogged?.take == running.currentNumber {
+                state.lastTakeMark = lastLogged?.mark
+                state.lastTakeNote = lastLogged?.note
+            }
+        } else if let last = lastLogged {
+            state.lastTake = last.take
+            state.lastTakeMark = last.mark
+            state.lastTakeNote = last.note
+        }
         state.recordingSecondsLeft = session.recordingSecondsLeft
         state.pendingDiscard = pendingDiscard
         state.pendingStop = question?.kind == .stop ? question?.take : nil

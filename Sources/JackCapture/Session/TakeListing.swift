@@ -34,6 +34,7 @@ public enum TakeListing {
                     tracks(entry),
                     peak(entry),
                     problems(entry),
+                    markers(entry),
                     entry.note.map { "\"\(oneLine($0))\"" } ?? ""]
         }
         // The first four columns aligned (the text ones vary too much to pad usefully).
@@ -105,6 +106,13 @@ public enum TakeListing {
         let level = highest <= TakeLogTrack.peakFloor ? "silent" : String(format: "peak %.1f dBFS", highest)
         let clipped = saturatingSum(entry.tracks.compactMap(\.clippedSamples).filter { $0 > 0 })
         return clipped > 0 ? "\(level), \(clipped) clipped" : level
+    }
+
+    /// The take's markers, each at its time from the take's start.
+    static func markers(_ entry: TakeLogEntry) -> String {
+        guard !entry.markers.isEmpty else { return "" }
+        let times = entry.markers.map { $0.time ?? duration(frames: $0.position, sampleRate: entry.sampleRate) }
+        return (entry.markers.count == 1 ? "marker " : "\(entry.markers.count) markers ") + times.joined(separator: ", ")
     }
 
     /// The status when it is not `complete`, and every loss and xrun, whatever the status.

@@ -31,6 +31,8 @@ struct TakeLogRecord: Decodable, Equatable {
     var xruns: [TakeLogSpan]?
     var lost: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
+    /// Every marker of the take (a marker record carries them all: arrays replace whole).
+    var markers: [TakeLogMarker]?
     /// nil: the record does not touch the note; `.some(nil)`: it clears it.
     var note: String??
     /// nil: the record does not touch the mark; `.some(nil)`: it clears it.
@@ -39,9 +41,10 @@ struct TakeLogRecord: Decodable, Equatable {
     /// the record's other keys can still be read (`TakeLog.read()` reports the line).
     var unknownStatus: String?
 
-    init(take: Int, status: TakeStatus? = nil, note: String?? = nil, mark: TakeMark?? = nil) {
+    init(take: Int, status: TakeStatus? = nil, note: String?? = nil, mark: TakeMark?? = nil, markers: [TakeLogMarker]? = nil) {
         self.take = take
         self.status = status
+        self.markers = markers
         self.note = note
         self.mark = mark
     }
@@ -65,6 +68,8 @@ struct TakeLogRecord: Decodable, Equatable {
         xruns = entry.xruns
         lost = entry.lost
         pauses = entry.pauses
+        // None: the markers records written during the take stay (an end record knows none).
+        markers = entry.markers.isEmpty ? nil : entry.markers
         note = entry.note.map { .some($0) }
         mark = entry.mark.map { .some($0) }
     }
@@ -95,6 +100,7 @@ struct TakeLogRecord: Decodable, Equatable {
         xruns = try container.decodeIfPresent([TakeLogSpan].self, forKey: .xruns)
         lost = try container.decodeIfPresent([TakeLogSpan].self, forKey: .lost)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
+        markers = try container.decodeIfPresent([TakeLogMarker].self, forKey: .markers)
         if container.contains(.note) {
             note = .some(try container.decodeNil(forKey: .note) ? nil : try container.decode(String.self, forKey: .note))
         }
@@ -131,6 +137,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let xruns { entry.xruns = xruns }
         if let lost { entry.lost = lost }
         if let pauses { entry.pauses = pauses }
+        if let markers { entry.markers = markers }
         if let note { entry.note = note }
         if let mark { entry.mark = mark }
         return entry
