@@ -31,7 +31,43 @@ struct MeterScreen {
         if useBars {
             return header + barLines(snapshot.channels)
         }
+        if layout == .automatic, let columns = barColumns(snapshot.channels.count, rows: roomForBars) {
+            return header + barColumnLines(snapshot.channels, columns: columns)
+        }
         return header + compactLines(snapshot.channels, rows: max(1, height - header.count))
+    }
+
+    /// Bars narrower than this fold into compact columns instead.
+    static let shortestColumnBar = 20
+
+    /// How many columns of bars `count` channels take in `rows` rows, if their bars are still
+    /// `shortestColumnBar` cells or longer: a wide terminal shows 64 tracks as two columns of
+    /// long bars rather than many columns of short ones.
+    func barColumns(_ count: Int, rows: Int) -> Int? {
+        guard rows > 0, count > 0 else { return nil }
+        let columns = (count + rows - 1) / rows
+        guard columns > 1 else { return nil }
+        // Number and mark, a name of 6 or more, " [", "]", the level and CLIP.
+        let columnWidth = (width - 2 * (columns - 1)) / columns
+        return columnWidth - 4 - 6 - 3 - 11 >= Self.shortestColumnBar ? columns : nil
+    }
+
+    /// The channels in `columns` columns of bars, filled down then across, each with its scale.
+    func barColumnLines(_ channels: [MeterSnapshot.Channel], columns: Int) -> [String] {
+        let perColumn = (channels.count + columns - 1) / columns
+        let columnWidth = (width - 2 * (columns - 1)) / columns
+        var narrow = self
+        narrow.width = columnWidth
+        let blocks = stride(from: 0, to: channels.count, by: perColumn).map {
+            narrow.barLines(Array(channels[$0..<min($0 + perColumn, channels.count)]))
+        }
+        return (0...perColumn).map { row in
+            blocks.enumerated().map { index, block in
+                let text = row < block.count ? block[row] : ""
+                let pad = index == blocks.count - 1 ? 0 : max(0, columnWidth - visibleWidth(text))
+                return text + String(repeating: " ", count: pad)
+            }.joined(separator: "  ").replacingTrailingSpaces()
+        }
     }
 
     // MARK: Header
@@ -187,11 +223,19 @@ struct MeterScreen {
 
     /// Channels in columns: `name ▕bar▏ -12.3!` each, as many across as fit, folded down.
     func compactLines(_ channels: [MeterSnapshot.Channel], rows available: Int) -> [String] {
-        let nameWidth = min(10, channels.map(\.name.count).max() ?? 0)
+        let longest = channels.map(\.name.count).max() ?? 0
         let labels = labelWidth(channels)
-        let barWidth = 8
-        let cellWidth = labels + nameWidth + 1 + barWidth + 2 + 1 + 5 + 1
-        let columns = max(1, (width + 2) / (cellWidth + 2))
+        // A session's numbered tracks take narrower cells until every one fits: shorter names
+        // and bars, then no names at all, the numbers saying which is which.
+        var shapes = [(name: min(10, longest), bar: 8)]
+        if labels > 0 { shapes += [(name: min(6, longest), bar: 6), (name: 0, bar: 5)] }
+        func columns(_ shape: (name: Int, bar: Int)) -> Int {
+            let cellWidth = labels + (shape.name > 0 ? shape.name + 1 : 0) + shape.bar + 2 + 1 + 5 + 1
+            return max(1, (width + 2) / (cellWidth + 2))
+        }
+        let shape = shapes.first { (channels.count + columns($0) - 1) / columns($0) <= available } ?? shapes[shapes.count - 1]
+        let nameWidth = shape.name, barWidth = shape.bar
+        let columns = columns(shape)
         let rowsNeeded = (channels.count + columns - 1) / columns
         let rows = rowsNeeded <= available ? rowsNeeded : max(1, available - 1)
         var lines: [String] = []
@@ -202,7 +246,8 @@ struct MeterScreen {
                 guard index < channels.count else { break }
                 let reading = channels[index].reading
                 let channel = channels[index]
-                cells.append(dimmedUnlessArmed(channel, prefix(channel, labels) + fit(channel.name, nameWidth) + " ▕"
+                let name = nameWidth > 0 ? fit(channel.name, nameWidth) + " " : ""
+                cells.append(dimmedUnlessArmed(channel, prefix(channel, labels) + name + "▕"
                     + bar(reading, width: barWidth, colored: channel.armed) + "▏ "
                     + decibelText(reading.peakPower, width: 5)
                     + (channel.isClipped ? paint("!", .clip) : channel.dead != nil ? paint("×", .red) : " ")))

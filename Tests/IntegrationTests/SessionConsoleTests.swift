@@ -204,4 +204,30 @@ final class SessionConsoleTests: JackTestCase {
         XCTAssertTrue(listing.output.contains("2 markers 0:00:0"), listing.output)
         XCTAssertTrue(listing.output.contains("\"quiet, sung\""), listing.output)
     }
+
+    /// 64 tracks: at 160×48 in two columns of full-length bars, at 80×24 in numbered compact
+    /// columns; all 64 on screen either way, and a two-digit number arms or disarms a track.
+    func testSixtyFourTracksFitTheTerminal() throws {
+        let file = try writeSession("big", tracks: 64)
+        for (columns, rows) in [(160, 48), (80, 24)] {
+            let terminal = try open(["session", file], columns: columns, rows: rows)
+            try terminal.waitForScreen("all 64 tracks at \(columns)×\(rows)", timeout: 30) { screen in
+                screen.contains { $0.contains("READY") } && (1...64).allSatisfy { track in
+                    screen.contains { $0.contains("\(track)● ") }
+                }
+            }
+            let screen = terminal.screen
+            XCTAssertFalse(screen.contains { $0.contains("more channels") }, screen.joined(separator: "\n"))
+            if columns == 160 {
+                let row = try XCTUnwrap(screen.first { $0.contains(" 1● T1 ") })
+                XCTAssertTrue(row.contains("33● T33 "), "two columns of bars: \(row)")
+                let cells = row.split(separator: "[")[1].prefix { $0 != "]" }.count
+                XCTAssertGreaterThanOrEqual(cells, 40, "full-length bars: \(row)")
+            }
+            terminal.type("64")
+            try terminal.waitForScreen("track 64 disarmed") { $0.contains { $0.contains("64○ ") } }
+            terminal.type("q")
+            XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        }
+    }
 }
