@@ -19,11 +19,11 @@ extension Console {
             announce(sessionTake)
             line("jcap: recording from \(wording.preRoll ?? preRoll.map { "\($0)" } ?? "") before JACK frame \(frame)")
         case .capture(let event):
-            report(event)
+            report(event, wording)
         case .segmentWritten(let segment, let take):
             wrote(segment, of: take)
         case .stopping(let take?, let frame, _):
-            line("jcap: stopping take \(take) before JACK frame \(frame)")
+            line("jcap: stopping take \(take)" + (wording.verbose ? " before JACK frame \(frame)" : ""))
         case .stopping(nil, let frame, let origin):
             line("jcap: \(Console.interruption(origin).map { $0 + ", " } ?? "")stopping before JACK frame \(frame)")
         case .quitting(let origin):
@@ -33,7 +33,7 @@ extension Console {
         case .transportAlreadyRolling(let session):
             line("jcap: the transport was already rolling when \(session ? "the take was" : "jcap got") ready; waiting for the next roll")
         case .sessionTakeFinished(let sessionTake, let entries):
-            summarize(sessionTake, entries: entries)
+            summarize(sessionTake, entries: entries, verbose: wording.verbose)
         case .overdubPlayed(let overdub):
             summarizePlayback(overdub)
         case .playbackStarted(let from, let frame, let late):
@@ -69,7 +69,7 @@ extension Console {
         case .noteSet(let take):
             line("jcap: take \(take): note set")
         case .markerDropped(let take, let marker):
-            line("jcap: take \(take): marker at \(marker.time ?? "") (frame \(marker.position))")
+            line("jcap: take \(take): marker at \(marker.time ?? "")" + (wording.verbose ? " (take frame \(marker.position))" : ""))
         case .trackArmed(let track, let armed):
             line("jcap: \(track) \(armed ? "armed" : "disarmed") from the next take on")
         case .takeMarked(let take, let mark):

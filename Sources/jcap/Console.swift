@@ -97,9 +97,12 @@ final class Console {
 
     /// Tells of a take's event on its own line: pauses and resumes with their exact frames, and
     /// what the server did to the take. Overruns and skipped frames are summed up at the end.
-    func report(_ event: CaptureEvent) {
+    func report(_ event: CaptureEvent, _ wording: EventWording = EventWording()) {
         switch event {
         case .started, .stopped, .overrun, .framesSkipped, .fileSplit: return
+        case .xrun, .portConnected:
+            if wording.session && !wording.verbose { return }
+            line("jcap: \(event)")
         case .sampleRateChanged, .serverShutDown: line("jcap: error: \(event)")
         default: line("jcap: \(event)")
         }

@@ -19,10 +19,8 @@ extension MeterSnapshot {
         var title: String?
         if let session = state.sessionName {
             var text = "session \(TerminalText.escaped(session))"
-            if let take = state.currentTake { text += ", take \(take)" }
-            if let seconds = state.recordingSecondsLeft {
-                text += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1).dropLast(4)) left"
-            }
+            if let take = state.currentTake { text += ", take \(take)" } else if let next = state.nextTake { text += ", next take \(next)" }
+            if let seconds = state.recordingSecondsLeft { text += ", " + recordingTimeText(seconds: seconds) + " of recording left" }
             title = text
         }
         self.init(state: snapshotState, sampleRate: state.sampleRate, elapsedFrames: state.position,

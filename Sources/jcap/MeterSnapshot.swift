@@ -54,6 +54,27 @@ extension MeterSnapshot {
     }
 }
 
+/// Disk time as an engineer says it: `2 h 05 min`, `45 min`, `40 s`.
+func recordingTimeText(seconds: Double) -> String {
+    let whole = Int64(max(0, min(seconds, 1e12)))
+    if whole < 60 { return "\(whole) s" }
+    let minutes = whole / 60
+    if minutes < 60 { return "\(minutes) min" }
+    let rest = minutes % 60
+    return "\(minutes / 60) h \(rest < 10 ? "0" : "")\(rest) min"
+}
+
+/// `255,354`: a count with its thousands grouped.
+func groupedDigits(_ value: Int64) -> String {
+    let digits = String(value.magnitude)
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+        if index > 0 && (digits.count - index) % 3 == 0 { text += "," }
+        text.append(digit)
+    }
+    return (value < 0 ? "-" : "") + text
+}
+
 /// `HH:MM:SS.mmm` for a frame count.
 func clockText(frames: Int64, sampleRate: Int) -> String {
     let milliseconds = frames * 1_000 / Int64(max(1, sampleRate))

@@ -61,6 +61,9 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "With --overdub and --tracks: play the tracks being replaced too.")
     var playReplaced = false
 
+    @Flag(name: .shortAndLong, help: "A line per track, xrun and connection, and frame numbers in what the console says.")
+    var verbose = false
+
     @OptionGroup var meters: MeterOption
 
     func run() throws {
@@ -139,7 +142,7 @@ struct SessionCommand: ParsableCommand {
                 throw console.fail(error)
             }
         }
-        console.describe(session)
+        console.describe(session, verbose: verbose)
         var overdubbing: SessionOverdub?
         if let overdub {
             do {
@@ -153,7 +156,7 @@ struct SessionCommand: ParsableCommand {
         defer { overdubbing?.player.close() }
 
         var wording = EventWording(shortensNames: false, channelNames: session.trackNames,
-                                   waitingLine: nil, preRoll: waiting.preRoll)
+                                   waitingLine: nil, preRoll: waiting.preRoll, session: true, verbose: verbose)
         let plan: SessionPlan
         var surfaces: [ControlSurface] = [SignalSurface(signals)]
         var keys: TerminalKeys?

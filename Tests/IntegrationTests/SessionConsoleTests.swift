@@ -230,4 +230,45 @@ final class SessionConsoleTests: JackTestCase {
             XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
         }
     }
+
+    /// Less text: 64 sources in one line, the take's summary last with every peak in a compact
+    /// table; -v gives a line per track and the frame numbers.
+    func testSixtyFourTracksSayLittleAndTheSummaryComesLast() throws {
+        let file = try writeSession("quietly", tracks: 64)
+        let run = try runJcap(["session", file, "--for", "0.3s", "--meter", "none"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("  T1..64 <- sig:out_1..64\n"), run.errors)
+        XCTAssertFalse(run.errors.contains("T5: quietly:T5"), "no line per track without -v")
+        let lines = run.errors.split(separator: "\n").map(String.init)
+        XCTAssertLessThan(lines.count, 20, run.errors)
+        let summary = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("jcap: take 1 complete: 00:00:00.300, 64 files, started ") }, run.errors)
+        XCTAssertFalse(lines[summary].contains("JACK frame"), "no frame numbers without -v: \(lines[summary])")
+        XCTAssertFalse(lines[summary].contains("Z"), "local time, not UTC: \(lines[summary])")
+        XCTAssertTrue(lines[summary + 1].hasPrefix("  peak dBFS: T1 -"), run.errors)
+        XCTAssertTrue(lines[(summary + 1)...].allSatisfy { $0.hasPrefix("  ") }, "the peaks are the last lines: \(run.errors)")
+        XCTAssertTrue(lines[(summary + 1)...].joined().contains("T64 -"), run.errors)
+
+        let verbose = try runJcap(["session", file, "--for", "0.3s", "--meter", "none", "-v"])
+        XCTAssertEqual(verbose.status, 0, verbose.errors)
+        XCTAssertTrue(verbose.errors.contains("  T5: quietly:T5 <- sig:out_5"), verbose.errors)
+        XCTAssertTrue(verbose.errors.contains("14400 frames, from JACK frame "), verbose.errors)
+    }
+
+    /// READY names the next take (for slating) and the disk time as hours and minutes; a stop
+    /// is said without frame numbers.
+    func testReadySaysTheNextTakeAndTheDiskTime() throws {
+        let file = try writeSession("slate", tracks: 2)
+        let terminal = try open(["session", file])
+        try terminal.waitForScreen("READY with the next take") { screen in
+            screen.contains { $0.contains("session slate, next take 1, ") && $0.contains("min of recording left") && $0.contains("READY") }
+        }
+        terminal.type("r")
+        try terminal.waitForScreen("take 1 recording") { $0.contains { $0.contains("session slate, take 1, ") && $0.contains("REC") } }
+        usleep(300_000)
+        stopTake(terminal)
+        try terminal.waitForScreen("next take 2") { $0.contains { $0.contains("session slate, next take 2, ") } }
+        terminal.type("q")
+        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        XCTAssertTrue(terminal.transcript.contains("jcap: stopping take 1\n"), terminal.transcript)
+    }
 }

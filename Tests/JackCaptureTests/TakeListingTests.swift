@@ -69,6 +69,15 @@ struct TakeListingTests {
         #expect(TakeListing.deadTracks(entries[1]) == [], "no peaks logged: nothing to tell")
     }
 
+    @Test("peaks are signed, silence is -inf")
+    func signedPeaks() {
+        var take = entries[0]
+        take.tracks[0].highestPeakDBFS = 3.04
+        #expect(TakeListing.lines([take], timeZone: utc).first?.contains("peak +3.0 dBFS") == true)
+        take.tracks = take.tracks.map { var track = $0; track.highestPeakDBFS = -160; return track }
+        #expect(TakeListing.lines([take], timeZone: utc).first?.contains("peak -inf dBFS") == true)
+    }
+
     @Test("markers are listed at their times, before the note")
     func markers() {
         var take = entries[0]

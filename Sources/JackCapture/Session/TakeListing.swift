@@ -100,10 +100,12 @@ public enum TakeListing {
         return noun + ": " + names.map(oneLine).joined(separator: ", ")
     }
 
-    /// The loudest track's peak, and how many samples clipped over all tracks.
+    /// The loudest track's peak, and how many samples clipped over all tracks (`18 clipped`).
     static func peak(_ entry: TakeLogEntry) -> String {
         guard let highest = entry.tracks.compactMap(\.highestPeakDBFS).filter({ !$0.isNaN }).max() else { return "" }
-        let level = highest <= TakeLogTrack.peakFloor ? "silent" : String(format: "peak %.1f dBFS", highest)
+        // Signed as a meter shows it, silence as -inf (as everywhere jcap shows a level).
+        let level = highest <= TakeLogTrack.peakFloor ? "peak -inf dBFS"
+            : String(format: highest >= 0.05 ? "peak %+.1f dBFS" : "peak %.1f dBFS", highest)
         let clipped = saturatingSum(entry.tracks.compactMap(\.clippedSamples).filter { $0 > 0 })
         return clipped > 0 ? "\(level), \(clipped) clipped" : level
     }
