@@ -177,7 +177,7 @@ struct SessionCommand: ParsableCommand {
             let terminal = TerminalKeys(readingPipes: true)
             keys = terminal
             surfaces.insert(KeySurface(terminal, keymap: .session, console: console), at: 0)
-            console.line(terminal.isActive ? "jcap: r records a take, space pauses, s stops it, 1..\(session.trackNames.count) arm or disarm a track, ? shows the keys"
+            console.line(terminal.isActive ? "jcap: r records a take, space pauses, s s stops it, 1..\(session.trackNames.count) arm or disarm a track, ? shows the keys"
                 : "jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
             if preRollLength != nil { console.line("jcap: each take starts \(waiting.preRoll ?? "") before the r key (the pre-roll)") }
             if let overdubbing {

@@ -117,9 +117,10 @@ struct SessionKeyboard {
 
     /// The keys, as `?` shows them.
     static let help = [
-        "keys: r record (resumes a paused take)  space pause/resume  s s stop the take  q quit (q q in a take)",
-        "      m marker at this point of the take  c circle  f false start  g no good (the last take; again clears)",
-        "      n note for the last take  1..N arm or disarm track N (between takes)  x clear the CLIP indicators",
-        "      d discard the last take (y confirms)  ? these keys",
+        "keys: r record (or resume)   space pause/resume   s s stop the take",
+        "      q quit (q q during a take)   1..N arm/disarm track N between takes",
+        "      m marker here   c circled   f false start   g no good (last take;",
+        "      the same key again clears)   n note for the last take   x clear CLIP",
+        "      d discard the last take (y confirms)   ? these keys",
     ]
 }
