@@ -304,7 +304,7 @@ final class SessionWork: ControlledWork {
         }
         if let running {
             if !announced, case .eachTrigger = plan, !running.recording.isWaitingForTrigger { announce() }
-            for event in running.recording.takeEvents() { emit(.capture(event)) }
+            for event in running.recording.takeEvents() where !isKnownAlready(event) { emit(.capture(event)) }
             if running.recording.isFinished || (quitting && isInteractive) { finishTake() }
         }
         if isInteractive {
@@ -321,6 +321,13 @@ final class SessionWork: ControlledWork {
             }
             armCued()
         }
+    }
+
+    /// A take that starts on an input already unpatched reports the disconnection at its frame 0:
+    /// the track was told dead when it happened (`trackDead`), so that is no news.
+    private func isKnownAlready(_ event: CaptureEvent) -> Bool {
+        guard case .portDisconnected(let channel, _, _, 0) = event, channel < watch.dead.count else { return false }
+        return watch.dead[channel] == .unpatched
     }
 
     /// The running take has ended (or is to end now): its log entries, then what comes next.
