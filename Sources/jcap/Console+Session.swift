@@ -40,9 +40,10 @@ extension Console {
         for line in skipped { self.line("jcap: warning: the take log \(log.path), \(line)") }
     }
 
-    func describe(_ overdub: SessionOverdub) {
+    func describe(_ overdub: SessionOverdub, verbose: Bool = false) {
         let played = overdub.playedTake
-        line("jcap: overdub of take \(played.take) (\(played.frames) frames): client '\(overdub.player.clientName ?? "")', "
+        let length = clockText(frames: played.frames, sampleRate: played.sampleRate) + (verbose ? ", \(played.frames) frames" : "")
+        line("jcap: overdub of take \(played.take) (\(length)): client '\(overdub.player.clientName ?? "")', "
             + "playback latency \(overdub.playbackLatency) frames")
         for (port, connections) in zip(overdub.player.portNames, overdub.player.connections) {
             line("  \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")

@@ -218,7 +218,8 @@ final class Console {
         if let levels = report.channelLevels {
             let screen = MeterScreen(width: 80, height: 24)
             for (name, level) in zip(names, levels) {
-                let clips = level.clipCount == 0 ? "no clips" : "\(level.clipCount) samples clipped"
+                let clips = level.clipCount == 0 ? "no clips"
+                    : "\(groupedDigits(level.clipCount)) clipped sample\(level.clipCount == 1 ? "" : "s")"
                 line("  \(name): peak \(screen.decibelText(level.highestPeak, width: 0)) dBFS, \(clips)")
             }
         }

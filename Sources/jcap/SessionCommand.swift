@@ -151,7 +151,7 @@ struct SessionCommand: ParsableCommand {
             } catch {
                 throw console.fail(error)
             }
-            if let overdubbing { console.describe(overdubbing) }
+            if let overdubbing { console.describe(overdubbing, verbose: verbose) }
         }
         defer { overdubbing?.player.close() }
 
