@@ -51,4 +51,12 @@ struct EngineerWordingTests {
             == "T1..64 <- sig:out_1..64")
         #expect(SourceRanges.text(names: ["A", "B"]) == "A, B")
     }
+
+    @Test("xrun and loss positions as times, five and a count; peaks wrapped into rows")
+    func summaryPieces() {
+        #expect(Console.positions([48_000, 96_000], rate: 48_000, verbose: false) == "00:00:01.000, 00:00:02.000")
+        #expect(Console.positions([48_000], rate: 48_000, verbose: true) == "00:00:01.000 (take frame 48000)")
+        #expect(Console.positions((1...40).map { Int64($0) * 4_800 }, rate: 48_000, verbose: false).hasSuffix(", 00:00:00.500 and 35 more"))
+        #expect(Console.wrapped(["Kick -3.0", "Snare +1.2", "Vox -inf"], width: 22) == ["Kick -3.0  Snare +1.2", "Vox -inf"])
+    }
 }
