@@ -95,6 +95,7 @@ struct MeterScreen {
             parts.append("■ DONE \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
             parts.append("\(snapshot.elapsedFrames) frames")
         }
+        if let question = snapshot.question { parts.append(paint(question, .clip)) }
         if let remaining = snapshot.remainingFrames, snapshot.state == .recording || snapshot.state == .playing || snapshot.state == .paused {
             parts.append("left \(clockText(frames: remaining, sampleRate: rate))")
         }

@@ -32,6 +32,8 @@ extension MeterSnapshot {
                       return Channel(name: channel.0, reading: channel.1.reading, label: session ? "\(index + 1)" : nil,
                                      armed: !session || state.armedTracks.contains(channel.1.name),
                                      clipLatched: channel.1.clipped, dead: channel.1.dead)
-                  }, title: title)
+                  }, title: title,
+                  question: state.pendingStop.map { "STOP take \($0)? s again" } ?? state.pendingQuit.map { "QUIT during take \($0)? q again" }
+                      ?? state.pendingDiscard.map { "DISCARD take \($0)? y" })
     }
 }

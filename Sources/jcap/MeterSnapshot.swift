@@ -43,6 +43,8 @@ struct MeterSnapshot: Equatable {
     var channels: [Channel]
     /// A first line above the take's state: a session's name, take number and disk time left.
     var title: String?
+    /// A question waiting for its key (stop? quit? discard?), shown in the header.
+    var question: String?
 }
 
 extension MeterSnapshot {

@@ -75,6 +75,7 @@ final class SessionConsoleTests: JackTestCase {
         terminal.type("\r")
         terminal.type("s")
         try terminal.waitFor("stop take 1? s again within 2 s stops it")
+        try terminal.waitForScreen("the question in the header") { $0.contains { $0.contains("STOP take 1? s again") } }
         try terminal.waitFor("take 1 goes on recording", timeout: 5)
         try terminal.waitForScreen("still recording") { $0.contains { $0.contains("REC") } }
         terminal.type(" ")
