@@ -40,15 +40,25 @@ public enum ControlEvent: Sendable {
     /// (playing stops there; `playbackFinished` follows).
     case playbackInterrupted(PlayerInterruption)
     case playbackFinished(PlaybackSummary)
+    /// `requestStop` asks: stop `take`? (`confirmStop` within `seconds` answers.)
+    case stopAsked(take: Int, seconds: Double)
+    /// `requestQuit` asks: end `take` and quit?
+    case quitAsked(take: Int, seconds: Double)
+    /// A stop or quit question was declined or lapsed: `take` goes on recording.
+    case keptRecording(take: Int)
     /// `discardLastTake` asks: discard `take`?
     case discardAsked(take: Int)
     case takeKept(take: Int)
     case takeDiscarded(take: Int)
     case noteSet(take: Int)
+    /// A marker was dropped on `take` (logged).
+    case markerDropped(take: Int, TakeLogMarker)
     /// A session's track is armed (or disarmed) from the next take on.
     case trackArmed(track: String, armed: Bool)
     /// A take's mark was set (nil: cleared).
     case takeMarked(take: Int, TakeMark?)
+    /// A session's track went dead (`dead`) or came back to life (nil).
+    case trackDead(track: String, DeadTrack?)
     /// A command that does not apply now.
     case refused(ControlCommand, ControlRefusal)
     /// A failure that leaves things running (a take that could not start; try again).

@@ -15,13 +15,26 @@ final class SessionWork: ControlledWork {
     private var stopping = false
     private var quitting = false
     private var pendingDiscard: Int?
+    /// A stop or quit `requestStop` or `requestQuit` asked about, until its answer or `deadline`.
+    private var question: (kind: Question, take: Int, deadline: Date)?
     private var nextNumber: Int
+    private let watch = TrackWatch()
+    /// The last take in the log (not discarded or deleted), read again when the log changes.
+    private var lastLogged: TakeLogEntry?
+
+    private enum Question { case stop, quit }
 
     init(session: StudioSession, overdub: SessionOverdub?, plan: SessionPlan) {
         self.session = session
         self.overdub = overdub
         self.plan = plan
         nextNumber = session.log.nextTakeNumber()
+        super.init()
+        readLastTake()
+    }
+
+    private func readLastTake() {
+        lastLogged = (try? session.log.read().entries)?.last { !$0.status.isRemoved }
     }
 
     private var isInteractive: Bool {
@@ -99,7 +112,7 @@ final class SessionWork: ControlledWork {
     override func apply(_ command: ControlCommand, origin: ControlOrigin) -> ControlRefusal? {
         if let number = pendingDiscard {
             guard case .confirmDiscard(let yes) = command else {
-                return command == .quit ? quit(origin) : .awaitingConfirmation(take: number)
+                return command == .quit || command == .requestQuit ? quit(origin) : .awaitingConfirmation(take: number)
             }
             pendingDiscard = nil
             guard yes else {
@@ -112,18 +125,26 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
             }
             nextNumber = session.log.nextTakeNumber()
+            readLastTake()
             return nil
         }
         switch command {
+        case .requestStop, .requestQuit, .confirmStop, .confirmQuit:
+            return askOrAnswer(command, origin: origin)
         case .record:
             guard isInteractive else { return .takesStartThemselves }
-            guard running == nil else { return .takeRecording(command) }
+            if let take = running {
+                // r on a paused take picks it up again, as the record button of a recorder does.
+                guard take.recording.state == .paused, !stopping else { return .takeRecording(command) }
+                return ControlledWork.pauseOrResume(take.recording, .resume, stopping: stopping)
+            }
             return recordNow()
         case .togglePause, .pause, .resume:
             return ControlledWork.pauseOrResume(running?.recording, command, stopping: stopping)
         case .stop:
             guard let take = running else { return .nothingRunning(command) }
             guard !stopping else { return .stopping }
+            question = nil
             stop(take, origin: origin)
             if isInteractive { finishTake() }
             return nil
@@ -160,6 +181,7 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
                 return nil
             }
+            readLastTake()
             emit(.takeMarked(take: take, mark))
             return nil
         case .note(let take, let text):
@@ -169,11 +191,61 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
                 return nil
             }
+            readLastTake()
             emit(.noteSet(take: take))
+            return nil
+        case .clearClips:
+            watch.clearClips()
+            return nil
+        case .dropMarker:
+            guard let take = running, take.recording.state == .recording || take.recording.state == .paused, !stopping else {
+                return stopping ? .stopping : .nothingRunning(command)
+            }
+            do {
+                let marker = try session.addMarker(take: take.currentNumber, at: take.recording.status.position)
+                emit(.markerDropped(take: take.currentNumber, marker))
+            } catch {
+                emit(.error(.session(error)))
+            }
             return nil
         case .seekTo, .seekBy:
             return .needsPlayback(command)
         }
+    }
+
+    /// `requestStop` and `requestQuit` ask about the running take (the same request again
+    /// confirms); `confirmStop` and `confirmQuit` answer. Between takes a quit needs no question.
+    private func askOrAnswer(_ command: ControlCommand, origin: ControlOrigin) -> ControlRefusal? {
+        let kind: Question = switch command {
+        case .requestStop, .confirmStop: .stop
+        default: .quit
+        }
+        switch command {
+        case .confirmStop(let yes), .confirmQuit(let yes):
+            guard question?.kind == kind else { return .nothingToConfirm }
+            return answer(yes, origin: origin)
+        default:
+            if question?.kind == kind { return answer(true, origin: origin) }
+            guard let take = running, !stopping else {
+                if kind == .quit { return apply(.quit, origin: origin) }
+                return running == nil ? .nothingRunning(command) : .stopping
+            }
+            let number = take.currentNumber
+            question = (kind, number, Date().addingTimeInterval(ControlCore.confirmationSeconds))
+            emit(kind == .stop ? .stopAsked(take: number, seconds: ControlCore.confirmationSeconds)
+                : .quitAsked(take: number, seconds: ControlCore.confirmationSeconds))
+            return nil
+        }
+    }
+
+    private func answer(_ yes: Bool, origin: ControlOrigin) -> ControlRefusal? {
+        guard let asked = question else { return .nothingToConfirm }
+        question = nil
+        guard yes else {
+            emit(.keptRecording(take: asked.take))
+            return nil
+        }
+        return apply(asked.kind == .stop ? .stop : .quit, origin: origin)
     }
 
     /// `record` in an interactive session: the cued take starts, or a new one now.
@@ -211,6 +283,7 @@ final class SessionWork: ControlledWork {
     }
 
     private func quit(_ origin: ControlOrigin) -> ControlRefusal? {
+        question = nil
         guard !quitting else { return nil }
         quitting = true
         switch plan {
@@ -225,9 +298,13 @@ final class SessionWork: ControlledWork {
     }
 
     override func update() {
+        if let asked = question, Date() >= asked.deadline {
+            question = nil
+            emit(.keptRecording(take: asked.take))
+        }
         if let running {
             if !announced, case .eachTrigger = plan, !running.recording.isWaitingForTrigger { announce() }
-            for event in running.recording.takeEvents() { emit(.capture(event)) }
+            for event in running.recording.takeEvents() where !isKnownAlready(event) { emit(.capture(event)) }
             if running.recording.isFinished || (quitting && isInteractive) { finishTake() }
         }
         if isInteractive {
@@ -246,6 +323,13 @@ final class SessionWork: ControlledWork {
         }
     }
 
+    /// A take that starts on an input already unpatched reports the disconnection at its frame 0:
+    /// the track was told dead when it happened (`trackDead`), so that is no news.
+    private func isKnownAlready(_ event: CaptureEvent) -> Bool {
+        guard case .portDisconnected(let channel, _, _, 0) = event, channel < watch.dead.count else { return false }
+        return watch.dead[channel] == .unpatched
+    }
+
     /// The running take has ended (or is to end now): its log entries, then what comes next.
     private func finishTake() {
         guard let take = running else { return }
@@ -255,7 +339,9 @@ final class SessionWork: ControlledWork {
         for event in take.recording.takeEvents() { emit(.capture(event)) }
         running = nil
         stopping = false
+        question = nil
         nextNumber = session.log.nextTakeNumber()
+        readLastTake()
         if case .eachTrigger = plan {
             switch take.recording.finish().outcome {
             case .cancelled:
@@ -276,14 +362,34 @@ final class SessionWork: ControlledWork {
     override func state() -> ControlState {
         var state = ControlledWork.captureState(client: session.client, take: running?.recording, names: session.trackNames)
         state.armedTracks = session.armedTrackNames
+        let client = session.client
+        let connected = client.engine.ports.map { client.jack.connectionCount(of: $0) > 0 }
+        let peaks = state.meters.indices.map { client.meters.recentPeak(forChannel: $0) }
+        for change in watch.watch(&state.meters, connected: connected, recentPeaks: peaks,
+                                  meteredFrames: client.meters.meteredFrames) {
+            emit(.trackDead(track: state.meters[change.index].name, change.dead))
+        }
         if running == nil { state.mode = .ready }
         if stopping && running != nil { state.mode = .stopping }
         if isFinished { state.mode = .finished }
         state.sessionName = session.definition.name
         state.currentTake = running?.currentNumber
         state.nextTake = running == nil ? nextNumber : nil
+        if let running, !running.recording.isWaitingForTrigger {
+            state.lastTake = running.currentNumber
+            if lastLogged?.take == running.currentNumber {
+                state.lastTakeMark = lastLogged?.mark
+                state.lastTakeNote = lastLogged?.note
+            }
+        } else if let last = lastLogged {
+            state.lastTake = last.take
+            state.lastTakeMark = last.mark
+            state.lastTakeNote = last.note
+        }
         state.recordingSecondsLeft = session.recordingSecondsLeft
         state.pendingDiscard = pendingDiscard
+        state.pendingStop = question?.kind == .stop ? question?.take : nil
+        state.pendingQuit = question?.kind == .quit ? question?.take : nil
         return state
     }
 

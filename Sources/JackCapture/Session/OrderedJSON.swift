@@ -139,6 +139,15 @@ extension TakeLogPause {
     }
 }
 
+extension TakeLogMarker {
+    var orderedJSON: OrderedJSON {
+        var object = OrderedJSONObject()
+        object.add("position", .integer(position))
+        object.add("time", time.map(OrderedJSON.string))
+        return object.json
+    }
+}
+
 extension TakeLogRecord {
     /// The record's keys in the log's order; a cleared note or mark as `null`.
     var orderedJSON: OrderedJSON {
@@ -158,6 +167,7 @@ extension TakeLogRecord {
         object.add("xruns", xruns.map { .array($0.map(\.orderedJSON)) })
         object.add("lost", lost.map { .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
+        object.add("markers", markers.map { .array($0.map(\.orderedJSON)) })
         switch mark {
         case .none: break
         case .some(.none): object.add("mark", .null)

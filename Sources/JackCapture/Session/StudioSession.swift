@@ -229,6 +229,17 @@ public final class StudioSession: Sendable {
         do { try log.setMark(take: number, mark) } catch { throw .takeLog(error) }
     }
 
+    /// Adds a marker at take position `position` (frames) to take `number`, the one recording
+    /// or any other in the log; returns it as logged (with its time).
+    ///
+    /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.
+    @discardableResult
+    public func addMarker(take number: Int, at position: Int64) throws(StudioSessionError) -> TakeLogMarker {
+        let marker = TakeLogMarker(position: position, sampleRate: client.sampleRate)
+        do { try log.addMarker(take: number, marker) } catch { throw .takeLog(error) }
+        return marker
+    }
+
     /// Sets take `number`'s note; empty (or only white space) text removes it.
     ///
     /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.

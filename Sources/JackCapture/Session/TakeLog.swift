@@ -58,6 +58,13 @@ public final class TakeLog: Sendable {
         try write(TakeLogRecord(take: take, note: .some(trimmed.isEmpty ? nil : text)))
     }
 
+    /// Adds a marker to the take (also one recording now), after those it has: a record of all
+    /// its markers, on disk before this returns.
+    public func addMarker(take: Int, _ marker: TakeLogMarker) throws(TakeLogError) {
+        let markers = try entry(take).markers + [marker]
+        try write(TakeLogRecord(take: take, markers: markers))
+    }
+
     /// Marks the take (circled, false start, no good); nil clears its mark.
     public func setMark(take: Int, _ mark: TakeMark?) throws(TakeLogError) {
         _ = try entry(take)
