@@ -67,6 +67,28 @@ final class ServerRestartSessionTests: JackTestCase {
         XCTAssertGreaterThan(entries.last?.frames ?? 0, 24_000, errors)
     }
 
+    func testTakesOnSoundGoOnWhenTheServerIsBack() throws {
+        let session = try writeSession("sound")
+        // The test signal is always above -40 dBFS: each take starts on its first cycle.
+        let jcap = try launchJcap(["session", session, "--trigger", "-40", "--for", "1s", "--meter", "none"])
+        try Self.waitFor("take 1") { jcap.errorOutput.contains("recording take 1") }
+        usleep(300_000)
+        stopServer()
+        try Self.waitFor("jcap to wait for the server") { jcap.errorOutput.contains("waiting for it to come back") }
+        try restartServer()
+        try Self.waitFor("a take after the server came back") {
+            jcap.errorOutput.contains("the JACK server is back") && jcap.errorOutput.contains("take 2 complete")
+                || jcap.errorOutput.contains("take 2 frames lost")
+        }
+        jcap.signal(SIGINT)
+        let status = try jcap.wait(timeout: 20)
+        let errors = jcap.errorOutput
+        XCTAssertEqual(status, ExitStatus.serverShutDown.rawValue, errors)
+        let entries = try checkTakes("sound", errors)
+        XCTAssertEqual(Array(entries.map(\.take).prefix(2)), [1, 2], errors)
+        XCTAssertEqual(entries.dropFirst().first?.frames, 48_000, "a whole take after the server came back: \(errors)")
+    }
+
     func testCtrlCQuitsWhileWaitingForTheServer() throws {
         let session = try writeSession("gone")
         let jcap = try launchJcap(["session", session, "--for", "10s", "--meter", "none"])
