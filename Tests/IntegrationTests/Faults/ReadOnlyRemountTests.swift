@@ -10,9 +10,10 @@ import jcap
 /// files are open for writing (EBUSY), so this is the way a disk goes read-only under a take.
 ///
 /// Every file stays readable, the signal true in every frame its header declares; the take log's
-/// end line cannot be written there, which jcap says in one line, exiting 22. (What the file
-/// system had not yet committed when it failed is its own: after a check it holds what its
-/// journal held; docs/faults.md says so.)
+/// end line cannot be written there, which jcap says in one line, exiting 22. Once the disk is
+/// checked and writable again, `jcap takes` logs the take with the frames its files hold and
+/// repairs them: at least the first half second, which jcap commits to the disk (syncfs) once
+/// every file has it; the rest as far as the file system kept it.
 final class ReadOnlyRemountTests: JackTestCase {
     private var loopDevice: String?
     private var mountPoint: String?
@@ -40,6 +41,7 @@ final class ReadOnlyRemountTests: JackTestCase {
         try ("[session]\nname = \"ro\"\nformat = \"wav\"\nbit_depth = \"float\"\n\n"
             + "[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n\n[[track]]\nname = \"B\"\nsource = \"sig:out_2\"\n")
             .write(toFile: session, atomically: true, encoding: .utf8)
+        sync()  // The session file itself must outlive the failure.
         let folder = disk + "/ro"
         let jcap = try launchJcap(["session", session, "--for", "10s", "--meter", "none"])
         try Self.waitFor("take 1") { jcap.errorOutput.contains("recording take 1") }
@@ -66,6 +68,26 @@ final class ReadOnlyRemountTests: JackTestCase {
             XCTAssertEqual(signal.firstFrameTime, signalTime(start), name)
             XCTAssertTrue(signal.isIntact || (signal.wrongSamples == 0 && signal.segments.count == 1),
                           "\(name): the signal at its true position: \(signal)")
+        }
+
+        // The disk checked and mounted again, as after such an error in a studio.
+        try run("/bin/umount", [disk])
+        mountPoint = nil
+        _ = try? run("/sbin/e2fsck", ["-f", "-y", device])
+        try run("/bin/mount", [device, disk])
+        mountPoint = disk
+        let takes = try runJcap(["takes", session])
+        XCTAssertEqual(takes.status, 0, takes.errors)
+        let entry = try XCTUnwrap(try TakeLog(folder: folder).entries().first)
+        XCTAssertEqual(entry.status, .interrupted, "logged now: \(takes.errors)")
+        XCTAssertGreaterThanOrEqual(entry.frames, 24_000, "at least the first half second outlives the failure")
+        XCTAssertLessThanOrEqual(entry.frames, reported)
+        for (channel, name) in names.enumerated() {
+            let signal = TestSignalReport.check(file: try SoundFile.open(readingFrom: folder + "/" + name), signalChannels: [channel])
+            XCTAssertEqual(signal.frames, entry.frames, "\(name): repaired, its header declares what the log says")
+            XCTAssertEqual(signal.firstFrameTime, signalTime(start), name)
+            XCTAssertEqual(signal.wrongSamples, 0, "\(name): \(signal)")
+            XCTAssertEqual(signal.segments.count, 1, "\(name): \(signal)")
         }
     }
 
