@@ -20,10 +20,10 @@ final class SuspendedJcapTests: JackTestCase {
         let reported = JcapConsoleReport(errors)
         XCTAssertEqual(status, ExitStatus.lostFrames.rawValue, errors)
         let lost = reported.lostSpans.reduce(0) { $0 + $1.frames }
-        // 3 s is 144,000 frames; whole periods around it may go too, or the server may have
-        // resumed jcap a period early.
+        // 3 s is 144,000 frames; whole periods around it may go too (a busy machine's xruns,
+        // each reported), or the server may have resumed jcap a period early.
         XCTAssertGreaterThan(lost, 130_000, errors)
-        XCTAssertLessThan(lost, 160_000, errors)
+        XCTAssertLessThan(lost, 192_000, errors)
         let signal = try check("stopped.wav")
         XCTAssertEqual(signal.frames, 384_000, "8 s exactly: the lost frames are in the file as silence")
         XCTAssertNil(reported.disagreement(with: signal), "\(signal); jcap said: \(errors)")
