@@ -23,6 +23,9 @@ final class SessionWork: ControlledWork {
     /// Unattended: the takes still to record when the server comes back (those it cut short or
     /// that never began).
     private var takesAfterServerReturns = 0
+    /// Unattended, when the server went before the first take began: a start on the wall clock
+    /// still holds when it is back (a start on the old server's frames does not).
+    private var startAfterServerReturns: StartTime?
     private static let serverPollInterval: TimeInterval = 0.5
 
     init(session: StudioSession, overdub: SessionOverdub?, plan: SessionPlan) {
@@ -285,6 +288,13 @@ final class SessionWork: ControlledWork {
             if !quitting && canWaitForServer {
                 // Takes the server cut short are recorded again, in full, with those never begun.
                 takesAfterServerReturns = takes - entries.filter { $0.status != .serverShutdown }.count
+                startAfterServerReturns = nil
+                if entries.isEmpty, case .unattended(let start, _, _, _, _) = plan {
+                    switch start {
+                    case .wallClock?, .dateTime?: startAfterServerReturns = start
+                    default: break
+                    }
+                }
                 if takesAfterServerReturns > 0 {
                     awaitServer()
                     return
@@ -338,7 +348,8 @@ final class SessionWork: ControlledWork {
             recordOnTrigger()
         case .unattended(_, let length, _, let split, _):
             do throws(StudioSessionError) {
-                running = try session.record(length: length, takes: takesAfterServerReturns, split: split)
+                running = try session.record(at: startAfterServerReturns, length: length,
+                                             takes: takesAfterServerReturns, split: split)
             } catch {
                 fail(error)
                 return
