@@ -89,6 +89,36 @@ final class ServerRestartSessionTests: JackTestCase {
         XCTAssertEqual(entries.dropFirst().first?.frames, 48_000, "a whole take after the server came back: \(errors)")
     }
 
+    func testATakeWaitingForItsTimeOfDayStillStartsThenOnTheReturnedServer() throws {
+        let session = try writeSession("scheduled")
+        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 6_000_000) / 1_000 * 1_000
+        var seconds = time_t(target / 1_000_000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        let at = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, Int(target % 1_000_000) / 1_000)
+        let jcap = try launchJcap(["session", session, "--at", at, "--for", "1s", "--meter", "none"])
+        try Self.waitFor("the session") { jcap.errorOutput.contains("take 1") }
+        usleep(500_000)
+        stopServer()
+        try Self.waitFor("jcap to wait for the server") { jcap.errorOutput.contains("waiting for it to come back") }
+        try restartServer()
+        let status = try jcap.wait(timeout: 30)
+        let errors = jcap.errorOutput
+        XCTAssertEqual(status, ExitStatus.serverShutDown.rawValue, errors)
+        let entries = try TakeLog(folder: path("scheduled")).entries()
+        XCTAssertEqual(entries.map(\.take), [1], "nothing was recorded before the server went: \(errors)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: path("scheduled")).filter { $0.hasPrefix("take-") }.sorted()
+        XCTAssertEqual(names, ["take-001-A.wav", "take-001-B.wav"], "no empty files left of the take that never began")
+        let entry = try XCTUnwrap(entries.first)
+        XCTAssertTrue([.complete, .framesLost].contains(entry.status), "\(entry.status)")
+        XCTAssertEqual(entry.frames, 48_000)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let started = try XCTUnwrap(formatter.date(from: try XCTUnwrap(entry.startTime)), entry.startTime ?? "")
+        let late = started.timeIntervalSince1970 - Double(target) / 1_000_000
+        XCTAssertLessThan(abs(late), 0.05, "started at \(at) on the server that came back: \(errors)")
+    }
+
     func testCtrlCQuitsWhileWaitingForTheServer() throws {
         let session = try writeSession("gone")
         let jcap = try launchJcap(["session", session, "--for", "10s", "--meter", "none"])
