@@ -88,7 +88,11 @@ extension Console {
             endDisplay()
             line("jcap: error: \(CommandLineAdvice.message(for: error))")
         case .serverShutDown:
-            line("jcap: error: the JACK server shut down")
+            line("jcap: the JACK server shut down; waiting for it to come back (Ctrl-C quits)")
+        case .serverBackWithoutSources(let error):
+            line("jcap: the JACK server is back; waiting for the sources: \(CommandLineAdvice.message(for: error))")
+        case .serverReturned(let ports, _):
+            line("jcap: the JACK server is back: \(ports.count) port\(ports.count == 1 ? "" : "s") open again and connected")
         }
     }
 

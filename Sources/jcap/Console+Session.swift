@@ -109,7 +109,9 @@ extension Console {
         if case .writeFailed(let error)? = report?.outcome {
             line("jcap: error: \(CommandLineAdvice.message(for: error)); everything written before it is in the files")
         }
-        if let error = sessionTake.logError { line("jcap: error: the take log: \(error)") }
+        if let error = sessionTake.logError {
+            line("jcap: error: the take log: \(error); the take is logged, its files repaired, when the session folder is next opened writable (jcap takes)")
+        }
         for entry in entries {
             let rate = entry.sampleRate
             func time(_ frames: Int64) -> String { clockText(frames: frames, sampleRate: rate) }

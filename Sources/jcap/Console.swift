@@ -196,6 +196,9 @@ final class Console {
         case .missedStart:
             line("jcap: error: the start time passed before recording was ready; no file written")
             return
+        case .serverShutDown where report.startFrame == nil && report.frames == 0:
+            line("jcap: error: the JACK server shut down before the start; nothing recorded, no file written")
+            return
         default: break
         }
         let files = report.segments.count

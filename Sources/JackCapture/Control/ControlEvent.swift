@@ -65,6 +65,12 @@ public enum ControlEvent: Sendable {
     case error(ControlError)
     /// A failure that ended everything.
     case failed(ControlError)
-    /// The JACK server went away between a session's takes.
+    /// The JACK server went away (a session's take it cut short is finished and logged): the
+    /// session waits for it to come back, until it does or `quit`.
     case serverShutDown
+    /// The server is back, but not every track's source (its client has not started again): the
+    /// session waits for them too. Told once.
+    case serverBackWithoutSources(StudioSessionError)
+    /// The server is back: the session's `ports` are open on it again, connected to `sources`.
+    case serverReturned(ports: [String], sources: [String])
 }

@@ -24,6 +24,8 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case nothingToConfirm
     /// A question is waiting for `confirmDiscard`.
     case awaitingConfirmation(take: Int)
+    /// The JACK server is gone: takes wait until it is back.
+    case serverGone
     /// It has all ended.
     case finished
 
@@ -43,6 +45,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .noTakeToDiscard: "no take to discard"
         case .nothingToConfirm: "no question to answer"
         case .awaitingConfirmation(let take): "first answer whether to discard take \(take) (y/n)"
+        case .serverGone: "the JACK server is gone; takes record again when it is back"
         case .finished: "it has ended"
         }
     }

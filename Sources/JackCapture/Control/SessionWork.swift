@@ -23,6 +23,17 @@ final class SessionWork: ControlledWork {
     private var lastLogged: TakeLogEntry?
 
     private enum Question { case stop, quit }
+    /// The server went away: waiting for it to come back (polled every `serverPollInterval`).
+    private var awaitingServer = false
+    private var lastServerPoll = Date.distantPast
+    private var toldSourcesMissing = false
+    /// Unattended: the takes still to record when the server comes back (those it cut short or
+    /// that never began).
+    private var takesAfterServerReturns = 0
+    /// Unattended, when the server went before the first take began: a start on the wall clock
+    /// still holds when it is back (a start on the old server's frames does not).
+    private var startAfterServerReturns: StartTime?
+    private static let serverPollInterval: TimeInterval = 0.5
 
     init(session: StudioSession, overdub: SessionOverdub?, plan: SessionPlan) {
         self.session = session
@@ -138,6 +149,7 @@ final class SessionWork: ControlledWork {
                 guard take.recording.state == .paused, !stopping else { return .takeRecording(command) }
                 return ControlledWork.pauseOrResume(take.recording, .resume, stopping: stopping)
             }
+            guard !awaitingServer else { return .serverGone }
             return recordNow()
         case .togglePause, .pause, .resume:
             return ControlledWork.pauseOrResume(running?.recording, command, stopping: stopping)
@@ -298,6 +310,10 @@ final class SessionWork: ControlledWork {
     }
 
     override func update() {
+        if awaitingServer {
+            if quitting { finish() } else { pollServer() }
+            return
+        }
         if let asked = question, Date() >= asked.deadline {
             question = nil
             emit(.keptRecording(take: asked.take))
@@ -313,10 +329,8 @@ final class SessionWork: ControlledWork {
                 finish()
                 return
             }
-            if running == nil && session.client.engine.status.serverGone {
-                cancelCued()
-                emit(.serverShutDown)
-                finish()
+            if running == nil && session.isServerGone {
+                awaitServer()
                 return
             }
             armCued()
@@ -351,12 +365,84 @@ final class SessionWork: ControlledWork {
             default:
                 emit(.sessionTakeFinished(take, entries: entries))
             }
-            if quitting { finish() } else { recordOnTrigger() }
+            if quitting { finish() } else if canWaitForServer { awaitServer() } else { recordOnTrigger() }
             return
         }
         emit(.sessionTakeFinished(take, entries: entries))
         if let overdub { emit(.overdubPlayed(overdub)) }
-        if case .unattended = plan { finish() }
+        if case .unattended(_, _, let takes, _, _) = plan {
+            if !quitting && canWaitForServer {
+                // Takes the server cut short are recorded again, in full, with those never begun.
+                takesAfterServerReturns = takes - entries.filter { $0.status != .serverShutdown }.count
+                startAfterServerReturns = nil
+                if entries.isEmpty, case .unattended(let start, _, _, _, _) = plan {
+                    switch start {
+                    case .wallClock?, .dateTime?: startAfterServerReturns = start
+                    default: break
+                    }
+                }
+                if takesAfterServerReturns > 0 {
+                    awaitServer()
+                    return
+                }
+            }
+            finish()
+        }
+    }
+
+    /// The server is gone and the session can wait for it: an overdub cannot (its player's
+    /// client went with the server, and the take it dubs would be played from elsewhere).
+    private var canWaitForServer: Bool { overdub == nil && session.isServerGone }
+
+    /// Says once that the server is gone and that jcap waits for it; `update` polls.
+    private func awaitServer() {
+        cancelCued()
+        awaitingServer = true
+        toldSourcesMissing = false
+        lastServerPoll = .distantPast
+        emit(.serverShutDown)
+    }
+
+    /// Tries to reach the server again (at most every `serverPollInterval`); when the session is
+    /// open on it again, takes go on as before: the next numbered after the last.
+    private func pollServer() {
+        guard Date().timeIntervalSince(lastServerPoll) >= Self.serverPollInterval else { return }
+        lastServerPoll = Date()
+        let found: SessionServerReturn
+        do { found = try session.reopenOnReturnedServer() } catch {
+            fail(error)
+            return
+        }
+        switch found {
+        case .notYet:
+            return
+        case .sourcesMissing(let error):
+            if !toldSourcesMissing { emit(.serverBackWithoutSources(error)) }
+            toldSourcesMissing = true
+            return
+        case .reopened:
+            break
+        }
+        awaitingServer = false
+        nextNumber = session.log.nextTakeNumber()
+        emit(.serverReturned(ports: session.client.portNames, sources: session.sources))
+        switch plan {
+        case .interactive:
+            armCued()
+        case .eachTrigger(let level, _):
+            if level == nil { session.client.watchTransport() }
+            recordOnTrigger()
+        case .unattended(_, let length, _, let split, _):
+            do throws(StudioSessionError) {
+                running = try session.record(at: startAfterServerReturns, length: length,
+                                             takes: takesAfterServerReturns, split: split)
+            } catch {
+                fail(error)
+                return
+            }
+            stopping = false
+            announce()
+        }
     }
 
     override func state() -> ControlState {
