@@ -43,7 +43,7 @@ final class ReadOnlyRemountTests: JackTestCase {
             .write(toFile: session, atomically: true, encoding: .utf8)
         sync()  // The session file itself must outlive the failure.
         let folder = disk + "/ro"
-        let jcap = try launchJcap(["session", session, "--for", "10s", "--meter", "none"])
+        let jcap = try launchJcap(["session", session, "--for", "10s", "--meter", "none", "-v"])
         try Self.waitFor("take 1") { jcap.errorOutput.contains("recording take 1") }
         usleep(1_500_000)
         let errorTrigger = "/sys/fs/ext4/" + URL(fileURLWithPath: device).lastPathComponent + "/trigger_fs_error"
@@ -56,7 +56,9 @@ final class ReadOnlyRemountTests: JackTestCase {
         let logLines = errors.split(separator: "\n").filter { $0.contains("jcap: error: the take log:") }
         XCTAssertEqual(logLines.count, 1, "the missing log line is said once: \(errors)")
         XCTAssertTrue(logLines.first?.contains("next opened writable") == true, errors)
-        let reported = try XCTUnwrap(number(after: "take 1 write failed: ", in: errors), errors)
+        // With -v the take's summary line gives its length in frames: "take 1 write failed: ... (N frames".
+        let summary = try XCTUnwrap(errors.split(separator: "\n").first { $0.contains("take 1 write failed: ") }, errors)
+        let reported = try XCTUnwrap(number(after: " (", in: String(summary)), errors)
 
         // On the read-only disk: every file opens, and every frame its header declares is the signal.
         let start = try XCTUnwrap(try TakeLog(folder: folder).entries().first?.startFrame, "the take's start line")
