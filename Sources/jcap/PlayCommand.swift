@@ -9,15 +9,15 @@ struct PlayCommand: ParsableCommand {
         commandName: "play",
         abstract: "Play sound files through JACK, sample-accurately (several files in sync).",
         discussion: """
-            Registers out_1..N (the files' channels in order) and connects them to the physical
-            playback ports in order, or to --channels, or to --port; --no-connect leaves them
-            unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N
-            repeats the files N more times, the first frame right after the last. --volume and
-            --pan set the gain (balance for a stereo file; a mono file gets two ports with --pan).
-            --rate R (0.5 to 2) is varispeed, as on tape: pitch follows the speed (2 is twice as
-            fast and an octave up); a file of F frames plays round(F / R) frames, resampled by
-            libsamplerate, and positions (--from, the frames jcap names) stay the file's. A file
-            at another sample rate than the server's is resampled the same way to play at its
+            Registers out_1..N (the files' channels in order) and connects them to the physical \
+            playback ports in order, or to --channels, or to --port; --no-connect leaves them \
+            unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N \
+            repeats the files N more times, the first frame right after the last. --volume and \
+            --pan set the gain (balance for a stereo file; a mono file gets two ports with --pan). \
+            --rate R (0.5 to 2) is varispeed, as on tape: pitch follows the speed (2 is twice as \
+            fast and an octave up); a file of F frames plays round(F / R) frames, resampled by \
+            libsamplerate, and positions (--from, the frames jcap names) stay the file's. A file \
+            at another sample rate than the server's is resampled the same way to play at its \
             own speed; --src-quality picks the resampler (best, the default, to linear).
 
             --meter shows what each port plays (after volume and pan) as recording's console does.

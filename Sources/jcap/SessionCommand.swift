@@ -8,18 +8,18 @@ struct SessionCommand: ParsableCommand {
         commandName: "session",
         abstract: "Open a studio session: named tracks, one file per track, numbered takes, a take log.",
         discussion: """
-            Keys: r records a new take now, space pauses and resumes, s or Enter stops the take
-            (the session stays open), d discards the last take (asks first), q quits (finishing
+            Keys: r records a new take now, space pauses and resumes, s or Enter stops the take \
+            (the session stays open), d discards the last take (asks first), q quits (finishing \
             any take). Ctrl-C and SIGTERM finish the take and quit. Keys may also come from a pipe.
 
-            With --at, --for, --takes or --split it records unattended: one take (or N
+            With --at, --for, --takes or --split it records unattended: one take (or N \
             back to back, or a new take on each clock boundary with --split) and exits.
 
-            With --overdub N, take N plays (its tracks on ports <session>-play:<track>, connected
-            to the physical playback ports or --playback-channels/--playback-port) while the
-            armed tracks record the next take, as long as take N unless --for says otherwise. The
-            new take lines up with take N to the sample: it starts the playback latency of the
-            ports take N plays to after take N's first frame goes out, and each track is aligned
+            With --overdub N, take N plays (its tracks on ports <session>-play:<track>, connected \
+            to the physical playback ports, --playback-channels or --playback-port) while the \
+            armed tracks record the next take, as long as take N unless --for says otherwise. The \
+            new take lines up with take N to the sample: it starts the playback latency of the \
+            ports take N plays to after take N's first frame goes out, and each track is aligned \
             to its capture latency (as --align-latency). The log's "overdub" says how.
 
             """ + "\n" + ExitStatus.helpParagraph(for: .session))

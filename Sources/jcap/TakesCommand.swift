@@ -9,6 +9,7 @@ struct TakesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "takes",
         abstract: "List a session's takes; delete one, set its note or mark it.",
+        usage: "jcap takes <file> [<options>]",
         discussion: ExitStatus.helpParagraph(for: .takes))
 
     @Argument(help: ArgumentHelp("The session file.", valueName: "file"))
