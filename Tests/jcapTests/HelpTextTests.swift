@@ -32,6 +32,8 @@ struct HelpTextTests {
             let lines = paragraph.split(separator: "\n", omittingEmptySubsequences: false)
             for line in lines.dropFirst() {
                 #expect(line.hasPrefix("  "), "'\(name)': a hand-broken line: '\(line)'")
+                // The man page sets the discussion in a column 13 characters in.
+                #expect(line.count <= 66, "'\(name)': an example too long for the man page: '\(line)'")
             }
         }
     }
