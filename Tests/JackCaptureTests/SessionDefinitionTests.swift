@@ -351,9 +351,9 @@ struct SessionFileDefinitionTests {
         (withTrack("[session]\nname = \"band\"\nsmaple_rate = 48000\n"), "sessions/band.toml:3: smaple_rate: unknown key in [session] (did you mean sample_rate?)"),
         (withTrack("[session]\nname = \"band\"\nbit-depth = 24\n"), "sessions/band.toml:3: bit-depth: unknown key in [session] (did you mean bit_depth?)"),
         (withTrack("[session]\nname = \"band\"\nzzz = 1\ncolour = \"red\"\n"),
-         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)"),
+         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)"),
         (withTrack("[session]\nname = \"band\"\n[session.mixer]\ngain = 1\n"),
-         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)"),
+         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)"),
         (withTrack("[session]\nformat = \"wav\"\n"),
          "sessions/band.toml:1: name: missing: the session's name, also its JACK client name (name = \"band\")"),
         (withTrack("[session]\nname = 5\n"), "sessions/band.toml:2: name: expected the session's name in quotes (name = \"band\"), not an integer (5)"),
@@ -559,7 +559,7 @@ struct SessionFileDefinitionTests {
 
     @Test("the first problem in the file is the one reported")
     func firstProblemFirst() {
-        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)")
+        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)")
     }
 
     @Test("a name with a newline cannot break the line")

@@ -16,7 +16,7 @@ struct SessionFileReader {
     let path: String
 
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
-                              "quality", "compression_level", "buffer", "layout", "align_latency"]
+                              "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
     static let trackKeys = ["name", "source", "group", "arm"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
@@ -34,6 +34,9 @@ struct SessionFileReader {
         let alignsToCaptureLatency = try KeyReader(table: session) { key, message in errors.session(key, message) }
             .bool("align_latency", expected: "true or false") ?? false
 
+        let scene = try sessionLabel("scene", example: "scene = \"12A\"", session, errors)
+        let tape = try sessionLabel("tape", example: "tape = \"Day 3\"", session, errors)
+
         let tracks = try readTracks(document, clientName: name, errors)
         try checkUniqueNames(tracks, fileExtension: fileExtension, errors)
         guard tracks.contains(where: \.armed) else {
@@ -46,7 +49,7 @@ struct SessionFileReader {
         return SessionDefinition(name: name, sessionFilePath: path, folder: folder, sampleRate: sampleRate,
                                  settings: settings, fileExtension: fileExtension, format: format, layout: layout,
                                  bufferSeconds: bufferSeconds, tracks: tracks, takeFiles: takeFiles, locator: locator,
-                                 alignsToCaptureLatency: alignsToCaptureLatency)
+                                 alignsToCaptureLatency: alignsToCaptureLatency, scene: scene, tape: tape)
     }
 
     /// The files a take writes: in `.mono`, one per ungrouped track and one per group, at the
@@ -255,6 +258,16 @@ struct SessionFileReader {
             throw errors.session("folder", "'\(folder)': '~' is not expanded (give the folder in full, or relative to the session file)")
         }
         return Self.resolve(folder: folder, sessionFilePath: path)
+    }
+
+    /// `scene` or `tape`: a film sound recorder's labels, written to each take file's iXML.
+    private func sessionLabel(_ key: String, example: String, _ session: TOMLTable, _ errors: Errors) throws(SessionFileError) -> String? {
+        let keys = KeyReader(table: session) { key, message in errors.session(key, message) }
+        guard let text = try keys.string(key, expected: "text in quotes (\(example))") else { return nil }
+        guard !text.trimmingWhitespace().isEmpty else {
+            throw errors.session(key, "empty: leave \(key) out, or give it in quotes (\(example))")
+        }
+        return text
     }
 
     /// A folder relative to the session file's directory; an absolute one as it is.
