@@ -30,6 +30,9 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With a session file instead of sound files: play this take's files, each track on a port named after it.", valueName: "n"))
     var take: Int?
 
+    @Flag(name: .long, help: "With --take: play every track to one stereo pair, mix_L and mix_R (each track's pan from the session file, centre by default; a two-channel group keeps its left and right).")
+    var mix = false
+
     @Option(name: .long, help: ArgumentHelp("JACK client name, 1 to 63 bytes without ':'.", valueName: "name"))
     var name = "jcap-play"
 
@@ -116,12 +119,18 @@ struct PlayCommand: ParsableCommand {
         if let pan, !(-1...1).contains(pan) {
             throw CommandLineError.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)")
         }
+        if mix, take == nil {
+            throw CommandLineError.badOption(flag: "--mix", value: "", expected: "--take N and a session file (it mixes a take's tracks)")
+        }
+        if mix, let pan {
+            throw CommandLineError.badOption(flag: "--pan", value: "\(pan)", expected: "no --pan with --mix (each track's pan is in the session file)")
+        }
         var start: StartTime?
         var fromFrames: Int64 = 0
         do {
             if let at { start = try StartTime(parsing: at) }
         } catch { throw PlayerError.capture(error) }
-        let (paths, portNames) = try playedFiles()
+        let (paths, portNames, pans) = try playedFiles()
         let player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })
         player.converterQuality = converterQuality
         if let from {
@@ -145,7 +154,7 @@ struct PlayCommand: ParsableCommand {
             player.rate = rate
         }
         try player.prepareToPlay(clientName: name, server: jack.server, outputs: outputs, spreadsMonoToStereo: pan != nil,
-                                 portNames: portNames)
+                                 portNames: portNames, mix: mix ? PlaybackMix(pans: pans) : nil)
         defer { player.close() }
         player.numberOfLoops = loops
         if console.wantsMeters { player.isMeteringEnabled = true }
@@ -187,10 +196,11 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    /// The files to play and their ports' names: the sound files given, or with `--take N` a
-    /// session take's files (from its take log), each track's port named after the track.
-    private func playedFiles() throws -> (paths: [String], portNames: [String]?) {
-        guard let take else { return (files, nil) }
+    /// The files to play, their ports' names and their pans in a mix: the sound files given, or
+    /// with `--take N` a session take's files (from its take log), each track's port named after
+    /// the track, each file's pan its first track's.
+    private func playedFiles() throws -> (paths: [String], portNames: [String]?, pans: [Float]) {
+        guard let take else { return (files, nil, files.map { _ in 0 }) }
         guard files.count == 1, let sessionFile = files.first else {
             throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "one session file (TOML) before it")
         }
@@ -209,7 +219,10 @@ struct PlayCommand: ParsableCommand {
         }
         // Each track's port as the session names its input port (`:` replaced).
         let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)
-        return (paths, portNames)
+        let pans = entry.files.map { file in
+            file.tracks.first.flatMap { name in definition.tracks.first { $0.name == name }?.pan } ?? 0
+        }
+        return (paths, portNames, pans)
     }
 
     /// `120000 frames long (2.500 s at 48000 Hz)`: the longest file's length.

@@ -447,7 +447,7 @@ struct SessionFileDefinitionTests {
         ("track = [1, 2]\n[session]\nname = \"band\"\n", "sessions/band.toml:1: track: each track is a table of name, source, group and arm, not an integer (1)"),
         // Keys.
         (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\nvolume = 3\n"),
-         "sessions/band.toml:6: track 'Kick In': volume: unknown key in [[track]] (use name, source, group or arm)"),
+         "sessions/band.toml:6: track 'Kick In': volume: unknown key in [[track]] (use name, source, group, arm or pan)"),
         (afterSession("[[track]]\nname = \"Kick In\"\nsorce = 1\n"), "sessions/band.toml:5: track 'Kick In': sorce: unknown key in [[track]] (did you mean source?)"),
         (afterSession("[[track]]\nsource = 1\n"), "sessions/band.toml:3: track 1: name: missing: every track needs a name (name = \"Kick In\")"),
         (afterSession("[[track]]\nname = \"A\"\nsource = 1\n[[track]]\nname = \"\"\nsource = 2\n"),
@@ -565,7 +565,7 @@ struct SessionFileDefinitionTests {
     @Test("a name with a newline cannot break the line")
     func oneLineAlways() {
         let message = Self.refusal(Self.session + "[[track]]\nname = \"Kick\\nIn\"\nsource = 1\nvolume = 1\n")
-        #expect(message == "sessions/band.toml:6: track 'Kick\\nIn': volume: unknown key in [[track]] (use name, source, group or arm)")
+        #expect(message == "sessions/band.toml:6: track 'Kick\\nIn': volume: unknown key in [[track]] (use name, source, group, arm or pan)")
         #expect(SessionFileError(path: "a\u{1B}[31m.toml", line: 1, message: "x").description == "a\\u{1B}[31m.toml:1: x")
     }
 

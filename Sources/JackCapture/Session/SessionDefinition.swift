@@ -239,6 +239,9 @@ public struct SessionTrack: Sendable, Equatable {
     public var armed: Bool
     /// The line of the track's `[[track]]` header.
     public var line: Int
+    /// `pan`: where the track sits in a monitor mix (`jcap play --mix`), -1 (left) ... 1
+    /// (right); nil is the centre. For a group, its first track's pan is the group's balance.
+    public var pan: Float?
 
     public init(name: String, portName: String, source: SessionTrackSource, group: String?, armed: Bool, line: Int) {
         self.name = name

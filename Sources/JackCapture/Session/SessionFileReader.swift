@@ -17,7 +17,7 @@ struct SessionFileReader {
 
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
                               "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
-    static let trackKeys = ["name", "source", "group", "arm"]
+    static let trackKeys = ["name", "source", "group", "arm", "pan"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
         let document = try parseTOML()
@@ -464,10 +464,17 @@ struct SessionFileReader {
             throw errors.track(index, "group", name: name, "empty: leave group out for a track in a file of its own")
         }
         let armed = try keys.bool("arm", expected: "true or false") ?? true
+        let panExample = "a position from -1 (left) to 1 (right), e.g. pan = -0.5"
+        let pan = try keys.number("pan", expected: panExample)
+        if let pan, !(-1...1).contains(pan) {
+            throw errors.track(index, "pan", name: name, "\(pan) is out of range: use \(panExample)")
+        }
 
-        return SessionTrack(name: name, portName: SessionNaming.portName(forTrack: name, clientName: clientName),
-                            source: source, group: group, armed: armed,
-                            line: errors.locator.line(of: element) ?? 1)
+        var track = SessionTrack(name: name, portName: SessionNaming.portName(forTrack: name, clientName: clientName),
+                                 source: source, group: group, armed: armed,
+                                 line: errors.locator.line(of: element) ?? 1)
+        track.pan = pan.map { Float($0) }
+        return track
     }
 
     /// A port source must be able to match: not empty, and with a client part when it names one
