@@ -219,10 +219,7 @@ struct PlayCommand: ParsableCommand {
         }
         // Each track's port as the session names its input port (`:` replaced).
         let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)
-        let pans = entry.files.map { file in
-            file.tracks.first.flatMap { name in definition.tracks.first { $0.name == name }?.pan } ?? 0
-        }
-        return (paths, portNames, pans)
+        return (paths, portNames, SessionOverdub.mixPans(of: entry, in: definition))
     }
 
     /// `120000 frames long (2.500 s at 48000 Hz)`: the longest file's length.

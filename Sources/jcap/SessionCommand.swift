@@ -55,6 +55,9 @@ struct SessionCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --overdub: input ports (names or globs) to play the take on, in order; repeatable.", valueName: "pattern"))
     var playbackPort: [String] = []
 
+    @Flag(name: .long, help: "With --overdub: play take N as one stereo pair, <session>-play:mix_L and mix_R, each track at its pan from the session file (as 'jcap play --take N --mix').")
+    var mix = false
+
     @OptionGroup var meters: MeterOption
 
     func run() throws {
@@ -129,7 +132,8 @@ struct SessionCommand: ParsableCommand {
         var overdubbing: SessionOverdub?
         if let overdub {
             do {
-                overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: jack.server)
+                overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: jack.server,
+                                                 mixes: mix)
             } catch {
                 throw console.fail(error)
             }
@@ -177,6 +181,7 @@ struct SessionCommand: ParsableCommand {
     private func overdubOutputs(start: StartTime?, transport: Bool, trigger: Double?, preRoll: CaptureDuration?,
                                 split: SplitInterval?) throws -> PlayerOutputs {
         guard let overdub else {
+            if mix { throw CommandLineError.badOption(flag: "--mix", value: "", expected: "--overdub too (it mixes the take played)") }
             if playbackChannels != nil || !playbackPort.isEmpty {
                 throw CommandLineError.badOption(flag: playbackChannels != nil ? "--playback-channels" : "--playback-port",
                                                  value: playbackChannels ?? playbackPort[0], expected: "--overdub too")
