@@ -164,6 +164,7 @@ struct PlayCommand: ParsableCommand {
         let terminal = TerminalKeys(readingPipes: true)
         defer { terminal.restore() }
         if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
+        if terminal.isActive, mix { console.line("jcap: in the mix, 1-9 and 0 mute and unmute tracks 1-10, s and a digit solo one") }
         return ControlRunLoop(console: console)
             .run(ControlCore(playing: player, plan: plan), surfaces: [KeySurface(terminal, keymap: .playback), SignalSurface(signals)])
     }
@@ -236,6 +237,13 @@ struct PlayCommand: ParsableCommand {
                      + "\(player.fileSampleRate) Hz, \(player.durationFrames) frames\(resampled)\(speed)")
         for (index, (port, connections)) in zip(player.portNames, player.connections).enumerated() {
             console.line("  channel \(index + 1): \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
+        }
+        // The numbers the mix's keys use.
+        if let mix = player.mix {
+            for (index, url) in player.urls.enumerated() {
+                let pan = index < mix.pans.count ? mix.pans[index] : 0
+                console.line("  track \(index + 1): \(url.lastPathComponent), pan \(String(format: "%+.2f", pan))")
+            }
         }
     }
 }

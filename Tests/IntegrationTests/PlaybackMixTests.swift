@@ -128,4 +128,51 @@ final class PlaybackMixTests: JackTestCase {
             assertClose(soloed[1][...], soloBass[1], "right, bass soloed")
         }
     }
+
+    /// The keys of a mix, piped as a person types them: `s 2` solos the bass, then `2` mutes it
+    /// too. The recording is the whole mix before, the bass alone after the solo, and silence
+    /// after the mute (each checked away from the 10 ms ramps).
+    func testDigitKeysMuteAndSoloTracksOfTheMix() throws {
+        let session = try writeSession()
+        let rate = server.sampleRate
+        let frames = 3 * rate
+        let recording = try runJcap(["session", session, "--for", "\(frames)f", "--meter", "none"])
+        XCTAssertEqual(recording.status, 0, recording.errors)
+        let files = try ["mixing/take-001-Kick.wav", "mixing/take-001-Bass.wav", "mixing/take-001-overheads.wav"].map(readChannels)
+        let whole = Self.expectedMix(files, pans: [-0.5, 0, 0.25], frames: frames)
+        let bassAlone = Self.expectedMix(files, pans: [-0.5, 0, 0.25], audible: [1], frames: frames)
+        try withoutXruns {
+            try? FileManager.default.removeItem(atPath: path("keyed.wav"))
+            let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * rate)
+            let keys = Pipe()
+            let player = try Subprocess(try Executables.built("jcap"),
+                                        ["play", session, "--take", "1", "--mix", "--name", "plk", "--no-connect", "--at", "@\(start)"],
+                                        server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
+            try Self.waitFor("the mix's ports") { ["plk:mix_L", "plk:mix_R"].allSatisfy(observer.audioOutputPorts().contains) }
+            let recorder = try launchJcap(["--port", "plk:mix_L", "--port", "plk:mix_R", "--at", "@\(start)",
+                                           "--for", "\(frames)f", "--format", "float", "-o", "keyed.wav"])
+            func press(_ text: String, at seconds: Double) {
+                while FrameTime.distance(from: observer.estimatedFrameTime,
+                                         to: FrameTime.advance(start, by: Int(seconds * Double(rate)))) > 0 {
+                    usleep(5_000)
+                }
+                keys.fileHandleForWriting.write(Data(text.utf8))
+            }
+            press("s", at: 0.9)
+            press("2", at: 1.0)
+            press("2", at: 2.0)
+            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
+            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+            let keyed = try readChannels("keyed.wav")
+            let before = 0..<(rate * 8 / 10)
+            let soloed = (rate * 13 / 10)..<(rate * 19 / 10)
+            let muted = (rate * 23 / 10)..<frames
+            for output in 0..<2 {
+                let side = output == 0 ? "left" : "right"
+                assertClose(keyed[output][before], Array(whole[output][before]), "\(side), the whole mix")
+                assertClose(keyed[output][soloed], Array(bassAlone[output][soloed]), "\(side), the bass soloed")
+                assertClose(keyed[output][muted], [Float](repeating: 0, count: muted.count), "\(side), the soloed bass muted")
+            }
+        }
+    }
 }

@@ -60,6 +60,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .mark: "mark a take"
         case .note: "set a note"
         case .seekTo, .seekBy: "seek"
+        case .toggleMute, .toggleSolo: "mute or solo a track of a mix"
         case .quit: "quit"
         }
     }
