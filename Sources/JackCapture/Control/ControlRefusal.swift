@@ -26,6 +26,8 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case awaitingConfirmation(take: Int)
     /// It has all ended.
     case finished
+    /// Playback that is not a mix (`PlaybackMix`) has no tracks to mute or solo.
+    case needsMix(ControlCommand)
 
     public var description: String {
         switch self {
@@ -44,6 +46,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .nothingToConfirm: "no question to answer"
         case .awaitingConfirmation(let take): "first answer whether to discard take \(take) (y/n)"
         case .finished: "it has ended"
+        case .needsMix(let command): "only a mix (--mix) can \(Self.verb(command))"
         }
     }
 
@@ -60,7 +63,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .mark: "mark a take"
         case .note: "set a note"
         case .seekTo, .seekBy: "seek"
-        case .toggleMute, .toggleSolo: "mute or solo a track of a mix"
+        case .toggleMute, .toggleSolo: "mute or solo a track"
         case .quit: "quit"
         }
     }

@@ -72,7 +72,7 @@ final class PlaybackWork: ControlledWork {
             return .notWhilePlaying(command)
         case .toggleMute(let track), .toggleSolo(let track):
             // Only a mix has tracks to mute; a number past its tracks does nothing.
-            guard let mix = player.mix else { return .needsPlayback(command) }
+            guard let mix = player.mix else { return .needsMix(command) }
             let file = track - 1
             guard mix.pans.indices.contains(file) else { return nil }
             if case .toggleMute = command {
