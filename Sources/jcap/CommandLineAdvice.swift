@@ -9,8 +9,11 @@ enum CommandLineAdvice {
             return message(for: error)
         case .noSuchChannel(_, available: 0):
             return "\(error) (use --port)"
-        case .noPortMatches, .noInputPortMatches:
-            return "\(error) (jack_lsp lists them)"
+        case .noPortMatches:
+            return "\(error) ('jcap ports' lists them)"
+        case .noInputPortMatches:
+            // `jcap ports` lists what can be recorded from, not what can be played to.
+            return "\(error) (use --channels for the physical playback ports)"
         case .outputExists:
             return "\(error) (use --overwrite to replace it)"
         case .format(let error):

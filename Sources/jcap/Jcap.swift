@@ -9,9 +9,9 @@ struct Jcap: ParsableCommand {
         commandName: "jcap",
         abstract: "Record JACK ports to sound files, sample-accurately.",
         discussion: """
-            jcap [options] records one take: 'jcap record --help' lists its options
-            (jcap --channels 1,2 --at +3s --for 60s). 'jcap session FILE' opens a studio
-            session (sessions/README.md); 'jcap takes FILE' lists its takes; 'jcap ports'
+            jcap [options] records one take: 'jcap record --help' lists its options \
+            (jcap --channels 1,2 --at +3s --for 60s). 'jcap session FILE' opens a studio \
+            session (sessions/README.md); 'jcap takes FILE' lists its takes; 'jcap ports' \
             lists what can be recorded; 'jcap play FILE...' plays files.
             """,
         version: JackCaptureVersion.current,

@@ -59,6 +59,8 @@ final class KeySurface: ControlSurface {
                 case .seekBack, .seekForward:
                     let step = Int64(PlayKeys.seekSeconds * core.state.sampleRate)
                     core.apply(.seekBy(frames: key == .seekBack ? -step : step))
+                case .toggleMute(let track): core.apply(.toggleMute(track: track))
+                case .toggleSolo(let track): core.apply(.toggleSolo(track: track))
                 }
             }
         }

@@ -9,15 +9,15 @@ struct PlayCommand: ParsableCommand {
         commandName: "play",
         abstract: "Play sound files through JACK, sample-accurately (several files in sync).",
         discussion: """
-            Registers out_1..N (the files' channels in order) and connects them to the physical
-            playback ports in order, or to --channels, or to --port; --no-connect leaves them
-            unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N
-            repeats the files N more times, the first frame right after the last. --volume and
-            --pan set the gain (balance for a stereo file; a mono file gets two ports with --pan).
-            --rate R (0.5 to 2) is varispeed, as on tape: pitch follows the speed (2 is twice as
-            fast and an octave up); a file of F frames plays round(F / R) frames, resampled by
-            libsamplerate, and positions (--from, the frames jcap names) stay the file's. A file
-            at another sample rate than the server's is resampled the same way to play at its
+            Registers out_1..N (the files' channels in order) and connects them to the physical \
+            playback ports in order, or to --channels, or to --port; --no-connect leaves them \
+            unconnected. --at @FRAME plays the first frame on that JACK frame exactly; --loops N \
+            repeats the files N more times, the first frame right after the last. --volume and \
+            --pan set the gain (balance for a stereo file; a mono file gets two ports with --pan). \
+            --rate R (0.5 to 2) is varispeed, as on tape: pitch follows the speed (2 is twice as \
+            fast and an octave up); a file of F frames plays round(F / R) frames, resampled by \
+            libsamplerate, and positions (--from, the frames jcap names) stay the file's. A file \
+            at another sample rate than the server's is resampled the same way to play at its \
             own speed; --src-quality picks the resampler (best, the default, to linear).
 
             --meter shows what each port plays (after volume and pan) as recording's console does.
@@ -29,6 +29,9 @@ struct PlayCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("With a session file instead of sound files: play this take's files, each track on a port named after it.", valueName: "n"))
     var take: Int?
+
+    @Flag(name: .long, help: "With --take: play every track to one stereo pair, mix_L and mix_R (each track's pan from the session file, centre by default; a two-channel group keeps its left and right).")
+    var mix = false
 
     @Option(name: .long, help: ArgumentHelp("JACK client name, 1 to 63 bytes without ':'.", valueName: "name"))
     var name = "jcap-play"
@@ -116,12 +119,18 @@ struct PlayCommand: ParsableCommand {
         if let pan, !(-1...1).contains(pan) {
             throw CommandLineError.badOption(flag: "--pan", value: "\(pan)", expected: "a position from -1 (left) to 1 (right)")
         }
+        if mix, take == nil {
+            throw CommandLineError.badOption(flag: "--mix", value: "", expected: "--take N and a session file (it mixes a take's tracks)")
+        }
+        if mix, let pan {
+            throw CommandLineError.badOption(flag: "--pan", value: "\(pan)", expected: "no --pan with --mix (each track's pan is in the session file)")
+        }
         var start: StartTime?
         var fromFrames: Int64 = 0
         do {
             if let at { start = try StartTime(parsing: at) }
         } catch { throw PlayerError.capture(error) }
-        let (paths, portNames) = try playedFiles()
+        let (paths, portNames, pans) = try playedFiles()
         let player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })
         player.converterQuality = converterQuality
         if let from {
@@ -145,7 +154,7 @@ struct PlayCommand: ParsableCommand {
             player.rate = rate
         }
         try player.prepareToPlay(clientName: name, server: jack.server, outputs: outputs, spreadsMonoToStereo: pan != nil,
-                                 portNames: portNames)
+                                 portNames: portNames, mix: mix ? PlaybackMix(pans: pans) : nil)
         defer { player.close() }
         player.numberOfLoops = loops
         if console.wantsMeters { player.isMeteringEnabled = true }
@@ -155,6 +164,7 @@ struct PlayCommand: ParsableCommand {
         let terminal = TerminalKeys(readingPipes: true)
         defer { terminal.restore() }
         if terminal.isActive { console.line("jcap: space pauses and resumes, left and right seek 5 s, q or Enter stops") }
+        if terminal.isActive, mix { console.line("jcap: in the mix, 1-9 and 0 mute and unmute tracks 1-10, s and a digit solo one") }
         return ControlRunLoop(console: console)
             .run(ControlCore(playing: player, plan: plan), surfaces: [KeySurface(terminal, keymap: .playback), SignalSurface(signals)])
     }
@@ -187,10 +197,11 @@ struct PlayCommand: ParsableCommand {
         }
     }
 
-    /// The files to play and their ports' names: the sound files given, or with `--take N` a
-    /// session take's files (from its take log), each track's port named after the track.
-    private func playedFiles() throws -> (paths: [String], portNames: [String]?) {
-        guard let take else { return (files, nil) }
+    /// The files to play, their ports' names and their pans in a mix: the sound files given, or
+    /// with `--take N` a session take's files (from its take log), each track's port named after
+    /// the track, each file's pan its first track's.
+    private func playedFiles() throws -> (paths: [String], portNames: [String]?, pans: [Float]) {
+        guard let take else { return (files, nil, files.map { _ in 0 }) }
         guard files.count == 1, let sessionFile = files.first else {
             throw CommandLineError.badOption(flag: "--take", value: "\(take)", expected: "one session file (TOML) before it")
         }
@@ -209,7 +220,7 @@ struct PlayCommand: ParsableCommand {
         }
         // Each track's port as the session names its input port (`:` replaced).
         let (paths, portNames) = SessionOverdub.playbackFiles(of: entry, in: definition)
-        return (paths, portNames)
+        return (paths, portNames, SessionOverdub.mixPans(of: entry, in: definition))
     }
 
     /// `120000 frames long (2.500 s at 48000 Hz)`: the longest file's length.
@@ -226,6 +237,13 @@ struct PlayCommand: ParsableCommand {
                      + "\(player.fileSampleRate) Hz, \(player.durationFrames) frames\(resampled)\(speed)")
         for (index, (port, connections)) in zip(player.portNames, player.connections).enumerated() {
             console.line("  channel \(index + 1): \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
+        }
+        // The numbers the mix's keys use.
+        if let mix = player.mix {
+            for (index, url) in player.urls.enumerated() {
+                let pan = index < mix.pans.count ? mix.pans[index] : 0
+                console.line("  track \(index + 1): \(url.lastPathComponent), pan \(String(format: "%+.2f", pan))")
+            }
         }
     }
 }

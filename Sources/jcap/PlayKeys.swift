@@ -7,7 +7,14 @@ struct PlayKeys {
         case seekBack
         case seekForward
         case stop
+        /// In a mix: a digit mutes or unmutes track 1-9 (0: track 10).
+        case toggleMute(track: Int)
+        /// In a mix: `s` then a digit solos or unsolos that track.
+        case toggleSolo(track: Int)
     }
+
+    /// `s` was pressed: the next digit solos.
+    private var soloPending = false
 
     /// How far an arrow seeks.
     static let seekSeconds = 5
@@ -32,6 +39,12 @@ struct PlayKeys {
                 }
                 continue
             }
+            if let digit = Self.track(forDigit: byte) {
+                keys.append(soloPending ? .toggleSolo(track: digit) : .toggleMute(track: digit))
+                soloPending = false
+                continue
+            }
+            soloPending = byte == UInt8(ascii: "s") || byte == UInt8(ascii: "S")
             switch byte {
             case 0x1B: pending = [byte]
             case UInt8(ascii: " "): keys.append(.togglePause)
@@ -40,5 +53,12 @@ struct PlayKeys {
             }
         }
         return keys
+    }
+
+    /// The track a digit key names: 1-9, and 0 for 10.
+    static func track(forDigit byte: UInt8) -> Int? {
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+        let digit = Int(byte - UInt8(ascii: "0"))
+        return digit == 0 ? 10 : digit
     }
 }

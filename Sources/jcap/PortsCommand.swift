@@ -9,8 +9,8 @@ struct PortsCommand: ParsableCommand {
         commandName: "ports",
         abstract: "List the JACK ports jcap can record from (physical capture ports first).",
         discussion: """
-            One line a port: its name (what --port takes), its pretty name in quotes if it has
-            one, its aliases, its capture latency in frames and the ports it is connected to.
+            One line a port: its name (what --port takes), its pretty name in quotes if it has \
+            one, its aliases, its capture latency in frames and the ports it is connected to. \
             Physical ports come first, numbered as --channels counts them.
 
             Exit status: 0 listed; 10 no JACK server; 18 JACK refused the client.

@@ -10,12 +10,12 @@ struct RecordCommand: ParsableCommand {
         discussion: """
             Examples:
               jcap --channels 1,2 --at +3s --for 60s
-              jcap --port 'synth:out_*' --for 1:30 -o synth.wav --bit-depth 24
-              jcap --channels 1-8 -o drums.flac            # until Ctrl-C
+              jcap --port 'synth:out_*' --for 1:30 -o synth.wav
+              jcap --channels 1-8 -o drums.flac      # until Ctrl-C
               jcap -o take.opus --quality 0.6 --rate 48k
-              jcap --channels 1,2 --split 15m -o log.flac   # new file at :00 :15 :30 :45
+              jcap --channels 1,2 --split 15m -o log.flac  # :00 :15 :30 :45
 
-            While recording: space pauses and resumes (so does SIGUSR1), q or Enter stops
+            While recording: space pauses and resumes (so does SIGUSR1), q or Enter stops \
             (so do Ctrl-C and SIGTERM). Paused spans are left out of the file with no gap.
 
             """ + "\n" + ExitStatus.helpParagraph(for: .record))
@@ -75,7 +75,7 @@ struct RecordCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace the output file if it exists.")
     var overwrite = false
 
-    @Option(name: .long, help: ArgumentHelp("Ring buffer length: how long the disk may stall without losing frames (default 4s).", valueName: "duration"))
+    @Option(name: .long, help: ArgumentHelp("Ring buffer length: how long the disk may stall without losing frames.", valueName: "duration"))
     var buffer: String = "4s"
 
     @OptionGroup var meters: MeterOption

@@ -8,18 +8,22 @@ struct SessionCommand: ParsableCommand {
         commandName: "session",
         abstract: "Open a studio session: named tracks, one file per track, numbered takes, a take log.",
         discussion: """
-            Keys: r records a new take now, space pauses and resumes, s or Enter stops the take
-            (the session stays open), d discards the last take (asks first), q quits (finishing
-            any take). Ctrl-C and SIGTERM finish the take and quit. Keys may also come from a pipe.
+            Keys on a terminal: r records a new take now (or resumes a paused one), space pauses \
+            and resumes, s then s again within 2 s stops the take (the session stays open), a \
+            track's number arms or disarms it between takes, m drops a marker, c, f and g mark \
+            the last take circled, false start or no good, n types a note, x clears the clip \
+            lights, d discards the last take (asks first), q quits (asks first during a take), \
+            ? shows the keys. Ctrl-C and SIGTERM finish the take and quit. Keys may also come \
+            from a pipe, where each acts at once (s or Enter stops).
 
-            With --at, --for, --takes or --split it records unattended: one take (or N
+            With --at, --for, --takes or --split it records unattended: one take (or N \
             back to back, or a new take on each clock boundary with --split) and exits.
 
-            With --overdub N, take N plays (its tracks on ports <session>-play:<track>, connected
-            to the physical playback ports or --playback-channels/--playback-port) while the
-            armed tracks record the next take, as long as take N unless --for says otherwise. The
-            new take lines up with take N to the sample: it starts the playback latency of the
-            ports take N plays to after take N's first frame goes out, and each track is aligned
+            With --overdub N, take N plays (its tracks on ports <session>-play:<track>, connected \
+            to the physical playback ports, --playback-channels or --playback-port) while the \
+            armed tracks record the next take, as long as take N unless --for says otherwise. The \
+            new take lines up with take N to the sample: it starts the playback latency of the \
+            ports take N plays to after take N's first frame goes out, and each track is aligned \
             to its capture latency (as --align-latency). The log's "overdub" says how.
 
             """ + "\n" + ExitStatus.helpParagraph(for: .session))
@@ -63,6 +67,9 @@ struct SessionCommand: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "A line per track, xrun and connection, and frame numbers in what the console says.")
     var verbose = false
+
+    @Flag(name: .long, help: "With --overdub: play take N as one stereo pair, <session>-play:mix_L and mix_R, each track at its pan from the session file (as 'jcap play --take N --mix').")
+    var mix = false
 
     @OptionGroup var meters: MeterOption
 
@@ -147,7 +154,7 @@ struct SessionCommand: ParsableCommand {
         if let overdub {
             do {
                 overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: jack.server,
-                                                 replacing: playReplaced ? [] : replaced)
+                                                 replacing: playReplaced ? [] : replaced, mixes: mix)
             } catch {
                 throw console.fail(error)
             }
@@ -209,6 +216,7 @@ struct SessionCommand: ParsableCommand {
             throw CommandLineError.badOption(flag: "--play-replaced", value: "", expected: "--overdub and --tracks with it")
         }
         guard let overdub else {
+            if mix { throw CommandLineError.badOption(flag: "--mix", value: "", expected: "--overdub too (it mixes the take played)") }
             if playbackChannels != nil || !playbackPort.isEmpty {
                 throw CommandLineError.badOption(flag: playbackChannels != nil ? "--playback-channels" : "--playback-port",
                                                  value: playbackChannels ?? playbackPort[0], expected: "--overdub too")

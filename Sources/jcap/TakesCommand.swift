@@ -9,6 +9,7 @@ struct TakesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "takes",
         abstract: "List a session's takes; delete one, set its note or mark it.",
+        usage: "jcap takes <file> [<options>]",
         discussion: ExitStatus.helpParagraph(for: .takes))
 
     @Argument(help: ArgumentHelp("The session file.", valueName: "file"))
@@ -71,10 +72,12 @@ struct TakesCommand: ParsableCommand {
                 // Empty (or blank) text removes the note: say so, not "set".
                 let cleared = note[1].allSatisfy(\.isWhitespace)
                 console.line("jcap: take \(number): note \(cleared ? "cleared" : "set")")
+                rewriteFiles(take: number, log: log, definition: definition, console: console)
             }
             if let (number, takeMark) = markRequest {
                 try log.setMark(take: number, takeMark)
                 console.line("jcap: take \(number): " + (takeMark.map { "marked \(TakeListing.markText($0))" } ?? "mark cleared"))
+                rewriteFiles(take: number, log: log, definition: definition, console: console)
             }
             if !delete.isEmpty {
                 if lock == nil, FileManager.default.fileExists(atPath: definition.folder) {
@@ -100,6 +103,15 @@ struct TakesCommand: ParsableCommand {
             }
         } catch {
             throw console.fail(StudioSessionError.takeLog(error))
+        }
+    }
+
+    /// The take's files get its mark and note in their iXML and bext description; a file that
+    /// cannot be rewritten is named (the log has them anyway).
+    private func rewriteFiles(take number: Int, log: TakeLog, definition: SessionDefinition, console: Console) {
+        guard let entry = try? log.entry(number) else { return }
+        for problem in TakeFileMarking.apply(entry, sessionName: definition.name, folder: definition.folder) {
+            console.line("jcap: warning: take \(number): \(problem)")
         }
     }
 }

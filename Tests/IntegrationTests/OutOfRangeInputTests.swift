@@ -200,7 +200,7 @@ final class OutOfRangeInputTests: JackTestCase {
         for pattern in ["nothing:here", "sig:out_1"] {
             let port = try runJcap(["play", file, "--port", pattern, "--meter", "none"])
             XCTAssertEqual(port.status, ExitStatus.unknownSource.rawValue, port.errors)
-            XCTAssertTrue(port.errors.contains("jcap: error: no JACK input port to play to matches '\(pattern)' (jack_lsp lists them)"),
+            XCTAssertTrue(port.errors.contains("jcap: error: no JACK input port to play to matches '\(pattern)' (use --channels for the physical playback ports)"),
                           port.errors)
             XCTAssertFalse(port.errors.contains("output port") || port.errors.contains("capture"), port.errors)
         }

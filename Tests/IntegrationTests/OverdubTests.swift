@@ -136,6 +136,46 @@ final class OverdubTests: JackTestCase {
         }
     }
 
+    /// `--overdub 1 --mix`: take 1 plays as one stereo pair (A centred, the group BC keeping
+    /// its left and right) into the loopback's first two returns; the overdub's A and B are the
+    /// mix's left and right, sample for sample, and C is silent.
+    func testAnOverdubMonitorsTheTakeAsAStereoMix() throws {
+        let session = try writeSession()
+        let (run, entries) = try withoutXruns { () -> ((status: Int32, errors: String), [TakeLogEntry]) in
+            _ = try recordTakeOne(session)
+            let run = try runJcap(["session", session, "--overdub", "1", "--mix", "--at", "+0.5s",
+                                   "--playback-port", "loop:playback_1", "--playback-port", "loop:playback_2", "--meter", "none"])
+            return (run, try TakeLog(folder: path("dub")).entries())
+        }
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("dub-play:mix_L -> loop:playback_1"), run.errors)
+        XCTAssertTrue(run.errors.contains("dub-play:mix_R -> loop:playback_2"), run.errors)
+        let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, run.errors)
+        XCTAssertEqual(overdub.frames, 24_000)
+        let a = try samples(takeFile(1, "A")).data
+        let bc = try samples(takeFile(1, "BC")).data
+        let mix = PlaybackMix(pans: [0, 0])
+        let expectedLeft = (0..<24_000).map { frame in
+            0 + a[frame] * mix.gain(file: 0, channels: 1, output: 0, volume: 1) + bc[2 * frame] * mix.gain(file: 1, channels: 2, output: 0, volume: 1)
+        }
+        let expectedRight = (0..<24_000).map { frame in
+            0 + a[frame] * mix.gain(file: 0, channels: 1, output: 1, volume: 1) + bc[2 * frame + 1] * mix.gain(file: 1, channels: 2, output: 1, volume: 1)
+        }
+        let left = try samples(takeFile(2, "A")).data
+        let right = try samples(takeFile(2, "BC"))
+        XCTAssertEqual(left.count, 24_000)
+        XCTAssertEqual(right.channels, 2)
+        let firstLeft = zip(left, expectedLeft).enumerated().first { abs($0.element.0 - $0.element.1) > 1e-6 }
+        XCTAssertNil(firstLeft.map { "sample \($0.offset): \($0.element.0) recorded, \($0.element.1) mixed" }, "the mix's left")
+        let firstRight = (0..<24_000).first { abs(right.data[2 * $0] - expectedRight[$0]) > 1e-6 }
+        XCTAssertNil(firstRight.map { "sample \($0): \(right.data[2 * $0]) recorded, \(expectedRight[$0]) mixed" }, "the mix's right")
+        XCTAssertTrue((0..<24_000).allSatisfy { right.data[2 * $0 + 1] == 0 }, "nothing played into the third return")
+
+        let alone = try runJcap(["session", session, "--mix", "--for", "1s", "--meter", "none"])
+        XCTAssertEqual(alone.status, 64, alone.errors)
+        XCTAssertTrue(alone.errors.contains("--overdub too"), alone.errors)
+    }
+
     func testAnOverdubOnAChosenFrameLogsItAndThePlayerStartsThere() throws {
         let session = try writeSession(alignLatency: true)
         var playFrame: UInt32 = 0

@@ -86,6 +86,45 @@ final class PlayerAllocationTests: AllocationTestCase {
         XCTAssertEqual(counted, 0, "allocations on the process thread while playing")
     }
 
+    /// A stereo monitor mix (`PlaybackMix`): a mono and a stereo file summed onto two ports,
+    /// with solo and mute changing the gains while playing, allocates nothing either.
+    func testPlayingAMixWithSoloAndMuteAllocatesNothingOnTheProcessThread() throws {
+        var urls: [URL] = []
+        for channels in [1, 2] {
+            let file = path("noalloc-mix-\(channels).wav")
+            let writer = try SoundFile.create(path: file, format: try RecordingSettings(format: .float).resolveFormat(forPath: file),
+                                              channels: channels, sampleRate: server.sampleRate, overwrite: false)
+            let frames = 5 * 48_000
+            let samples = (0..<(channels * frames)).map { TestSignal.sample(frameTime: UInt32($0 / channels), channel: $0 % channels) }
+            try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames) }
+            try writer.close()
+            urls.append(URL(fileURLWithPath: file))
+        }
+        let player = try Player(contentsOf: urls)
+        try player.prepareToPlay(clientName: "noalloc-mix", server: server.name, outputs: .none,
+                                 mix: PlaybackMix(pans: [-0.5, 0.25]))
+        defer { player.close() }
+        player.numberOfLoops = -1
+        player.isMeteringEnabled = true
+        usleep(100_000)
+        guard let thread = player.processThread else { return XCTFail("no process thread") }
+        allocation_probe_watch(thread)
+        try player.play()
+        usleep(400_000)
+        player.setSoloed(true, file: 1)
+        usleep(300_000)
+        player.setMuted(true, file: 1)
+        player.volume = 0.5
+        usleep(300_000)
+        player.currentFrame = 100_000
+        usleep(400_000)
+        allocation_probe_unwatch()
+        let counted = allocation_probe_count()
+        XCTAssertTrue(player.isPlaying)
+        XCTAssertEqual(player.portNames.count, 2)
+        XCTAssertEqual(counted, 0, "allocations on the process thread while playing a mix")
+    }
+
     /// A start at a moment of JACK's clock: the callback reads each cycle's times
     /// (`CycleTimes.current`, jack_get_cycle_times) until the moment's cycle, and allocates
     /// nothing doing it.

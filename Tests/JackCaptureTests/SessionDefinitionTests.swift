@@ -351,9 +351,9 @@ struct SessionFileDefinitionTests {
         (withTrack("[session]\nname = \"band\"\nsmaple_rate = 48000\n"), "sessions/band.toml:3: smaple_rate: unknown key in [session] (did you mean sample_rate?)"),
         (withTrack("[session]\nname = \"band\"\nbit-depth = 24\n"), "sessions/band.toml:3: bit-depth: unknown key in [session] (did you mean bit_depth?)"),
         (withTrack("[session]\nname = \"band\"\nzzz = 1\ncolour = \"red\"\n"),
-         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)"),
+         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)"),
         (withTrack("[session]\nname = \"band\"\n[session.mixer]\ngain = 1\n"),
-         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)"),
+         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)"),
         (withTrack("[session]\nformat = \"wav\"\n"),
          "sessions/band.toml:1: name: missing: the session's name, also its JACK client name (name = \"band\")"),
         (withTrack("[session]\nname = 5\n"), "sessions/band.toml:2: name: expected the session's name in quotes (name = \"band\"), not an integer (5)"),
@@ -447,7 +447,7 @@ struct SessionFileDefinitionTests {
         ("track = [1, 2]\n[session]\nname = \"band\"\n", "sessions/band.toml:1: track: each track is a table of name, source, group and arm, not an integer (1)"),
         // Keys.
         (afterSession("[[track]]\nname = \"Kick In\"\nsource = 1\nvolume = 3\n"),
-         "sessions/band.toml:6: track 'Kick In': volume: unknown key in [[track]] (use name, source, group or arm)"),
+         "sessions/band.toml:6: track 'Kick In': volume: unknown key in [[track]] (use name, source, group, arm or pan)"),
         (afterSession("[[track]]\nname = \"Kick In\"\nsorce = 1\n"), "sessions/band.toml:5: track 'Kick In': sorce: unknown key in [[track]] (did you mean source?)"),
         (afterSession("[[track]]\nsource = 1\n"), "sessions/band.toml:3: track 1: name: missing: every track needs a name (name = \"Kick In\")"),
         (afterSession("[[track]]\nname = \"A\"\nsource = 1\n[[track]]\nname = \"\"\nsource = 2\n"),
@@ -559,13 +559,13 @@ struct SessionFileDefinitionTests {
 
     @Test("the first problem in the file is the one reported")
     func firstProblemFirst() {
-        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout or align_latency)")
+        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)")
     }
 
     @Test("a name with a newline cannot break the line")
     func oneLineAlways() {
         let message = Self.refusal(Self.session + "[[track]]\nname = \"Kick\\nIn\"\nsource = 1\nvolume = 1\n")
-        #expect(message == "sessions/band.toml:6: track 'Kick\\nIn': volume: unknown key in [[track]] (use name, source, group or arm)")
+        #expect(message == "sessions/band.toml:6: track 'Kick\\nIn': volume: unknown key in [[track]] (use name, source, group, arm or pan)")
         #expect(SessionFileError(path: "a\u{1B}[31m.toml", line: 1, message: "x").description == "a\\u{1B}[31m.toml:1: x")
     }
 

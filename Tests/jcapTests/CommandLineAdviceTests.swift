@@ -6,7 +6,9 @@ import Testing
 struct CommandLineAdviceTests {
     @Test("the library's description, with the flag or tool to use added", arguments: [
         (CaptureError.outputExists("take.wav"), "'take.wav' already exists", "'take.wav' already exists (use --overwrite to replace it)"),
-        (.noPortMatches("synth:*"), "no JACK output port matches 'synth:*'", "no JACK output port matches 'synth:*' (jack_lsp lists them)"),
+        (.noPortMatches("synth:*"), "no JACK output port matches 'synth:*'", "no JACK output port matches 'synth:*' ('jcap ports' lists them)"),
+        (.noInputPortMatches("mixer:*"), "no JACK input port to play to matches 'mixer:*'",
+         "no JACK input port to play to matches 'mixer:*' (use --channels for the physical playback ports)"),
         (.noSuchChannel(1, available: 0), "no capture channel 1: the JACK server has no physical capture ports",
          "no capture channel 1: the JACK server has no physical capture ports (use --port)"),
         (.noSuchChannel(3, available: 2), "no capture channel 3: the JACK server has 2 (1-2)", "no capture channel 3: the JACK server has 2 (1-2)"),

@@ -41,4 +41,8 @@ public enum ControlCommand: Equatable, Sendable {
     case seekBy(frames: Int64)
     /// End: finish any take and stop.
     case quit
+    /// Playback of a mix (`PlaybackMix`): mute or unmute the mix's track (file) `track`, from 1.
+    case toggleMute(track: Int)
+    /// Playback of a mix: solo or unsolo track `track`, from 1.
+    case toggleSolo(track: Int)
 }

@@ -28,6 +28,8 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case serverGone
     /// It has all ended.
     case finished
+    /// Playback that is not a mix (`PlaybackMix`) has no tracks to mute or solo.
+    case needsMix(ControlCommand)
 
     public var description: String {
         switch self {
@@ -47,6 +49,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .awaitingConfirmation(let take): "first answer whether to discard take \(take) (y/n)"
         case .serverGone: "the JACK server is gone; takes record again when it is back"
         case .finished: "it has ended"
+        case .needsMix(let command): "only a mix (--mix) can \(Self.verb(command))"
         }
     }
 
@@ -65,6 +68,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .dropMarker: "drop a marker"
         case .clearClips: "clear clip indicators"
         case .seekTo, .seekBy: "seek"
+        case .toggleMute, .toggleSolo: "mute or solo a track"
         case .quit, .requestQuit, .confirmQuit: "quit"
         }
     }

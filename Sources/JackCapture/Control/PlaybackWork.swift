@@ -72,6 +72,17 @@ final class PlaybackWork: ControlledWork {
             return .nothingToConfirm
         case .record:
             return .notWhilePlaying(command)
+        case .toggleMute(let track), .toggleSolo(let track):
+            // Only a mix has tracks to mute; a number past its tracks does nothing.
+            guard let mix = player.mix else { return .needsMix(command) }
+            let file = track - 1
+            guard mix.pans.indices.contains(file) else { return nil }
+            if case .toggleMute = command {
+                player.setMuted(!mix.muted.contains(file), file: file)
+            } else {
+                player.setSoloed(!mix.soloed.contains(file), file: file)
+            }
+            return nil
         case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips, .dropMarker:
             return .needsSession(command)
         }

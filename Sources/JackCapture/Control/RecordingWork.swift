@@ -91,6 +91,8 @@ final class RecordingWork: ControlledWork {
             return .needsSession(command)
         case .seekTo, .seekBy:
             return .needsPlayback(command)
+        case .toggleMute, .toggleSolo:
+            return .needsPlayback(command)
         }
     }
 

@@ -222,6 +222,8 @@ final class SessionWork: ControlledWork {
             return nil
         case .seekTo, .seekBy:
             return .needsPlayback(command)
+        case .toggleMute, .toggleSolo:
+            return .needsPlayback(command)
         }
     }
 

@@ -18,10 +18,15 @@ package struct TakeFileMetadata: Equatable, Sendable {
     }
 
     package var sessionName: String
+    /// The session file's `scene` and `tape`, as a film sound recorder's iXML SCENE and TAPE.
+    package var scene: String?
+    package var tape: String?
     package var takeNumber: Int
     package var tracks: [Track]
     /// Free text about the take, added to the bext description and written as iXML's NOTE.
     package var note: String?
+    /// How the take is marked: iXML's CIRCLED and TAKE_TYPE, and a word in the bext description.
+    package var mark: TakeMark?
     /// When the file was made, in microseconds since 1970-01-01 00:00 UTC.
     package var originationMicrosecondsSinceEpoch: Int64
     /// The file's sample rate: the time reference counts samples at this rate.
@@ -31,13 +36,17 @@ package struct TakeFileMetadata: Equatable, Sendable {
     /// The zone whose local time the date, time and time reference are in.
     package var timeZone: TimeZone
 
-    package init(sessionName: String, takeNumber: Int, tracks: [Track] = [], note: String? = nil,
+    package init(sessionName: String, scene: String? = nil, tape: String? = nil, takeNumber: Int, tracks: [Track] = [],
+                note: String? = nil, mark: TakeMark? = nil,
                 originationMicrosecondsSinceEpoch: Int64, sampleRate: Int, startMicrosecondsSinceEpoch: Int64,
                 timeZone: TimeZone = .current) {
         self.sessionName = sessionName
+        self.scene = scene
+        self.tape = tape
         self.takeNumber = takeNumber
         self.tracks = tracks
         self.note = note
+        self.mark = mark
         self.originationMicrosecondsSinceEpoch = originationMicrosecondsSinceEpoch
         self.sampleRate = sampleRate
         self.startMicrosecondsSinceEpoch = startMicrosecondsSinceEpoch
@@ -91,13 +100,51 @@ package struct TakeFileMetadata: Equatable, Sendable {
                                                    sampleRate: sampleRate, timeZone: timeZone)
     }
 
-    /// The bext description: `session: Live; take: 3; tracks: 1 Kick, 2 Snare; <note>`.
+    /// The bext description: `session: Live; scene: 12A; take: 3; tracks: 1 Kick, 2 Snare;
+    /// circled; <note>` (scene, mark and note only when there are).
     package var broadcastDescription: String {
-        var parts = ["session: \(sessionName)", "take: \(takeNumber)"]
+        var parts = ["session: \(sessionName)"]
+        if let scene, !scene.isEmpty { parts.append("scene: \(scene)") }
+        parts.append("take: \(takeNumber)")
         if !tracks.isEmpty { parts.append("tracks: " + tracks.map { "\($0.channel) \($0.name)" }.joined(separator: ", ")) }
+        if let mark { parts.append(TakeFileMetadata.markWords(mark)) }
         if let note, !note.isEmpty { parts.append(note) }
         return parts.joined(separator: "; ")
     }
+
+    /// A mark as the description says it.
+    static func markWords(_ mark: TakeMark) -> String {
+        switch mark {
+        case .circled: "circled"
+        case .falseStart: "false start"
+        case .noGood: "no good"
+        }
+    }
+
+    /// iXML's TAKE_TYPE for a mark: FALSE_START and NO_GOOD are iXML's own words; a circled or
+    /// unmarked take is a DEFAULT take (circling is CIRCLED).
+    static func takeType(_ mark: TakeMark?) -> String {
+        switch mark {
+        case .falseStart: "FALSE_START"
+        case .noGood: "NO_GOOD"
+        case .circled, nil: "DEFAULT"
+        }
+    }
+
+    /// The iXML elements a mark or a note changes, one a line as `iXML` writes them: TAKE_TYPE,
+    /// CIRCLED and, when there is a note, NOTE. `TakeFileMarking` replaces them in a take's files
+    /// when the mark or note changes after the take.
+    package var markingElements: [String] {
+        var lines = [
+            "  <TAKE_TYPE>\(TakeFileMetadata.takeType(mark))</TAKE_TYPE>",
+            "  <CIRCLED>\(mark == .circled ? "TRUE" : "FALSE")</CIRCLED>",
+        ]
+        if let note, !note.isEmpty { lines.append("  <NOTE>\(TakeFileMetadata.xmlEscaped(note))</NOTE>") }
+        return lines
+    }
+
+    /// The names of `markingElements`.
+    package static let markingElementNames = ["TAKE_TYPE", "CIRCLED", "NOTE"]
 
     /// The `bext` chunk: the description above, originator `jcap`, the origination date and time
     /// in local time, and the first sample's time reference.
@@ -108,10 +155,12 @@ package struct TakeFileMetadata: Equatable, Sendable {
                              originationTime: time, timeReference: timeReference, version: 2)
     }
 
-    /// The `iXML` chunk's document (iXML 2.10): PROJECT, TAKE, NOTE, SPEED with the time stamp in
-    /// samples since midnight (as the bext chunk has it), and TRACK_LIST with each track's channel
-    /// (CHANNEL_INDEX and INTERLEAVE_INDEX: jcap's channel is the file's channel) and NAME.
-    /// Text is XML-escaped, and characters XML cannot hold are left out.
+    /// The `iXML` chunk's document (iXML 2.10): PROJECT, SCENE and TAPE (when the session names
+    /// them), TAKE, TAKE_TYPE (DEFAULT, FALSE_START or NO_GOOD), CIRCLED (TRUE or FALSE), NOTE,
+    /// SPEED with the time stamp in samples since midnight (as the bext chunk has it), and
+    /// TRACK_LIST with each track's channel (CHANNEL_INDEX and INTERLEAVE_INDEX: jcap's channel is
+    /// the file's channel) and NAME. Text is XML-escaped, and characters XML cannot hold are left
+    /// out.
     package var iXML: String {
         let escape = TakeFileMetadata.xmlEscaped
         let reference = timeReference
@@ -120,9 +169,11 @@ package struct TakeFileMetadata: Equatable, Sendable {
             "<BWFXML>",
             "  <IXML_VERSION>2.10</IXML_VERSION>",
             "  <PROJECT>\(escape(sessionName))</PROJECT>",
-            "  <TAKE>\(takeNumber)</TAKE>",
         ]
-        if let note, !note.isEmpty { lines.append("  <NOTE>\(escape(note))</NOTE>") }
+        if let scene, !scene.isEmpty { lines.append("  <SCENE>\(escape(scene))</SCENE>") }
+        if let tape, !tape.isEmpty { lines.append("  <TAPE>\(escape(tape))</TAPE>") }
+        lines.append("  <TAKE>\(takeNumber)</TAKE>")
+        lines += markingElements
         lines += [
             "  <SPEED>",
             "    <FILE_SAMPLE_RATE>\(sampleRate)</FILE_SAMPLE_RATE>",
@@ -145,6 +196,9 @@ package struct TakeFileMetadata: Equatable, Sendable {
         lines += ["  </TRACK_LIST>", "</BWFXML>"]
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// Spaces after the iXML document, room for a mark and a note set after the take.
+    package static let iXMLReserveBytes = 1_024
 
     /// The text tags for FLAC and Ogg: title the track names (or the session and take when none is
     /// named), album the session, comment the take (and note), software jcap, date the local
@@ -202,7 +256,9 @@ extension SoundFile {
     /// - Other containers: nothing.
     ///
     /// The iXML document is padded with spaces to a multiple of 4 bytes: libsndfile would pad the
-    /// chunk with zero bytes, which strict XML parsers refuse.
+    /// chunk with zero bytes, which strict XML parsers refuse. `iXMLReserveBytes` more spaces
+    /// leave room for a note added after the take, so that `TakeFileMarking` rewrites the chunk
+    /// in place instead of copying the file.
     ///
     /// - Returns: what was written.
     /// - Throws: `.metadataRefused` when a track's channel is not in the file, the metadata's
@@ -221,7 +277,7 @@ extension SoundFile {
         case Int32(SF_FORMAT_WAV), Int32(SF_FORMAT_WAVEX), Int32(SF_FORMAT_RF64):
             try setBroadcastInfo(metadata.broadcastInfo)
             var document = Array(metadata.iXML.utf8)
-            document += Array(repeating: UInt8(ascii: " "), count: (4 - document.count % 4) % 4)
+            document += Array(repeating: UInt8(ascii: " "), count: (4 - document.count % 4) % 4 + TakeFileMetadata.iXMLReserveBytes)
             try setChunk(id: "iXML", data: document)
             return [.broadcastInfo, .iXML]
         case Int32(SF_FORMAT_FLAC), Int32(SF_FORMAT_OGG):

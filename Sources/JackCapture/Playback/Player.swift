@@ -100,7 +100,8 @@ public final class Player: @unchecked Sendable {
     /// names); nil: `out_1`, `out_2`...
     public func prepareToPlay(clientName: String = "jcap-play", server: String? = nil,
                               outputs: PlayerOutputs = .default, bufferSeconds: Double = 2,
-                              spreadsMonoToStereo: Bool = false, portNames: [String]? = nil) throws(PlayerError) {
+                              spreadsMonoToStereo: Bool = false, portNames: [String]? = nil,
+                              mix: PlaybackMix? = nil) throws(PlayerError) {
         guard control.withLock({ $0.host == nil }) else { return }
         guard bufferSeconds.isFinite, bufferSeconds > 0 else { throw .capture(.badBufferLength(bufferSeconds)) }
         let host: JackHost
@@ -121,7 +122,17 @@ public final class Player: @unchecked Sendable {
         let blocks = PlaybackRing.blockCount(seconds: bufferSeconds, sampleRate: client.sampleRate)
         let quality = control.withLock { $0.quality }
         do {
-            for file in files {
+            if mix != nil {
+                for name in PlaybackMix.portNames { ports.append(try client.registerAudioOutput(named: name)) }
+            }
+            for (index, file) in files.enumerated() where mix != nil {
+                let blockBytes = PlaybackRing.blockByteCount(channels: file.channels)
+                let ring = RingBuffer(capacity: blocks * blockBytes)
+                sources.append(PlaybackSourceState(ring: ring, channels: file.channels, firstPort: 0, portCount: 2,
+                                                   blockBytes: blockBytes, firstGain: 2 * index, mixes: true))
+                readers.append(PlaybackFileReader(file: file, ring: ring, serverRate: client.sampleRate, quality: quality))
+            }
+            for file in files where mix == nil {
                 let blockBytes = PlaybackRing.blockByteCount(channels: file.channels)
                 let ring = RingBuffer(capacity: blocks * blockBytes)
                 let portCount = spreadsMonoToStereo && file.channels == 1 ? 2 : file.channels
@@ -141,11 +152,12 @@ public final class Player: @unchecked Sendable {
         }
         let state = PlayerStatePointer(allocatingFor: PlayerProcessState(
             client: client.handle, ports: ports, sources: sources,
-            rampFrames: Player.rampFrames(sampleRate: client.sampleRate)))
+            rampFrames: Player.rampFrames(sampleRate: client.sampleRate), gainCount: mix.map { _ in 2 * sources.count }))
         let (gain, metering, seek, loops, withRate, rate) = control.withLock {
-            ($0.gain, $0.metering, $0.seekRequest, $0.loops, $0.rateEnabled, $0.playbackRate)
+            $0.mix = mix
+            return ($0.gain, $0.metering, $0.seekRequest, $0.loops, $0.rateEnabled, $0.playbackRate)
         }
-        Player.storeGains(in: state, volume: gain.volume, pan: gain.pan)
+        Player.storeGains(in: state, volume: gain.volume, pan: gain.pan, mix: mix)
         let meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
         state.pointee.meteringEnabled.store(metering, ordering: .relaxed)
         let readerRate = withRate ? rate : .normal

@@ -19,6 +19,8 @@ struct PlayerControl {
     var serverRate: Int?
     var quality = SampleRateConverterQuality.best
     var gain: (volume: Float, pan: Float) = (1, 0)
+    /// The stereo monitor mix the player was prepared with, its solos and mutes as they are now.
+    var mix: PlaybackMix?
     var recordedUnderruns: [PlaybackUnderrun] = []
     var finishedSeen = 0
     var reportedShutdown = false

@@ -84,7 +84,7 @@ extension PlayerProcessState {
     /// Each port heads for its target gain: over `rampFrames` while playing, at once while not.
     @_noAllocation @_noLocks
     private func followGains(playing: Bool) {
-        for index in 0..<portCount {
+        for index in 0..<gainCount {
             let target = Float(bitPattern: targetGains[index].load(ordering: .relaxed))
             gains[index].retarget(target, frames: playing ? rampFrames : 0)
             if !playing { gains[index].snap() }
@@ -313,7 +313,10 @@ extension PlayerProcessState {
             let samples = (base + PlaybackBlockHeader.byteCount).assumingMemoryBound(to: Float.self)
             let first = cursors[index].frontOffset
             let count = min(Int(block.frames) - first, frames - done)
-            for port in 0..<source.portCount {
+            if source.mixes {
+                mix(UnsafePointer(samples + first * channels), channels: channels, frames: count, source: source, to: offset + done, cycleFrames: n)
+            }
+            for port in 0..<source.portCount where !source.mixes {
                 let portIndex = source.firstPort + port
                 guard let buffer = jack_port_get_buffer(ports[portIndex], UInt32(n)) else { continue }
                 let out = buffer.assumingMemoryBound(to: Float.self) + offset + done
@@ -329,6 +332,31 @@ extension PlayerProcessState {
             if cursors[index].frontOffset >= Int(block.frames) {
                 source.ring.commitRead(byteCount: source.blockBytes)
                 cursors[index].frontOffset = 0
+            }
+        }
+    }
+
+    /// Adds `frames` frames of a source to the mix's two ports (`PlaybackMix`): a mono source
+    /// to both, a source of more channels its odd channels (1, 3, ...) left and its even ones
+    /// right, each port at the source's own gain for it.
+    @_noAllocation @_noLocks
+    private func mix(_ samples: UnsafePointer<Float>, channels: Int, frames count: Int, source: PlaybackSourceState,
+                     to start: Int, cycleFrames n: Int) {
+        for output in 0..<min(portCount, 2) {
+            guard let buffer = jack_port_get_buffer(ports[output], UInt32(n)) else { continue }
+            let out = buffer.assumingMemoryBound(to: Float.self) + start
+            let gainIndex = source.firstGain + output
+            let firstChannel = channels == 1 ? 0 : output
+            let step = channels == 1 ? 1 : 2
+            for frame in 0..<count {
+                let gain = gains[gainIndex].next()
+                var sum: Float = 0
+                var channel = firstChannel
+                while channel < channels {
+                    sum += samples[frame * channels + channel]
+                    channel += step
+                }
+                out[frame] += sum * gain
             }
         }
     }

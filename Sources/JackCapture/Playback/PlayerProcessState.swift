@@ -12,6 +12,22 @@ struct PlaybackSourceState {
     let portCount: Int
     /// `PlaybackRing.blockByteCount(channels:)`.
     let blockBytes: Int
+    /// The index of its first gain in `PlayerProcessState.gains`: its ports' gains in order, or
+    /// in a mix its left and right gains.
+    let firstGain: Int
+    /// Summed onto the mix's two ports (`PlaybackMix`) instead of played on ports of its own.
+    let mixes: Bool
+
+    init(ring: RingBuffer, channels: Int, firstPort: Int, portCount: Int, blockBytes: Int,
+         firstGain: Int? = nil, mixes: Bool = false) {
+        self.ring = ring
+        self.channels = channels
+        self.firstPort = firstPort
+        self.portCount = portCount
+        self.blockBytes = blockBytes
+        self.firstGain = firstGain ?? firstPort
+        self.mixes = mixes
+    }
 }
 
 /// The callback's own cursor in one source's ring: touched only by the process callback.
@@ -59,10 +75,13 @@ struct PlayerProcessState {
     let sourceCount: Int
     let own: UnsafeMutablePointer<PlayerCallbackState>
     let cursors: UnsafeMutablePointer<PlaybackSourceCursor>
-    /// Each port's gain as the callback applies it (callback only).
+    /// Each port's gain as the callback applies it (callback only); in a mix, each source's
+    /// left and right gains.
     let gains: UnsafeMutablePointer<GainRamp>
-    /// Each port's target gain (a Float's bits), set by the owner from volume and pan.
+    /// Each gain's target (a Float's bits), set by the owner from volume and pan (and the mix).
     let targetGains: UnsafeMutablePointer<UnsafeAtomic<UInt32>>
+    /// How many gains: one a port, or in a mix two a source.
+    let gainCount: Int
     /// Frames a gain change ramps over.
     let rampFrames: Int
 
@@ -108,12 +127,15 @@ struct PlayerProcessState {
     let events: RingBuffer
     let droppedEvents: UnsafeAtomic<Int>
 
-    init(client: OpaquePointer, ports: [OpaquePointer], sources: [PlaybackSourceState], rampFrames: Int) {
+    init(client: OpaquePointer, ports: [OpaquePointer], sources: [PlaybackSourceState], rampFrames: Int,
+         gainCount: Int? = nil) {
         self.rampFrames = rampFrames
-        gains = .allocate(capacity: max(ports.count, 1))
-        gains.initialize(repeating: GainRamp(gain: 1), count: max(ports.count, 1))
-        targetGains = .allocate(capacity: max(ports.count, 1))
-        for index in 0..<max(ports.count, 1) {
+        let gainCount = gainCount ?? ports.count
+        self.gainCount = gainCount
+        gains = .allocate(capacity: max(gainCount, 1))
+        gains.initialize(repeating: GainRamp(gain: 1), count: max(gainCount, 1))
+        targetGains = .allocate(capacity: max(gainCount, 1))
+        for index in 0..<max(gainCount, 1) {
             (targetGains + index).initialize(to: .create(Float(1).bitPattern))
         }
         self.client = client
@@ -152,7 +174,7 @@ struct PlayerProcessState {
 
     func deallocate() {
         for index in 0..<sourceCount { sources[index].ring.deallocate() }
-        for index in 0..<max(portCount, 1) { targetGains[index].destroy() }
+        for index in 0..<max(gainCount, 1) { targetGains[index].destroy() }
         targetGains.deallocate()
         gains.deallocate()
         ports.deallocate()

@@ -26,6 +26,10 @@ public struct SessionDefinition: Sendable, Equatable {
     public var format: FileFormat
     /// `[session] layout`: a file per track or group, or one file of every armed track.
     public var layout: SessionLayout
+    /// `[session] scene` and `tape`: the labels a film sound recorder writes to each take file's
+    /// iXML (SCENE, TAPE), nil when the file has none.
+    public var scene: String?
+    public var tape: String?
     /// `[session] buffer`: how long the disk may stall without a loss, in seconds (default 4).
     public var bufferSeconds: Double
     /// `[session] align_latency` (or set by the caller): each take is aligned to its
@@ -58,8 +62,10 @@ public struct SessionDefinition: Sendable, Equatable {
     init(name: String, sessionFilePath: String, folder: String, sampleRate: Int?, settings: RecordingSettings,
          fileExtension: String, format: FileFormat, layout: SessionLayout, bufferSeconds: Double,
          tracks: [SessionTrack], takeFiles: [SessionTakeFile], locator: SessionFileLocator,
-         alignsToCaptureLatency: Bool = false) {
+         alignsToCaptureLatency: Bool = false, scene: String? = nil, tape: String? = nil) {
         self.alignsToCaptureLatency = alignsToCaptureLatency
+        self.scene = scene
+        self.tape = tape
         self.name = name
         self.sessionFilePath = sessionFilePath
         self.folder = folder
@@ -233,6 +239,9 @@ public struct SessionTrack: Sendable, Equatable {
     public var armed: Bool
     /// The line of the track's `[[track]]` header.
     public var line: Int
+    /// `pan`: where the track sits in a monitor mix (`jcap play --mix`), -1 (left) ... 1
+    /// (right); nil is the centre. For a group, its first track's pan is the group's balance.
+    public var pan: Float?
 
     public init(name: String, portName: String, source: SessionTrackSource, group: String?, armed: Bool, line: Int) {
         self.name = name

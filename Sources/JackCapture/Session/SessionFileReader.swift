@@ -16,8 +16,8 @@ struct SessionFileReader {
     let path: String
 
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
-                              "quality", "compression_level", "buffer", "layout", "align_latency"]
-    static let trackKeys = ["name", "source", "group", "arm"]
+                              "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
+    static let trackKeys = ["name", "source", "group", "arm", "pan"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
         let document = try parseTOML()
@@ -34,6 +34,9 @@ struct SessionFileReader {
         let alignsToCaptureLatency = try KeyReader(table: session) { key, message in errors.session(key, message) }
             .bool("align_latency", expected: "true or false") ?? false
 
+        let scene = try sessionLabel("scene", example: "scene = \"12A\"", session, errors)
+        let tape = try sessionLabel("tape", example: "tape = \"Day 3\"", session, errors)
+
         let tracks = try readTracks(document, clientName: name, errors)
         try checkUniqueNames(tracks, fileExtension: fileExtension, errors)
         guard tracks.contains(where: \.armed) else {
@@ -46,7 +49,7 @@ struct SessionFileReader {
         return SessionDefinition(name: name, sessionFilePath: path, folder: folder, sampleRate: sampleRate,
                                  settings: settings, fileExtension: fileExtension, format: format, layout: layout,
                                  bufferSeconds: bufferSeconds, tracks: tracks, takeFiles: takeFiles, locator: locator,
-                                 alignsToCaptureLatency: alignsToCaptureLatency)
+                                 alignsToCaptureLatency: alignsToCaptureLatency, scene: scene, tape: tape)
     }
 
     /// The files a take writes: in `.mono`, one per ungrouped track and one per group, at the
@@ -257,6 +260,16 @@ struct SessionFileReader {
         return Self.resolve(folder: folder, sessionFilePath: path)
     }
 
+    /// `scene` or `tape`: a film sound recorder's labels, written to each take file's iXML.
+    private func sessionLabel(_ key: String, example: String, _ session: TOMLTable, _ errors: Errors) throws(SessionFileError) -> String? {
+        let keys = KeyReader(table: session) { key, message in errors.session(key, message) }
+        guard let text = try keys.string(key, expected: "text in quotes (\(example))") else { return nil }
+        guard !text.trimmingWhitespace().isEmpty else {
+            throw errors.session(key, "empty: leave \(key) out, or give it in quotes (\(example))")
+        }
+        return text
+    }
+
     /// A folder relative to the session file's directory; an absolute one as it is.
     static func resolve(folder: String, sessionFilePath: String) -> String {
         guard !folder.hasPrefix("/"), let slash = sessionFilePath.lastIndex(of: "/") else { return folder }
@@ -451,10 +464,17 @@ struct SessionFileReader {
             throw errors.track(index, "group", name: name, "empty: leave group out for a track in a file of its own")
         }
         let armed = try keys.bool("arm", expected: "true or false") ?? true
+        let panExample = "a position from -1 (left) to 1 (right), e.g. pan = -0.5"
+        let pan = try keys.number("pan", expected: panExample)
+        if let pan, !(-1...1).contains(pan) {
+            throw errors.track(index, "pan", name: name, "\(pan) is out of range: use \(panExample)")
+        }
 
-        return SessionTrack(name: name, portName: SessionNaming.portName(forTrack: name, clientName: clientName),
-                            source: source, group: group, armed: armed,
-                            line: errors.locator.line(of: element) ?? 1)
+        var track = SessionTrack(name: name, portName: SessionNaming.portName(forTrack: name, clientName: clientName),
+                                 source: source, group: group, armed: armed,
+                                 line: errors.locator.line(of: element) ?? 1)
+        track.pan = pan.map { Float($0) }
+        return track
     }
 
     /// A port source must be able to match: not empty, and with a client part when it names one

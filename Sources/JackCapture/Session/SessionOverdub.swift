@@ -32,8 +32,11 @@ public final class SessionOverdub: Sendable {
     /// `.takeLog` when the take is not in the log, `.overdub` when it was discarded or deleted or
     /// recorded at another sample rate than the server's,
     /// `.playback` for its files and the player's client and connections.
+    ///
+    /// With `mixes`, the take plays as one stereo pair, `mix_L` and `mix_R`, each track at its
+    /// session `pan` (`PlaybackMix`), as a monitor mix.
     public init(session: StudioSession, take number: Int, outputs: PlayerOutputs = .default,
-                serverName: String? = nil, replacing: Set<String> = []) throws(StudioSessionError) {
+                serverName: String? = nil, replacing: Set<String> = [], mixes: Bool = false) throws(StudioSessionError) {
         guard session.client.configuration.alignsToCaptureLatency else {
             throw .overdubNeedsLatencyAlignment(take: number)
         }
@@ -56,7 +59,8 @@ public final class SessionOverdub: Sendable {
         do {
             player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })
             try player.prepareToPlay(clientName: session.definition.name + "-play", server: serverName,
-                                     outputs: outputs, portNames: portNames)
+                                     outputs: outputs, portNames: portNames,
+                                     mix: mixes ? PlaybackMix(pans: Self.mixPans(of: played, in: session.definition)) : nil)
         } catch { throw .playback(error) }
         self.session = session
         self.playedTake = entry
@@ -73,6 +77,14 @@ public final class SessionOverdub: Sendable {
             definition.tracks.first { $0.name == track }?.portName ?? track.replacingOccurrences(of: ":", with: "-")
         }
         return (entry.files.map { folder + $0.path }, portNames)
+    }
+
+    /// Each file's pan in a monitor mix: its first track's `pan` in the session file (centre when
+    /// it has none, or the track is no longer in the file).
+    package static func mixPans(of entry: TakeLogEntry, in definition: SessionDefinition) -> [Float] {
+        entry.files.map { file in
+            file.tracks.first.flatMap { name in definition.tracks.first { $0.name == name }?.pan } ?? 0
+        }
     }
 
     /// The playback latency of what the player is connected to now: the largest over every port

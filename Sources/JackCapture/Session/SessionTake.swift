@@ -128,7 +128,7 @@ public final class SessionTake: Sendable {
                 TakeFileMetadata.Track(name: definition.tracks[track].name, channel: channel + 1)
             }
             let metadata = TakeFileMetadata(
-                sessionName: definition.name, takeNumber: number, tracks: tracks,
+                sessionName: definition.name, scene: definition.scene, tape: definition.tape, takeNumber: number, tracks: tracks,
                 originationMicrosecondsSinceEpoch: now, sampleRate: file.sampleRate,
                 startMicrosecondsSinceEpoch: startMicroseconds ?? now)
             try file.apply(metadata)
@@ -226,6 +226,10 @@ public final class SessionTake: Sendable {
             .map { TakeLogPause(position: $0.position - segment.position, fromFrame: $0.fromFrame, toFrame: $0.toFrame) }
         state.withLock { $0.finishedEntries.append(entry) }
         do { try session.log.append(entry) } catch { state.withLock { $0.logFailure = error } }
+        // A mark or note set while the take was recording: its files, closed now, get it.
+        if let logged = try? session.log.entry(number), logged.mark != nil || logged.note != nil {
+            TakeFileMarking.apply(logged, sessionName: session.definition.name, folder: session.definition.folder)
+        }
     }
 
     /// The take log could not be written (the disk): said by jcap after the take.

@@ -274,11 +274,15 @@ public final class StudioSession: Sendable {
     // MARK: Marks and notes
 
     /// Marks take `number` (circled, false start, no good); nil clears its mark. Any take in the
-    /// log, also one being recorded.
+    /// log, also one being recorded. The take's files get the mark in their iXML and bext
+    /// description (`TakeFileMarking`; a take being recorded when its files close).
     ///
+    /// - Returns: a line for each file that could not be rewritten (the log has the mark anyway).
     /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.
-    public func mark(take number: Int, as mark: TakeMark?) throws(StudioSessionError) {
+    @discardableResult
+    public func mark(take number: Int, as mark: TakeMark?) throws(StudioSessionError) -> [String] {
         do { try log.setMark(take: number, mark) } catch { throw .takeLog(error) }
+        return markFiles(take: number)
     }
 
     /// Adds a marker at take position `position` (frames) to take `number`, the one recording
@@ -292,11 +296,20 @@ public final class StudioSession: Sendable {
         return marker
     }
 
-    /// Sets take `number`'s note; empty (or only white space) text removes it.
+    /// Sets take `number`'s note; empty (or only white space) text removes it. The take's files
+    /// get it as `mark(take:as:)` says.
     ///
+    /// - Returns: a line for each file that could not be rewritten (the log has the note anyway).
     /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.
-    public func setNote(take number: Int, _ text: String) throws(StudioSessionError) {
+    @discardableResult
+    public func setNote(take number: Int, _ text: String) throws(StudioSessionError) -> [String] {
         do { try log.setNote(take: number, text) } catch { throw .takeLog(error) }
+        return markFiles(take: number)
+    }
+
+    private func markFiles(take number: Int) -> [String] {
+        guard let entry = try? log.entry(number) else { return [] }
+        return TakeFileMarking.apply(entry, sessionName: definition.name, folder: definition.folder)
     }
 
     // MARK: Takes

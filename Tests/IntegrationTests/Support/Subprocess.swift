@@ -8,7 +8,8 @@ final class Subprocess {
     let errorPath: String
 
     init(_ executable: URL, _ arguments: [String], server: String?, directory: String,
-         standardInput: FileHandle = FileHandle.nullDevice) throws {
+         standardInput: FileHandle = FileHandle.nullDevice,
+         environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         let id = UUID().uuidString
         outputPath = NSTemporaryDirectory() + "/jcaptest-\(id).out"
         errorPath = NSTemporaryDirectory() + "/jcaptest-\(id).err"
@@ -17,7 +18,7 @@ final class Subprocess {
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = environment
         if let server { environment["JACK_DEFAULT_SERVER"] = server }
         process.environment = environment
         process.standardOutput = FileHandle(forWritingAtPath: outputPath)
