@@ -9,4 +9,6 @@ struct EventWording {
     var waitingLine: String?
     /// `--pre-roll` as typed, for "recording from 0.5s before JACK frame N".
     var preRoll: String?
+    /// The session's name, for `--meter json`'s take summaries.
+    var sessionName: String?
 }

@@ -29,5 +29,8 @@ extension MeterSnapshot {
                   remainingFrames: state.remainingFrames, bufferFill: state.bufferFill, xruns: state.xruns,
                   lostFrames: state.lostFrames,
                   channels: zip(names, state.meters).map { Channel(name: $0, reading: $1.reading) }, title: title)
+        sessionName = state.sessionName
+        takeNumber = state.sessionName == nil ? nil : state.currentTake
+        diskSecondsLeft = state.recordingSecondsLeft
     }
 }

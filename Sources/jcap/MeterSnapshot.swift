@@ -33,6 +33,11 @@ struct MeterSnapshot: Equatable {
     var channels: [Channel]
     /// A first line above the take's state: a session's name, take number and disk time left.
     var title: String?
+    /// The session recording, the take number running and the seconds of recording the disk
+    /// still holds, when known (`--meter json` gives them as fields).
+    var sessionName: String? = nil
+    var takeNumber: Int? = nil
+    var diskSecondsLeft: Double? = nil
 }
 
 extension MeterSnapshot {

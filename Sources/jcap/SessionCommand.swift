@@ -138,7 +138,7 @@ struct SessionCommand: ParsableCommand {
         defer { overdubbing?.player.close() }
 
         var wording = EventWording(shortensNames: false, channelNames: session.trackNames,
-                                   waitingLine: nil, preRoll: waiting.preRoll)
+                                   waitingLine: nil, preRoll: waiting.preRoll, sessionName: session.definition.name)
         let plan: SessionPlan
         var surfaces: [ControlSurface] = [SignalSurface(signals)]
         var keys: TerminalKeys?

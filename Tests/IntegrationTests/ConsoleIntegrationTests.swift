@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 
 /// What the jcap executable prints while and after it records.
 final class ConsoleIntegrationTests: JackTestCase {
@@ -12,7 +13,8 @@ final class ConsoleIntegrationTests: JackTestCase {
             return jcap
         }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
-        let lines = jcap.output.split(separator: "\n")
+        // The meter lines; the take's summary line comes last (testJSONSummaryAccountsForEveryFrame).
+        let lines = jcap.output.split(separator: "\n").filter { !$0.hasPrefix("{\"summary\"") }
         XCTAssertGreaterThanOrEqual(lines.count, 5, "about 10 lines a second")
         var lastFrames = -1
         for line in lines {
@@ -33,6 +35,34 @@ final class ConsoleIntegrationTests: JackTestCase {
         }
         XCTAssertLessThanOrEqual(lastFrames, 48_000)
         XCTAssertTrue(jcap.errorOutput.contains("jcap: wrote json.wav"), "the summary stays on standard error")
+    }
+
+    /// The summary line `--meter json` ends with says everything jcap reported of the take;
+    /// checked against the file, every frame is in place or inside a span it names, whatever the
+    /// server did meanwhile. Every meter line carries the session and take fields (null here).
+    func testJSONSummaryAccountsForEveryFrame() throws {
+        let jcap = try launchJcap(signalPorts(4) + ["--meter", "json", "--for", "3s", "-o", "summary.wav"])
+        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let lines = jcap.output.split(separator: "\n")
+        let last = try XCTUnwrap(lines.last)
+        XCTAssertTrue(last.hasPrefix("{\"summary\":"), String(last))
+        XCTAssertEqual(lines.filter { $0.hasPrefix("{\"summary\"") }.count, 1, "one summary for one take")
+        for line in lines.dropLast() {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            XCTAssertTrue(object["session"] is NSNull && object["take"] is NSNull, String(line))
+            XCTAssertTrue(object.keys.contains("disk_seconds_left"), String(line))
+            XCTAssertNotNil(object["state"] as? String, String(line))
+        }
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])["summary"] as? [String: Any]
+        XCTAssertEqual(summary?["frames"] as? Int, 3 * server.sampleRate)
+        XCTAssertEqual((summary?["files"] as? [[String: Any]])?.first?["path"] as? String, "summary.wav")
+        XCTAssertEqual(summary?["outcome"] as? String, (summary?["lost"] as? [Any])?.isEmpty == true ? "complete" : "frames lost")
+        var account = try XCTUnwrap(TakeAccount(meterSummaryLine: last), String(last))
+        account.files = account.files.map { var file = $0; file.path = path(file.path); return file }
+        XCTAssertEqual(account.files.first?.signalChannels, [0, 1, 2, 3])
+        let verification = TakeVerification.verify(account)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification)")
+        XCTAssertEqual(verification.checkedSamples, Int64(4 * 3 * server.sampleRate))
     }
 
     func testPlainStatusLinesWhenNotATerminal() throws {

@@ -163,4 +163,23 @@ struct TakeVerificationTests {
         #expect(account.frameTime(atPosition: 600) == 2_600)
         #expect(TakeAccount(entry, folder: "/s", signalChannel: { _ in nil }) == nil)
     }
+
+    @Test("jcap's --meter json summary line becomes an account; a meter line does not")
+    func meterSummaryLine() throws {
+        let line = #"{"summary":{"channels":[{"aligned_latency":null,"clip_count":0,"highest_peak_db":-12,"name":"out_4","source":"sig:out_4"},"#
+            + #"{"aligned_latency":null,"clip_count":0,"highest_peak_db":-12,"name":"out_6","source":"sig:out_6"}],"#
+            + #""files":[{"channels":[1,2],"frames":10000,"path":"/r/a.wav","position":0},{"channels":[2],"frames":5000,"path":"/r/b.wav","position":10000}],"#
+            + #""frames":15000,"late":[{"frames":256,"position":512}],"lost":[{"frames":128,"position":1024}],"outcome":"frames lost","#
+            + #""pauses":[{"from_frame":9000,"position":8000,"to_frame":9500}],"sample_rate":48000,"session":null,"start_frame":1000,"#
+            + #""take":null,"uncertain":[{"frames":256,"position":2048}],"xruns":1}}"#
+        let account = try #require(TakeAccount(meterSummaryLine: line))
+        #expect(account.startFrame == 1_000)
+        #expect(account.files == [.init(path: "/r/a.wav", signalChannels: [3, 5], frames: 10_000),
+                                  .init(path: "/r/b.wav", signalChannels: [5], firstPosition: 10_000, frames: 5_000)])
+        #expect(account.lostSpans == [LostSpan(position: 1_024, frames: 128)])
+        #expect(account.lateCopySpans == [LostSpan(position: 512, frames: 256)])
+        #expect(account.uncertainSpans == [LostSpan(position: 2_048, frames: 256)])
+        #expect(account.pauses == [.init(position: 8_000, skippedFrames: 500)])
+        #expect(TakeAccount(meterSummaryLine: #"{"state":"recording","elapsed_frames":0}"#) == nil)
+    }
 }
