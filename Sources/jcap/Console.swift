@@ -219,6 +219,11 @@ final class Console {
             line("jcap: lost \(report.lostFrames) frames, written as silence at file positions: "
                 + report.lostSpans.map(\.description).joined(separator: "; "))
         }
+        let uncertain = report.uncertainSpans
+        if !uncertain.isEmpty {
+            line("jcap: placement uncertain (callbacks ran late around an xrun; these frames may belong up to a few periods earlier) at file positions: "
+                + uncertain.map(\.description).joined(separator: "; "))
+        }
         switch report.outcome {
         case .serverShutDown:
             line("jcap: error: the JACK server shut down mid-take; everything received is in the file")

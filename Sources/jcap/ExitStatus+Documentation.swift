@@ -17,6 +17,7 @@ extension ExitStatus {
         case .cancelled: "stopped before the start: nothing recorded, no file written"
         case .sampleRateChanged: "the server's sample rate changed: a take stopped there (the file is valid), playing stopped there"
         case .diskFull: "a session's take stopped, or could not start, because the disk was (nearly) full; every file finalized"
+        case .placementUncertain: "every frame recorded, but some periods may not be at their true position (callbacks ran late around an xrun); each span reported, at its take position"
         case .noServer: "no JACK server"
         case .unknownSource: "unknown port, channel or session track, or a bad channel list"
         case .badTime: "a bad time or duration"
@@ -39,7 +40,7 @@ extension ExitStatus {
     /// The statuses `command` can end with, in order.
     static func statuses(of command: Command) -> [ExitStatus] {
         let recording: [ExitStatus] = [
-            .success, .lostFrames, .writeFailed, .serverShutDown, .cancelled, .sampleRateChanged, .noServer,
+            .success, .lostFrames, .writeFailed, .serverShutDown, .cancelled, .sampleRateChanged, .placementUncertain, .noServer,
             .unknownSource, .badTime, .startInPast, .outputUnwritable, .outputExists, .unsupportedFormat,
             .tooManyChannels, .jackRefused,
         ]

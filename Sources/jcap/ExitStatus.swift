@@ -16,6 +16,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case sampleRateChanged = 7
     /// A session's take stopped, or could not start, because the disk was (nearly) full; every file is finalized.
     case diskFull = 8
+    /// Every frame was recorded, but callbacks ran so late around an xrun that some periods may
+    /// not be at their true position; each such span is reported.
+    case placementUncertain = 9
     case noServer = 10
     /// An unknown port or channel, or a bad channel list.
     case unknownSource = 11
@@ -142,6 +145,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         switch status {
         case .complete, .recording, .discarded, .deleted: self = .success
         case .framesLost: self = .lostFrames
+        case .placementUncertain: self = .placementUncertain
         case .interrupted: self = .sampleRateChanged
         case .serverShutdown: self = .serverShutDown
         case .diskFull: self = .diskFull
@@ -153,6 +157,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         switch outcome {
         case .complete: self = .success
         case .lostFrames: self = .lostFrames
+        case .placementUncertain: self = .placementUncertain
         case .cancelled: self = .cancelled
         case .missedStart: self = .startInPast
         case .serverShutDown: self = .serverShutDown

@@ -14,6 +14,7 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.framesSkippedKind == CaptureEventRecord.Kind.framesSkipped.rawValue)
         #expect(CaptureEventRecord.lateCopyKind == CaptureEventRecord.Kind.lateCopy.rawValue)
         #expect(CaptureEventRecord.splitKind == CaptureEventRecord.Kind.fileSplit.rawValue)
+        #expect(CaptureEventRecord.placementUncertainKind == CaptureEventRecord.Kind.placementUncertain.rawValue)
         #expect(CaptureEventRecord.transportRolledKind == CaptureEventRecord.Kind.transportRolled.rawValue)
         #expect(CaptureEventRecord.triggeredKind == CaptureEventRecord.Kind.triggered.rawValue)
     }

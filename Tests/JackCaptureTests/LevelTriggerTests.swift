@@ -49,7 +49,7 @@ struct LevelTriggerTests {
         for index in 0..<5 {
             var cycle = PendingCycle(reading: UInt32(index * 256), frames: 256)
             cycle.stagedBytes = 100
-            queue.append(PlacedCycle(arrival: UInt32(index * 256), start: UInt32(index * 256), cycle: cycle))
+            queue.append(PlacedCycle(placement: CyclePlacement(start: UInt32(index * 256)), start: UInt32(index * 256), cycle: cycle))
         }
         #expect(queue.count == 5 && queue.frames == 1_280 && queue.stagedBytes == 500)
         // 1280 - 256 = 1024 frames remain without the oldest: at least the pre-roll of 1000.

@@ -190,7 +190,7 @@ struct TakeLogTests {
 
     @Test("every status is written as the log spells it")
     func statusNames() throws {
-        #expect(TakeStatus.allCases.map(\.rawValue) == ["recording", "complete", "frames lost", "interrupted",
+        #expect(TakeStatus.allCases.map(\.rawValue) == ["recording", "complete", "frames lost", "placement uncertain", "interrupted",
                                                         "server shutdown", "disk full", "write failed",
                                                         "discarded", "deleted"])
     }

@@ -5,6 +5,9 @@ public struct TakeReport: Sendable {
         case complete
         /// The file is complete and aligned, but some frames in it are silence (lost).
         case lostFrames
+        /// Every frame is in the file, but some periods may not be at their true position
+        /// (`uncertainSpans`); lost frames, if any, are in `lostSpans`.
+        case placementUncertain
         /// Stopped before the start: nothing recorded, no file left.
         case cancelled
         /// The start frame passed before recording was ready: nothing recorded, no file left.
@@ -87,6 +90,27 @@ public struct TakeReport: Sendable {
     public var pauses: [(position: Int64, fromFrame: UInt32, toFrame: UInt32?)] { CaptureEvent.pauses(in: events) }
 
     public var lostFrames: Int64 { lostSpans.reduce(0) { $0 + $1.frames } }
+
+    /// Periods copied after JACK had begun the next one, as take positions: at their true place,
+    /// but their samples may repeat the next period's.
+    public var lateCopySpans: [LostSpan] { Self.spans(in: events).late }
+
+    /// Spans whose frames may not be at their true position, as take positions, in order and
+    /// merged where they touch.
+    public var uncertainSpans: [LostSpan] { Self.spans(in: events).uncertain }
+
+    /// The late copies and uncertain placements among `events`, each in order and merged.
+    package static func spans(in events: [CaptureEvent]) -> (late: [LostSpan], uncertain: [LostSpan]) {
+        var late: [LostSpan] = [], uncertain: [LostSpan] = []
+        for event in events {
+            switch event {
+            case .lateCopy(let position, let frames): late.append(LostSpan(position: position, frames: frames))
+            case .placementUncertain(let position, let frames): uncertain.append(LostSpan(position: position, frames: frames))
+            default: break
+            }
+        }
+        return (LostSpan.merged(late), LostSpan.merged(uncertain))
+    }
     public var channels: Int { sources.count }
     public var seconds: Double { Double(frames) / Double(max(1, sampleRate)) }
 }

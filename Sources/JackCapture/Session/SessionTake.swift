@@ -156,7 +156,13 @@ public final class SessionTake: Sendable {
     /// (`complete(with:)`).
     func segmentFinished(_ segment: TakeSegment) {
         guard !segment.isLast, segment.frames > 0 else { return }
-        let status: TakeStatus = segment.lostSpans.isEmpty ? .complete : .framesLost
+        let end = segment.position + segment.frames
+        let uncertain = recording.events.contains {
+            if case .placementUncertain(let position, let frames) = $0 {
+                LostSpan(position: position, frames: frames).clipped(from: segment.position, to: end) != nil
+            } else { false }
+        }
+        let status: TakeStatus = uncertain ? .placementUncertain : segment.lostSpans.isEmpty ? .complete : .framesLost
         appendEnd(of: segment, status: status, events: recording.events)
     }
 
@@ -167,6 +173,7 @@ public final class SessionTake: Sendable {
             switch report.outcome {
             case .complete: status = stopReason == .diskFull ? .diskFull : .complete
             case .lostFrames: status = stopReason == .diskFull ? .diskFull : .framesLost
+            case .placementUncertain: status = stopReason == .diskFull ? .diskFull : .placementUncertain
             case .serverShutDown: status = .serverShutdown
             case .writeFailed: status = TakeStatus(report.outcome)   // ENOSPC, EDQUOT: disk full
             case .sampleRateChanged: status = .interrupted
@@ -206,6 +213,11 @@ public final class SessionTake: Sendable {
         }
         entry.tracks = trackEntries(levels: segment.channelLevels, alignment: state.withLock({ $0.recording })?.latencyAlignment)
         entry.lost = segment.lostSpans.map { TakeLogSpan(position: $0.position, frames: $0.frames) }
+        let report = TakeReport.spans(in: events)
+        entry.late = report.late.compactMap { $0.clipped(from: segment.position, to: end) }
+            .map { TakeLogSpan(position: $0.position, frames: $0.frames) }
+        entry.uncertain = report.uncertain.compactMap { $0.clipped(from: segment.position, to: end) }
+            .map { TakeLogSpan(position: $0.position, frames: $0.frames) }
         entry.xruns = SessionTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }

@@ -113,6 +113,7 @@ public enum TakeListing {
         switch entry.status {
         case .complete: break
         case .framesLost: if entry.lost.isEmpty { parts.append("frames lost") }
+        case .placementUncertain: if entry.uncertain.isEmpty { parts.append("placement uncertain") }
         case .recording: parts.append("recording (or killed: not yet recovered)")
         case .interrupted: parts.append("interrupted")
         case .serverShutdown: parts.append("server shut down")
@@ -124,6 +125,13 @@ public enum TakeListing {
         if !entry.lost.isEmpty {
             let frames = saturatingSum(entry.lost.map(\.frames))
             parts.append("\(frames) frames lost in \(entry.lost.count) span\(entry.lost.count == 1 ? "" : "s")")
+        }
+        if !entry.uncertain.isEmpty {
+            let frames = saturatingSum(entry.uncertain.map(\.frames))
+            parts.append("\(frames) frames of uncertain placement in \(entry.uncertain.count) span\(entry.uncertain.count == 1 ? "" : "s")")
+        }
+        if !entry.late.isEmpty {
+            parts.append("\(entry.late.count) late cop\(entry.late.count == 1 ? "y" : "ies")")
         }
         if !entry.xruns.isEmpty {
             parts.append("\(entry.xruns.count) xrun\(entry.xruns.count == 1 ? "" : "s")")

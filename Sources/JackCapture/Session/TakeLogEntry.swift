@@ -10,6 +10,10 @@ public enum TakeStatus: String, Codable, Sendable, CaseIterable {
     case complete
     /// The files are complete and aligned, but some frames in them are silence (`lost`).
     case framesLost = "frames lost"
+    /// Every frame is in the files, but the frames of some periods may not be at their true
+    /// position (`uncertain`): callbacks ran so late around an xrun that their frame times could
+    /// not say where the periods belong.
+    case placementUncertain = "placement uncertain"
     /// The take stopped early: its process was killed (found by recovery), or the server's
     /// sample rate changed. Everything written is in the files.
     case interrupted
@@ -33,6 +37,7 @@ public enum TakeStatus: String, Codable, Sendable, CaseIterable {
         switch outcome {
         case .complete: self = .complete
         case .lostFrames: self = .framesLost
+        case .placementUncertain: self = .placementUncertain
         case .serverShutDown: self = .serverShutdown
         case .sampleRateChanged: self = .interrupted
         case .cancelled, .missedStart: self = .discarded
@@ -90,6 +95,11 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     public var xruns: [TakeLogSpan]
     /// Spans written as silence because their frames were lost.
     public var lost: [TakeLogSpan]
+    /// Periods copied after JACK had begun the next one: at their true place, but their samples
+    /// may repeat the next period's.
+    public var late: [TakeLogSpan] = []
+    /// Spans whose frames may not be at their true position (placement uncertain).
+    public var uncertain: [TakeLogSpan] = []
     /// Paused spans.
     public var pauses: [TakeLogPause]
     /// How the engineer marked the take (circled, false start, no good).
@@ -125,7 +135,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case triggerPosition = "trigger_position"
         case overdub
         case sampleRate = "sample_rate"
-        case frames, files, tracks, xruns, lost, pauses, mark, note
+        case frames, files, tracks, xruns, lost, late, uncertain, pauses, mark, note
     }
 
     /// Decodes a whole entry: `take` and `status` are required, everything else has its default
@@ -155,6 +165,8 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encode(tracks, forKey: .tracks)
         try container.encode(xruns, forKey: .xruns)
         try container.encode(lost, forKey: .lost)
+        if !late.isEmpty { try container.encode(late, forKey: .late) }
+        if !uncertain.isEmpty { try container.encode(uncertain, forKey: .uncertain) }
         try container.encode(pauses, forKey: .pauses)
         try container.encodeIfPresent(mark, forKey: .mark)
         try container.encodeIfPresent(note, forKey: .note)
@@ -171,7 +183,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
             if file.path.isEmpty { return "a file has an empty path" }
             if let frames = file.frames, frames < 0 { return "file \(file.path) has \(frames) frames" }
         }
-        for span in xruns + lost where span.position < 0 || span.frames < 0 {
+        for span in xruns + lost + late + uncertain where span.position < 0 || span.frames < 0 {
             return "span of \(span.frames) frames at \(span.position) is negative"
         }
         if let triggerPosition, triggerPosition < 0 { return "trigger position \(triggerPosition) is negative" }

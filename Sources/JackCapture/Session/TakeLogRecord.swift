@@ -30,6 +30,8 @@ struct TakeLogRecord: Decodable, Equatable {
     var tracks: [TakeLogTrack]?
     var xruns: [TakeLogSpan]?
     var lost: [TakeLogSpan]?
+    var late: [TakeLogSpan]?
+    var uncertain: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
     /// nil: the record does not touch the note; `.some(nil)`: it clears it.
     var note: String??
@@ -64,6 +66,8 @@ struct TakeLogRecord: Decodable, Equatable {
         tracks = entry.tracks
         xruns = entry.xruns
         lost = entry.lost
+        late = entry.late
+        uncertain = entry.uncertain
         pauses = entry.pauses
         note = entry.note.map { .some($0) }
         mark = entry.mark.map { .some($0) }
@@ -94,6 +98,8 @@ struct TakeLogRecord: Decodable, Equatable {
         tracks = try container.decodeIfPresent([TakeLogTrack].self, forKey: .tracks)
         xruns = try container.decodeIfPresent([TakeLogSpan].self, forKey: .xruns)
         lost = try container.decodeIfPresent([TakeLogSpan].self, forKey: .lost)
+        late = try container.decodeIfPresent([TakeLogSpan].self, forKey: .late)
+        uncertain = try container.decodeIfPresent([TakeLogSpan].self, forKey: .uncertain)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
         if container.contains(.note) {
             note = .some(try container.decodeNil(forKey: .note) ? nil : try container.decode(String.self, forKey: .note))
@@ -130,6 +136,8 @@ struct TakeLogRecord: Decodable, Equatable {
         if let tracks { entry.tracks = tracks }
         if let xruns { entry.xruns = xruns }
         if let lost { entry.lost = lost }
+        if let late { entry.late = late }
+        if let uncertain { entry.uncertain = uncertain }
         if let pauses { entry.pauses = pauses }
         if let note { entry.note = note }
         if let mark { entry.mark = mark }

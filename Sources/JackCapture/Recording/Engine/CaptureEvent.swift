@@ -27,6 +27,12 @@ public enum CaptureEvent: Equatable, Sendable {
     /// late): the period is at its true place, but JACK 2 shares port buffers, so if its source
     /// ran first the copy may hold the next period's samples. Reported, never guessed at.
     case lateCopy(position: Int64, frames: Int64)
+    /// The `frames` frames at `position` may not be at their true position: the frame times the
+    /// callbacks read could not decide where they belong (a gap read right after a late callback,
+    /// a run of late callbacks longer than the timeline looks ahead), or a later reading proved
+    /// them placed late. They may belong up to a few periods earlier; every frame outside such a
+    /// span is at its true position or reported lost.
+    case placementUncertain(position: Int64, frames: Int64)
     /// The server reported an xrun (jack_set_xrun_callback).
     case xrun(frameTime: UInt32, position: Int64)
     /// A source was connected to a channel's port.
@@ -116,6 +122,8 @@ extension CaptureEvent: CustomStringConvertible {
         case .framesSkipped(let position, let frames): "xrun: JACK skipped \(frames) frames at take frame \(position)"
         case .lateCopy(let position, let frames):
             "late callback: the \(frames) frames at take frame \(position) were copied after JACK began the next period; they may repeat the next period's samples"
+        case .placementUncertain(let position, let frames):
+            "placement uncertain: the \(frames) frames at take frame \(position) may belong up to a few periods earlier (callbacks ran late around an xrun)"
         case .xrun(let frame, let position): "xrun near JACK frame \(frame) (take frame \(position))"
         case .portConnected(let channel, let source, let frame, let position):
             "channel \(channel + 1): \(source) connected near JACK frame \(frame) (take frame \(position))"
@@ -144,6 +152,7 @@ struct CaptureEventRecord: Equatable {
         case transportRolled
         case triggered
         case fileSplit
+        case placementUncertain
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -158,6 +167,7 @@ struct CaptureEventRecord: Equatable {
     static var transportRolledKind: Int32 { @_noAllocation @_noLocks get { 12 } }
     static var triggeredKind: Int32 { @_noAllocation @_noLocks get { 13 } }
     static var splitKind: Int32 { @_noAllocation @_noLocks get { 14 } }
+    static var placementUncertainKind: Int32 { @_noAllocation @_noLocks get { 15 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -253,6 +263,7 @@ extension CaptureEvent {
                                     bbt: TransportBBT(packed: record.extra))
         case .triggered: self = .triggered(frameTime: frame, position: position)
         case .fileSplit: self = .fileSplit(frameTime: frame, position: position)
+        case .placementUncertain: self = .placementUncertain(position: position, frames: record.value)
         }
     }
 }

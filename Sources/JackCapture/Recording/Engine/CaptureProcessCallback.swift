@@ -100,9 +100,8 @@ extension CaptureProcessState {
     @_noAllocation @_noLocks
     private func beginTake(_ take: UInt32) {
         own.pointee.take = take
-        own.pointee.timeline.removeAll()
+        own.pointee.timeline.reset()
         own.pointee.preRoll.removeAll()
-        own.pointee.hasPlaced = false
         own.pointee.planner = CyclePlanner()
         own.pointee.clockStartFrame = -1
         own.pointee.clockStartAsked = false
@@ -469,28 +468,34 @@ extension CaptureProcessState {
     /// and in the take's time (`alignment` behind).
     @_noAllocation @_noLocks
     private func placeOldest() -> PlacedCycle {
-        let shift = own.pointee.alignment
-        let previousEnd: UInt32? = own.pointee.hasPlaced ? own.pointee.placedEnd : nil
-        let arrival = own.pointee.timeline.startOfOldest(after: previousEnd)
-        let cycle = own.pointee.timeline.removeOldest()
-        own.pointee.hasPlaced = true
-        own.pointee.placedEnd = FrameTime.advance(arrival, by: cycle.frames)
-        if FrameTime.distance(from: arrival, to: cycle.reading) > 0 {
+        let (placement, cycle) = own.pointee.timeline.placeOldest()
+        if FrameTime.distance(from: placement.start, to: cycle.reading) > 0 {
             _ = lateCycles.loadThenWrappingIncrement(ordering: .relaxed)
         }
-        return PlacedCycle(arrival: arrival, start: FrameTime.advance(arrival, by: -shift), cycle: cycle)
+        return PlacedCycle(placement: placement, start: FrameTime.advance(placement.start, by: -own.pointee.alignment),
+                           cycle: cycle)
     }
 
     /// Asks the planner what to do with a placed cycle, publishes its block (or counts it lost)
-    /// and the plan's events.
+    /// and the plan's events. The frames of the cycle that fall on frames already placed (its
+    /// `overlap`) are left out; the planner sees the rest.
     @_noAllocation @_noLocks
     private func plan(_ placed: PlacedCycle) {
         let arrival = placed.arrival
         let cycle = placed.cycle
         let cycleStart = placed.start
+        let overlap = placed.placement.overlap
         var requests = own.pointee.requests
         requests.sampleRateChanged = cycle.afterRateChange
-        let plan = own.pointee.planner.plan(cycleStart: cycleStart, frames: cycle.frames, requests: requests)
+        let misplaced = Int64(placed.placement.misplacedBefore)
+        if misplaced > 0 && own.pointee.planner.hasStarted {
+            // A reading proved the frames just placed late: said, with where they are.
+            let position = own.pointee.planner.position
+            emit(CaptureEventRecord.placementUncertainKind, frameTime: FrameTime.advance(cycleStart, by: overlap),
+                 position: max(0, position - misplaced), value: min(misplaced, position))
+        }
+        let plan = own.pointee.planner.plan(cycleStart: FrameTime.advance(cycleStart, by: overlap),
+                                            frames: cycle.frames - overlap, requests: requests)
         if plan.consumedPause {
             _ = requestedPause.compareExchange(expected: requests.pause, desired: Self.noRequest, ordering: .relaxed)
             own.pointee.requests.pause = Self.noRequest
@@ -519,7 +524,13 @@ extension CaptureProcessState {
             // Copied once JACK had begun a later cycle: placed right, but its source may have
             // written the next period into the shared buffer first. Said, so it is never hidden.
             let first = plan.spans[0]
-            emit(CaptureEventRecord.lateCopyKind, frameTime: FrameTime.advance(cycleStart, by: first.offset),
+            emit(CaptureEventRecord.lateCopyKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
+                 position: first.position, value: Int64(copied))
+        }
+        if placed.placement.guessed && copied > 0 {
+            // The readings could not decide where this period goes: said, never hidden.
+            let first = plan.spans[0]
+            emit(CaptureEventRecord.placementUncertainKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
         if cycle.stagedBytes > 0 {
@@ -527,7 +538,7 @@ extension CaptureProcessState {
                 || own.pointee.split.segmentStartCount > 0 {
                 // Published even with nothing in it when later blocks are staged behind it (the
                 // writer skips it; the ring stays one run of blocks), or to carry a split.
-                commitBlock(of: cycle, startingAt: cycleStart, plan: plan)
+                commitBlock(of: cycle, startingAt: cycleStart, skipping: overlap, plan: plan)
             }
         } else if copied > 0 {
             // The ring had no room when the cycle came (the disk fell behind): its frames are
@@ -535,22 +546,23 @@ extension CaptureProcessState {
             _ = overrunFrames.loadThenWrappingIncrement(by: Int64(copied), ordering: .relaxed)
             _ = overrunCycles.loadThenWrappingIncrement(ordering: .relaxed)
             let first = plan.spans[0]
-            emit(CaptureEventRecord.overrunKind, frameTime: FrameTime.advance(cycleStart, by: first.offset),
+            emit(CaptureEventRecord.overrunKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
         position.store(own.pointee.planner.position, ordering: .releasing)
         phase.store(own.pointee.planner.phase.capturePhaseRawValue, ordering: .releasing)
     }
 
-    /// Writes the block's header in front of its staged frames and publishes the block.
+    /// Writes the block's header in front of its staged frames and publishes the block. The plan's
+    /// spans count from the cycle's frame `overlap`.
     @_noAllocation @_noLocks
-    private func commitBlock(of cycle: PendingCycle, startingAt cycleStart: UInt32, plan: CyclePlan) {
+    private func commitBlock(of cycle: PendingCycle, startingAt cycleStart: UInt32, skipping overlap: Int, plan: CyclePlan) {
         let header = own.pointee.header
         header.pointee = CaptureBlockHeader(take: own.pointee.take, frameCount: Int32(cycle.frames), frameTime: cycleStart)
         var index = 0
         while index < plan.spanCount {
             let span = plan.spans[index]
-            header.pointee.append(BlockSpan(offset: Int32(span.offset), count: Int32(span.count), position: span.position))
+            header.pointee.append(BlockSpan(offset: Int32(overlap + span.offset), count: Int32(span.count), position: span.position))
             index += 1
         }
         attachSegmentStart(to: header)

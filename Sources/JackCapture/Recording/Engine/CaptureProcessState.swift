@@ -263,9 +263,6 @@ struct ProcessCallbackState {
     var preRoll: PreRollQueue
     var preRollFrames = 0
     var awaitingTrigger = false
-    /// The end of the last cycle placed, on JACK's clock: where the next one may start.
-    var hasPlaced = false
-    var placedEnd: UInt32 = 0
     /// A level trigger: the amplitude (0: none), the frames below it that end the take (0:
     /// never), the frame it fired on and the take's start then (-1 before), the last frame at or
     /// above it, and the take's stop once decided.

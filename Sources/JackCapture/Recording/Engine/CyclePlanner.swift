@@ -177,6 +177,16 @@ struct CyclePlanner: Equatable {
     @_noAllocation @_noLocks
     init() {}
 
+    /// The take has begun and not yet ended: its positions count frames placed in it.
+    var hasStarted: Bool {
+        @_noAllocation @_noLocks get {
+            switch phase {
+            case .recording, .paused: true
+            case .waiting, .finished, .missedStart: false
+            }
+        }
+    }
+
     var isFinished: Bool {
         @_noAllocation @_noLocks get {
             switch phase {

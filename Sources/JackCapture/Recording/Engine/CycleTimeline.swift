@@ -25,6 +25,30 @@ struct PendingCycle: Equatable {
     }
 }
 
+/// Where the timeline put a cycle, and how sure it is.
+struct CyclePlacement: Equatable {
+    /// The cycle's true first frame on JACK's clock, as far as the readings tell.
+    var start: UInt32
+    /// Frames at the cycle's start that fall on frames an earlier placement already filled (that
+    /// placement was late): they are not used, so nothing after them moves.
+    var overlap: Int
+    /// Placed by a guess no reading confirms: right after a jump (a real gap reads the same as a
+    /// late callback followed by a loss), or on the newest reading's word alone (a run of late
+    /// callbacks as long as the lookahead may be longer).
+    var guessed: Bool
+    /// Frames just before this cycle's start that earlier placements put late, now that a reading
+    /// proved it: their samples may belong up to `overlap` frames earlier.
+    var misplacedBefore: Int
+
+    @_noAllocation @_noLocks
+    init(start: UInt32, overlap: Int = 0, guessed: Bool = false, misplacedBefore: Int = 0) {
+        self.start = start
+        self.overlap = overlap
+        self.guessed = guessed
+        self.misplacedBefore = misplacedBefore
+    }
+}
+
 /// Where each cycle truly starts on JACK's clock, found from what the callbacks read.
 ///
 /// In JACK 2, `jack_last_frame_time` reads the engine's frame counter as it is when called, and
@@ -40,19 +64,31 @@ struct PendingCycle: Equatable {
 ///
 ///     T(i) = max(end of cycle i-1, min(R(i), R(i+1) - n(i), R(i+2) - n(i) - n(i+1), ...))
 ///
-/// With `lookahead` cycles read past a cycle before it is planned, a run of up to `lookahead`
-/// late callbacks places every frame where it belongs; a forward jump that every later reading
-/// confirms is a real gap (frames that reached no client), and only that becomes silence.
-/// Seen through readings alone, a gap JACK leaves right after a late callback is put before that
-/// cycle's frames rather than after them: the cycle is one period early, nothing after it moves.
+/// With `lookahead` cycles read past a cycle before it is planned, a run of fewer than
+/// `lookahead` late callbacks places every frame where it belongs; a forward jump that every later
+/// reading confirms is a gap (frames that reached no client), and only that becomes silence.
+///
+/// Where the readings cannot decide, the placement says so (`CyclePlacement`), and the take
+/// reports the period as placement uncertain: a cycle right after a jump (a gap JACK leaves right
+/// after a late callback reads the same as a gap before an on-time one, so the cycle may belong
+/// one gap earlier), and a cycle whose earliest bound only the newest reading gives (the run of
+/// late callbacks may be longer still). A reading that proves an earlier placement late (a cycle
+/// that would begin before the last one ended) puts the timeline back on JACK's clock at once:
+/// the cycle's frames that fall on frames already placed are dropped, and the stretch placed late
+/// is reported. Every placement is at or after the true one, so nothing is ever placed early.
 struct CycleTimeline {
     /// Cycles read past a cycle before it is planned.
-    static var lookahead: Int { @_noAllocation @_noLocks get { 2 } }
-    static var capacity: Int { @_noAllocation @_noLocks get { 3 } }
+    static var lookahead: Int { @_noAllocation @_noLocks get { 3 } }
+    static var capacity: Int { @_noAllocation @_noLocks get { 4 } }
 
-    private var cycles = InlineArray<3, PendingCycle>(repeating: PendingCycle(reading: 0, frames: 0))
+    private var cycles = InlineArray<4, PendingCycle>(repeating: PendingCycle(reading: 0, frames: 0))
     private var first = 0
     private(set) var count = 0
+    /// The frame just after the last cycle placed, once one has been.
+    private var placedEnd: UInt32?
+    /// Where the placements that may be late begin: the last jump (or the first cycle, or the
+    /// frame the timeline was last put back on the clock).
+    private var lateSince: UInt32 = 0
 
     @_noAllocation @_noLocks
     init() {}
@@ -94,35 +130,63 @@ struct CycleTimeline {
         count += 1
     }
 
-    /// Takes the oldest cycle out.
-    @_noAllocation @_noLocks
-    mutating func removeOldest() -> PendingCycle {
-        let oldest = cycles[first]
-        first = (first + 1) % Self.capacity
-        count -= 1
-        return oldest
-    }
-
+    /// Drops the cycles read and not yet planned (the take has ended).
     @_noAllocation @_noLocks
     mutating func removeAll() {
         first = 0
         count = 0
     }
 
-    /// The true first frame of the oldest cycle, by the rule above, given the frame just after the
-    /// cycle planned before it (nil when none was).
+    /// Forgets every cycle read and every placement: a new take.
     @_noAllocation @_noLocks
-    func startOfOldest(after previousEnd: UInt32?) -> UInt32 {
-        var best = self[0].reading
+    mutating func reset() {
+        removeAll()
+        placedEnd = nil
+        lateSince = 0
+    }
+
+    /// Takes the oldest cycle out and places it, by the rule above.
+    @_noAllocation @_noLocks
+    mutating func placeOldest() -> (placement: CyclePlacement, cycle: PendingCycle) {
+        let cycle = self[0]
+        // The least bound, and whether a reading before the newest gives it too.
+        var best = cycle.reading
+        var bestIndex = 0
         var elapsed = 0
         var index = 1
         while index < count {
             elapsed += self[index - 1].frames
             let bound = FrameTime.advance(self[index].reading, by: -elapsed)
-            if FrameTime.distance(from: best, to: bound) < 0 { best = bound }
+            if FrameTime.distance(from: best, to: bound) < 0 {
+                best = bound
+                bestIndex = index
+            }
             index += 1
         }
-        if let previousEnd, FrameTime.distance(from: previousEnd, to: best) < 0 { best = previousEnd }
-        return best
+        first = (first + 1) % Self.capacity
+        count -= 1
+
+        var placement = CyclePlacement(start: best, guessed: bestIndex > 0 && bestIndex == count)
+        let end = FrameTime.advance(best, by: cycle.frames)
+        guard let previousEnd = placedEnd else {
+            placedEnd = end
+            lateSince = best
+            return (placement, cycle)
+        }
+        let overlap = FrameTime.distance(from: best, to: previousEnd)
+        if overlap > 0 {
+            // An earlier placement was late by `overlap` frames: back on the clock from here.
+            placement.overlap = min(overlap, cycle.frames)
+            placement.misplacedBefore = max(overlap, FrameTime.distance(from: lateSince, to: previousEnd))
+            lateSince = previousEnd
+            if FrameTime.distance(from: previousEnd, to: end) > 0 { placedEnd = end }
+        } else {
+            if overlap < 0 {
+                placement.guessed = true
+                lateSince = best
+            }
+            placedEnd = end
+        }
+        return (placement, cycle)
     }
 }

@@ -3,14 +3,18 @@
 /// pre-roll's worth of cycles stay staged on the ring, unpublished, so that a start decided now can
 /// begin up to a pre-roll earlier.
 struct PlacedCycle: Equatable {
-    /// The cycle's true first frame on JACK's clock, and in the take's time (less the alignment).
-    var arrival: UInt32
+    /// Where the timeline put the cycle: its true first frame on JACK's clock, and how sure it is.
+    var placement: CyclePlacement
+    /// The cycle's true first frame in the take's time (less the alignment).
     var start: UInt32
     var cycle: PendingCycle
 
+    /// The cycle's true first frame on JACK's clock.
+    var arrival: UInt32 { @_noAllocation @_noLocks get { placement.start } }
+
     @_noAllocation @_noLocks
-    init(arrival: UInt32, start: UInt32, cycle: PendingCycle) {
-        self.arrival = arrival
+    init(placement: CyclePlacement, start: UInt32, cycle: PendingCycle) {
+        self.placement = placement
         self.start = start
         self.cycle = cycle
     }
@@ -31,7 +35,7 @@ struct PreRollQueue {
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         entries = .allocate(capacity: self.capacity)
-        entries.initialize(repeating: PlacedCycle(arrival: 0, start: 0, cycle: PendingCycle(reading: 0, frames: 0)),
+        entries.initialize(repeating: PlacedCycle(placement: CyclePlacement(start: 0), start: 0, cycle: PendingCycle(reading: 0, frames: 0)),
                            count: self.capacity)
     }
 

@@ -15,6 +15,25 @@ public struct LostSpan: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(frames) frames at \(position)" }
+
+    /// `spans` in order of position, with spans that overlap or touch joined into one.
+    public static func merged(_ spans: [LostSpan]) -> [LostSpan] {
+        var merged: [LostSpan] = []
+        for span in spans.filter({ $0.frames > 0 }).sorted(by: { $0.position < $1.position }) {
+            if let last = merged.last, span.position <= last.position + last.frames {
+                merged[merged.count - 1].frames = max(last.frames, span.position + span.frames - last.position)
+            } else {
+                merged.append(span)
+            }
+        }
+        return merged
+    }
+
+    /// The part of this span inside [`start`, `end`), counted from `start`; nil if none.
+    public func clipped(from start: Int64, to end: Int64) -> LostSpan? {
+        let first = max(position, start), last = min(position + frames, end)
+        return last > first ? LostSpan(position: first - start, frames: last - first) : nil
+    }
 }
 
 /// Where a disk writer's blocks come from: a ring, and how the take stands.
