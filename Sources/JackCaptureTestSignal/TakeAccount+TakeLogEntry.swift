@@ -2,7 +2,7 @@ import JackCapture
 
 extension TakeAccount {
     /// What a session's take log says of a take: its start frame, its files (relative to
-    /// `folder`) with their tracks' sources and aligned latencies, pauses and lost spans.
+    /// `folder`) with their tracks' sources and aligned latencies, pauses, lost, late and uncertain spans.
     /// `signalChannel` maps a track's source to its test-signal channel (by default from its
     /// `out_N` name). Nil for a take without a start frame or with a track of another source.
     public init?(_ entry: TakeLogEntry, folder: String,
@@ -23,6 +23,8 @@ extension TakeAccount {
             pause.toFrame.map { Pause(position: pause.position, skippedFrames: Int64(FrameTime.distance(from: pause.fromFrame, to: $0))) }
         }
         self.init(startFrame: start, files: files, pauses: pauses,
-                  lostSpans: entry.lost.map { LostSpan(position: $0.position, frames: $0.frames) })
+                  lostSpans: entry.lost.map { LostSpan(position: $0.position, frames: $0.frames) },
+                  lateCopySpans: entry.late.map { LostSpan(position: $0.position, frames: $0.frames) },
+                  uncertainSpans: entry.uncertain.map { LostSpan(position: $0.position, frames: $0.frames) })
     }
 }

@@ -2,7 +2,7 @@ import JackCapture
 
 extension TakeAccount {
     /// What a library take reported: its start frame, files (each segment's at its take
-    /// position), pauses, lost spans and late copies. `signalChannels` gives the test-signal
+    /// position), pauses, lost spans, late copies and uncertain placements. `signalChannels` gives the test-signal
     /// channel of each take channel; by default it is read from each source's `out_N` name.
     /// Nil for a take that recorded nothing or has a source that is no test-signal port.
     public init?(_ report: TakeReport, signalChannels: [Int]? = nil) {
@@ -19,10 +19,7 @@ extension TakeAccount {
         let pauses = report.pauses.compactMap { pause in
             pause.toFrame.map { Pause(position: pause.position, skippedFrames: Int64(FrameTime.distance(from: pause.fromFrame, to: $0))) }
         }
-        let late = report.events.compactMap { event -> LostSpan? in
-            if case .lateCopy(let position, let frames) = event { return LostSpan(position: position, frames: frames) }
-            return nil
-        }
-        self.init(startFrame: start, files: files, pauses: pauses, lostSpans: report.lostSpans, lateCopySpans: late)
+        self.init(startFrame: start, files: files, pauses: pauses, lostSpans: report.lostSpans,
+                  lateCopySpans: report.lateCopySpans, uncertainSpans: report.uncertainSpans)
     }
 }

@@ -134,7 +134,8 @@ struct TakeSummaryJSON: Encodable {
         summary = Body(session: nil, take: nil, outcome: outcome, sample_rate: report.sampleRate, start_frame: report.startFrame,
                        frames: report.frames, files: files,
                        lost: report.lostSpans.map { Span(position: $0.position, frames: $0.frames) },
-                       late: Self.lateCopies(in: report.events), uncertain: [],
+                       late: report.lateCopySpans.map { Span(position: $0.position, frames: $0.frames) },
+                       uncertain: report.uncertainSpans.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: report.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        xruns: report.xruns, channels: channels)
     }
@@ -152,16 +153,11 @@ struct TakeSummaryJSON: Encodable {
         }
         summary = Body(session: session, take: entry.take, outcome: entry.status.rawValue, sample_rate: entry.sampleRate,
                        start_frame: entry.startFrame, frames: entry.frames, files: files,
-                       lost: entry.lost.map { Span(position: $0.position, frames: $0.frames) }, late: [], uncertain: [],
+                       lost: entry.lost.map { Span(position: $0.position, frames: $0.frames) },
+                       late: entry.late.map { Span(position: $0.position, frames: $0.frames) },
+                       uncertain: entry.uncertain.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: entry.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        xruns: Int64(entry.xruns.count), channels: channels)
-    }
-
-    static func lateCopies(in events: [CaptureEvent]) -> [Span] {
-        events.compactMap { event in
-            if case .lateCopy(let position, let frames) = event { return Span(position: position, frames: frames) }
-            return nil
-        }
     }
 
     /// dBFS to two decimals, silence (-inf) at the take log's floor so JSON can hold it.

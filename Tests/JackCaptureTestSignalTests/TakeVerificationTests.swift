@@ -145,7 +145,7 @@ struct TakeVerificationTests {
 
     @Test("a take log entry becomes an account: files in the folder, tracks' sources and latencies, pauses, lost spans")
     func takeLogEntry() throws {
-        let entry = TakeLogEntry(
+        var entry = TakeLogEntry(
             take: 4, status: .framesLost, startFrame: 1_000, sampleRate: 48_000, frames: 9_000,
             files: [TakeLogFile(path: "take-004-Kick.wav", tracks: ["Kick"], frames: 9_000),
                     TakeLogFile(path: "take-004-OH.wav", tracks: ["OH L", "OH R"], frames: 9_000)],
@@ -153,6 +153,8 @@ struct TakeVerificationTests {
                      TakeLogTrack(name: "OH R", source: "sig:out_2")],
             lost: [TakeLogSpan(position: 10, frames: 256)],
             pauses: [TakeLogPause(position: 500, fromFrame: 1_500, toFrame: 2_500), TakeLogPause(position: 700, fromFrame: 2_700)])
+        entry.late = [TakeLogSpan(position: 1_024, frames: 256)]
+        entry.uncertain = [TakeLogSpan(position: 2_048, frames: 256)]
         let account = try #require(TakeAccount(entry, folder: "/s"))
         #expect(account.startFrame == 1_000)
         #expect(account.files == [
@@ -160,6 +162,8 @@ struct TakeVerificationTests {
             .init(path: "/s/take-004-OH.wav", signalChannels: [0, 1], shifts: [300, 0], frames: 9_000)])
         #expect(account.pauses == [.init(position: 500, skippedFrames: 1_000)])
         #expect(account.lostSpans == [LostSpan(position: 10, frames: 256)])
+        #expect(account.lateCopySpans == [LostSpan(position: 1_024, frames: 256)])
+        #expect(account.uncertainSpans == [LostSpan(position: 2_048, frames: 256)])
         #expect(account.frameTime(atPosition: 600) == 2_600)
         #expect(TakeAccount(entry, folder: "/s", signalChannel: { _ in nil }) == nil)
     }

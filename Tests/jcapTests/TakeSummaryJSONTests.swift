@@ -51,6 +51,7 @@ struct TakeSummaryJSONTests {
             lostSpans: [LostSpan(position: 4_096, frames: 1_024)], overrunFrames: 0, skippedFrames: 1_024, xruns: 2,
             channelLevels: [ChannelLevels(highestPeak: -12.041, clipCount: 0), ChannelLevels(highestPeak: -.infinity, clipCount: 3)],
             events: [.started(frameTime: 1_000), .lateCopy(position: 8_192, frames: 1_024),
+                     .placementUncertain(position: 20_480, frames: 1_024),
                      .paused(frameTime: 11_000, position: 10_000), .resumed(frameTime: 13_024, position: 10_000)],
             segments: [segment], latencyAlignment: LatencyAlignment(latencies: [300, 1_000]))
     }
@@ -67,7 +68,7 @@ struct TakeSummaryJSONTests {
         #expect(summary["xruns"] as? Int == 2)
         #expect(summary["lost"] as? [[String: Int]] == [["position": 4_096, "frames": 1_024]])
         #expect(summary["late"] as? [[String: Int]] == [["position": 8_192, "frames": 1_024]])
-        #expect(summary["uncertain"] as? [[String: Int]] == [])
+        #expect(summary["uncertain"] as? [[String: Int]] == [["position": 20_480, "frames": 1_024]])
         #expect(summary["pauses"] as? [[String: Int]] == [["position": 10_000, "from_frame": 11_000, "to_frame": 13_024]])
         let files = try #require(summary["files"] as? [[String: Any]])
         #expect(files.count == 1 && files[0]["path"] as? String == "/rec/take.wav")
@@ -83,18 +84,22 @@ struct TakeSummaryJSONTests {
 
     @Test("a session take's summary comes from its take log entry, files inside the session folder")
     func sessionTake() throws {
-        let entry = TakeLogEntry(
+        var entry = TakeLogEntry(
             take: 12, status: .complete, startFrame: 5, sampleRate: 48_000, frames: 480,
             files: [TakeLogFile(path: "take-012-Kick.wav", tracks: ["Kick"], frames: 480),
                     TakeLogFile(path: "take-012-OH.wav", tracks: ["OH L", "OH R"], frames: 480)],
             tracks: [TakeLogTrack(name: "Kick", source: "sig:out_3", highestPeakDBFS: -6, clippedSamples: 0),
                      TakeLogTrack(name: "OH L", source: "sig:out_1"), TakeLogTrack(name: "OH R", source: "sig:out_2")],
             xruns: [TakeLogSpan(position: 100, frames: 0)])
+        entry.late = [TakeLogSpan(position: 256, frames: 64)]
+        entry.uncertain = [TakeLogSpan(position: 320, frames: 64)]
         let summary = try #require(try Self.object(TakeSummaryJSON(entry, session: "band", folder: "/s/band").encoded())["summary"]
             as? [String: Any])
         #expect(summary["session"] as? String == "band" && summary["take"] as? Int == 12)
         #expect(summary["outcome"] as? String == "complete")
         #expect(summary["xruns"] as? Int == 1)
+        #expect(summary["late"] as? [[String: Int]] == [["position": 256, "frames": 64]])
+        #expect(summary["uncertain"] as? [[String: Int]] == [["position": 320, "frames": 64]])
         let files = try #require(summary["files"] as? [[String: Any]])
         #expect(files.map { $0["path"] as? String } == ["/s/band/take-012-Kick.wav", "/s/band/take-012-OH.wav"])
         #expect(files.map { $0["channels"] as? [Int] } == [[1], [2, 3]])
