@@ -62,4 +62,20 @@ extension JackTestCase {
         if (summary["lost"] as? [Any])?.isEmpty == false { return 3 }
         return 0
     }
+
+    /// A library take's report as an account (sources `sig:out_N`, or `signalChannels` given).
+    func account(of report: TakeReport?, signalChannels: [Int]? = nil, file: StaticString = #filePath,
+                 line: UInt = #line) throws -> TakeAccount {
+        let report = try XCTUnwrap(report, "no report", file: file, line: line)
+        return try XCTUnwrap(TakeAccount(report, signalChannels: signalChannels), "\(report.outcome) \(report.sources)",
+                             file: file, line: line)
+    }
+
+    /// The outcome a take that ended normally has by what it reports: placement uncertain, frames
+    /// lost, or complete (a late copy alone keeps every frame).
+    func outcome(reporting account: TakeAccount) -> TakeReport.Outcome {
+        if !account.uncertainSpans.isEmpty { return .placementUncertain }
+        if !account.lostSpans.isEmpty { return .lostFrames }
+        return .complete
+    }
 }
