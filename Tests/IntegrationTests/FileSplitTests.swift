@@ -82,11 +82,6 @@ final class FileSplitTests: JackTestCase {
         return files
     }
 
-    /// The status a session take's log entry must have by what it reports.
-    func status(reporting account: TakeAccount) -> TakeStatus {
-        account.uncertainSpans.isEmpty ? (account.lostSpans.isEmpty ? .complete : .framesLost) : .placementUncertain
-    }
-
     /// Frames from `earlier` to `later` (both modulo 2^22), negative when `later` is before.
     func signedSignalDistance(from earlier: Int, to later: Int) -> Int {
         let distance = signalDistance(from: earlier, to: later)
@@ -202,8 +197,8 @@ final class FileSplitTests: JackTestCase {
         let entries = try TakeLog(folder: path("split")).entries()
         XCTAssertEqual(entries.map(\.take), [1, 2, 3, 4])
         let accounts = try entries.map { try takeLogAccount(folder: path("split"), take: $0.take) }
-        XCTAssertEqual(entries.map(\.status), accounts.map(status(reporting:)), "complete unless it reported trouble")
-        XCTAssertEqual(run.status, accounts.map(exitStatus(reporting:)).max() ?? 0, run.errors)
+        XCTAssertEqual(entries.map(\.status), accounts.map(takeStatus(reporting:)), "complete unless it reported trouble")
+        XCTAssertEqual(run.status, exitStatus(reportingAll: accounts), run.errors)
         XCTAssertEqual(entries.reduce(0) { $0 + $1.frames }, 240_000)
         let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
         for (index, entry) in entries.enumerated() {

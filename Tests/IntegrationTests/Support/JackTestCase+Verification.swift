@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import JackCapture
 import JackCaptureTestSignal
+import jcap
 
 /// Checking a take against what jcap reported of it (`TakeVerification`) rather than waiting for a
 /// quiet server: every sample must be the test signal at its true position, or silence in a
@@ -77,5 +78,22 @@ extension JackTestCase {
         if !account.uncertainSpans.isEmpty { return .placementUncertain }
         if !account.lostSpans.isEmpty { return .lostFrames }
         return .complete
+    }
+
+    /// The status a session take's log entry has by what it reports.
+    func takeStatus(reporting account: TakeAccount) -> TakeStatus {
+        account.uncertainSpans.isEmpty ? (account.lostSpans.isEmpty ? .complete : .framesLost) : .placementUncertain
+    }
+
+    /// The exit status of a session run whose takes reported these: the worst of theirs.
+    func exitStatus(reportingAll accounts: [TakeAccount]) -> Int32 {
+        ExitStatus.worst(accounts.map { ExitStatus(for: takeStatus(reporting: $0)) }).rawValue
+    }
+
+    /// Every take in a session folder's log as an account, in order.
+    func takeLogAccounts(folder: String, file: StaticString = #filePath, line: UInt = #line) throws -> [TakeAccount] {
+        try TakeLog(folder: folder).entries().map { entry in
+            try XCTUnwrap(TakeAccount(entry, folder: folder), "take \(entry.take): \(entry)", file: file, line: line)
+        }
     }
 }
