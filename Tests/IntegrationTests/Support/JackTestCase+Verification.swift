@@ -96,4 +96,11 @@ extension JackTestCase {
             try XCTUnwrap(TakeAccount(entry, folder: folder), "take \(entry.take): \(entry)", file: file, line: line)
         }
     }
+
+    /// The exit status jcap's console summary (standard error) calls for, by the same rule.
+    func exitStatus(reportedOnConsole errors: String) -> Int32 {
+        if errors.contains("jcap: placement uncertain") { return 9 }
+        if let lost = number(after: ", lost frames ", in: errors), lost > 0 { return 3 }
+        return 0
+    }
 }
