@@ -8,6 +8,8 @@ import jcap
 /// exact positions, so everything after them stays aligned; the take reports where.
 final class OverrunTests: JackTestCase {
     func testSlowWriterOverrunIsCountedPaddedAndReported() throws {
+        // Repeated on xruns: the subject is the disk overrun's loss alone (where and how much); an
+        // xrun adds loss of its own to the same counts and spans.
         let (report, status, signal) = try withoutXruns { try overrunTake() }
 
         XCTAssertEqual(report.outcome, .lostFrames)
