@@ -175,7 +175,7 @@ struct TestSignalCommand: ParsableCommand {
             abstract: "Check every sample of a recording of the test signal.")
 
         @Argument(help: "The recorded file; with --continuity, one or more (a take's files, in channel order).")
-        var files: [String]
+        var files: [String] = []
 
         @Flag(help: "Report continuity (silent, missing, duplicated, corrupt frames) as key=value, for benchmarks.")
         var continuity = false
@@ -183,14 +183,33 @@ struct TestSignalCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The test-signal channel (1-based) the file's first channel recorded; the others follow (a session's track file of out_7 and out_8: 7).", valueName: "n"))
         var firstChannel = 1
 
+        @Option(help: ArgumentHelp("jcap's `--meter json` output: its last take summary names the files, and each sample must be the signal in place or inside a span it reports (file paths relative to the current folder).", valueName: "file"))
+        var report: String?
+
         func validate() throws {
             guard firstChannel >= 1 else { throw ValidationError("--first-channel counts from 1") }
+            if report != nil {
+                guard files.isEmpty else { throw ValidationError("--report names the files itself") }
+                return
+            }
             guard !files.isEmpty else { throw ValidationError("name the recorded file") }
             guard continuity || files.count == 1 else { throw ValidationError("several files only with --continuity") }
         }
 
         func run() throws {
             do {
+                if let report {
+                    let text = try String(contentsOfFile: report, encoding: .utf8)
+                    guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{\"summary\"") }),
+                          let account = TakeAccount(meterSummaryLine: line) else {
+                        StandardStreams.writeError("jcap-testsignal: error: no take summary of test-signal ports in \(report)\n")
+                        throw ExitCode(1)
+                    }
+                    let verification = TakeVerification.verify(account)
+                    print(verification)
+                    if !verification.isAccountedFor { throw ExitCode(1) }
+                    return
+                }
                 if continuity {
                     var channel = firstChannel - 1
                     var results: [TestSignalContinuity] = []
