@@ -103,4 +103,15 @@ extension JackTestCase {
         if let lost = number(after: ", lost frames ", in: errors), lost > 0 { return 3 }
         return 0
     }
+
+    /// Every take summary `--meter json` printed in `output` of a take that started, in order, as
+    /// accounts (file paths inside the test's directory).
+    func summaryAccounts(_ output: String, file: StaticString = #filePath, line: UInt = #line) throws -> [TakeAccount] {
+        // A take that never started (cancelled while waiting) has no start frame and no file.
+        try output.split(separator: "\n").filter { $0.hasPrefix("{\"summary\"") && !$0.contains("\"start_frame\":null") }.map { summary in
+            var account = try XCTUnwrap(TakeAccount(meterSummaryLine: summary), String(summary), file: file, line: line)
+            account.files = account.files.map { var each = $0; each.path = each.path.hasPrefix("/") ? each.path : path(each.path); return each }
+            return account
+        }
+    }
 }
