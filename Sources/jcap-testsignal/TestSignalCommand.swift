@@ -99,13 +99,21 @@ struct TestSignalCommand: ParsableCommand {
             StandardStreams.writeOutput("playing the test signal on \(generator.portNames.joined(separator: " "))\n")
             // Until SIGINT or SIGTERM, or until the server goes away (then there is nothing to play).
             var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-            var reported = 0
+            var reported = 0, jumpsReported = 0
             while sigtimedwait(&blocked, nil, &timeout) < 0 && !generator.serverGone {
                 let changes = generator.transportChanges
                 for change in changes.dropFirst(reported) {
                     StandardStreams.writeOutput("transport \(change.rolls ? "rolled" : "stopped") at JACK frame \(change.frame)\n")
                 }
                 reported = changes.count
+                // The signal skipped frames where this client saw the clock jump: a recording is
+                // right to hold silence (or a reported span) there.
+                let jumps = generator.clockJumps
+                for jump in jumps.dropFirst(jumpsReported) {
+                    StandardStreams.writeOutput("clock jumped at JACK frame \(jump.expected) to \(jump.actual) "
+                        + "(\(FrameTime.distance(from: jump.expected, to: jump.actual)) frames)\n")
+                }
+                jumpsReported = jumps.count
             }
             if generator.serverGone {
                 StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")

@@ -40,7 +40,9 @@ extension JackTestCase {
     func assertAccountedFor(_ account: TakeAccount, _ message: String = "", file: StaticString = #filePath,
                             line: UInt = #line) -> TakeVerification {
         let verification = TakeVerification.verify(account)
-        XCTAssertTrue(verification.isAccountedFor, "\(message) \(verification)", file: file, line: line)
+        // A fault next to a jump of the test-signal client's own clock may be the signal's: said
+        // with the failure, so it is told apart, never hidden.
+        XCTAssertTrue(verification.isAccountedFor, "\(message) \(verification); \(signalClockJumps())", file: file, line: line)
         if !account.reportsNoTrouble { print("note: \(name): jcap reported trouble, checked against it: \(verification)") }
         return verification
     }
@@ -113,5 +115,12 @@ extension JackTestCase {
             account.files = account.files.map { var each = $0; each.path = each.path.hasPrefix("/") ? each.path : path(each.path); return each }
             return account
         }
+    }
+
+    /// The clock jumps the test-signal client saw (where the signal itself skipped frames), as it
+    /// printed them.
+    func signalClockJumps() -> String {
+        let jumps = (Self.signal?.output ?? "").split(separator: "\n").filter { $0.hasPrefix("clock jumped") }
+        return jumps.isEmpty ? "the test signal's clock ran without a jump" : "the test signal's own clock: " + jumps.joined(separator: "; ")
     }
 }
