@@ -194,10 +194,15 @@ struct TestSignalCommand: ParsableCommand {
         @Option(help: ArgumentHelp("jcap's `--meter json` output: its last take summary names the files, and each sample must be the signal in place or inside a span it reports (file paths relative to the current folder).", valueName: "file"))
         var report: String?
 
+        @Option(help: ArgumentHelp("A session folder: every take its take log names is checked against what the log reports of it.", valueName: "folder"))
+        var log: String?
+
         func validate() throws {
             guard firstChannel >= 1 else { throw ValidationError("--first-channel counts from 1") }
-            if report != nil {
-                guard files.isEmpty else { throw ValidationError("--report names the files itself") }
+            if report != nil || log != nil {
+                guard files.isEmpty, report == nil || log == nil else {
+                    throw ValidationError("--report or --log, alone: they name the files themselves")
+                }
                 return
             }
             guard !files.isEmpty else { throw ValidationError("name the recorded file") }
@@ -218,6 +223,21 @@ struct TestSignalCommand: ParsableCommand {
                     if !verification.isAccountedFor { throw ExitCode(1) }
                     return
                 }
+                if let log {
+                    var failed = false
+                    for entry in try TakeLog(folder: log).entries() where !entry.status.isRemoved {
+                        guard let account = TakeAccount(entry, folder: log) else {
+                            print("take \(entry.take): not a take of test-signal ports")
+                            failed = true
+                            continue
+                        }
+                        let verification = TakeVerification.verify(account)
+                        print("take \(entry.take) (\(entry.status.rawValue)): \(verification)")
+                        failed = failed || !verification.isAccountedFor
+                    }
+                    if failed { throw ExitCode(1) }
+                    return
+                }
                 if continuity {
                     var channel = firstChannel - 1
                     var results: [TestSignalContinuity] = []
@@ -236,6 +256,9 @@ struct TestSignalCommand: ParsableCommand {
                 print("\(file): \(report)")
                 if !report.isIntact { throw ExitCode(1) }
             } catch let error as CaptureError {
+                StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
+                throw ExitCode(1)
+            } catch let error as TakeLogError {
                 StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
                 throw ExitCode(1)
             }
