@@ -409,7 +409,7 @@ final class RecorderTests: JackTestCase {
         }
         XCTAssertEqual(Int64(FrameTime.distance(from: start, to: end)), length, "no frame after the end, none lost before it")
         XCTAssertEqual(length, report.frames)
-        XCTAssertEqual(length % 1_024, 0, "the take ends where a cycle begins: the first cycle at the new rate is not in it")
+        XCTAssertEqual(length % Int64(server.period), 0, "the take ends where a cycle begins: the first cycle at the new rate is not in it")
     }
 
     func testJcapPausesOnSIGUSR1AndLeavesThePauseOut() throws {
