@@ -16,7 +16,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case sampleRateChanged = 7
     /// A session's take stopped, or could not start, because the disk was (nearly) full; every file is finalized.
     case diskFull = 8
-    /// Every frame was recorded, but callbacks ran so late around an xrun that some periods may
+    /// No frame was lost, but callbacks ran late several periods in a row and some periods may
     /// not be at their true position; each such span is reported.
     case placementUncertain = 9
     case noServer = 10

@@ -475,10 +475,10 @@ public final class Take: @unchecked Sendable {
             outcome = .serverShutDown
         } else if !started || (status.startFrame == nil && frames == 0) {
             outcome = .cancelled
-        } else if events.contains(where: { if case .placementUncertain = $0 { true } else { false } }) {
-            outcome = .placementUncertain
         } else if !writer.lostSpans.isEmpty {
             outcome = .lostFrames
+        } else if events.contains(where: { if case .placementUncertain = $0 { true } else { false } }) {
+            outcome = .placementUncertain
         } else {
             outcome = .complete
         }

@@ -3,10 +3,11 @@ public struct TakeReport: Sendable {
     public enum Outcome: Equatable, Sendable {
         /// Every frame asked for is in the file.
         case complete
-        /// The file is complete and aligned, but some frames in it are silence (lost).
+        /// The file is complete and aligned, but some frames in it are silence (lost). Periods
+        /// next to a loss whose placement the frame times could not decide are in `uncertainSpans`.
         case lostFrames
-        /// Every frame is in the file, but some periods may not be at their true position
-        /// (`uncertainSpans`); lost frames, if any, are in `lostSpans`.
+        /// No frame was lost, but some periods may not be at their true position
+        /// (`uncertainSpans`): callbacks ran late several periods in a row.
         case placementUncertain
         /// Stopped before the start: nothing recorded, no file left.
         case cancelled

@@ -162,7 +162,7 @@ public final class SessionTake: Sendable {
                 LostSpan(position: position, frames: frames).clipped(from: segment.position, to: end) != nil
             } else { false }
         }
-        let status: TakeStatus = uncertain ? .placementUncertain : segment.lostSpans.isEmpty ? .complete : .framesLost
+        let status: TakeStatus = !segment.lostSpans.isEmpty ? .framesLost : uncertain ? .placementUncertain : .complete
         appendEnd(of: segment, status: status, events: recording.events)
     }
 

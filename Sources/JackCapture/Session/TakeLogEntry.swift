@@ -8,10 +8,11 @@ public enum TakeStatus: String, Codable, Sendable, CaseIterable {
     case recording
     /// Every frame asked for is in the files.
     case complete
-    /// The files are complete and aligned, but some frames in them are silence (`lost`).
+    /// The files are complete and aligned, but some frames in them are silence (`lost`); periods
+    /// next to a loss whose placement the frame times could not decide are listed (`uncertain`).
     case framesLost = "frames lost"
-    /// Every frame is in the files, but the frames of some periods may not be at their true
-    /// position (`uncertain`): callbacks ran so late around an xrun that their frame times could
+    /// No frame was lost, but the frames of some periods may not be at their true position
+    /// (`uncertain`): callbacks ran late several periods in a row and their frame times could
     /// not say where the periods belong.
     case placementUncertain = "placement uncertain"
     /// The take stopped early: its process was killed (found by recovery), or the server's
