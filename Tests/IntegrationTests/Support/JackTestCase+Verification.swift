@@ -47,11 +47,11 @@ extension JackTestCase {
         return verification
     }
 
-    /// The exit status jcap gives a take it reported this of: 9 with periods placed by a guess, 3
-    /// with frames lost, 0 otherwise (a late copy alone keeps every frame).
+    /// The exit status jcap gives a take it reported this of: 3 with frames lost (they outrank the
+    /// rest), 9 with periods placed by a guess, 0 otherwise (a late copy alone keeps every frame).
     func exitStatus(reporting account: TakeAccount) -> Int32 {
-        if !account.uncertainSpans.isEmpty { return 9 }
         if !account.lostSpans.isEmpty { return 3 }
+        if !account.uncertainSpans.isEmpty { return 9 }
         return 0
     }
 
@@ -61,8 +61,8 @@ extension JackTestCase {
         guard let last = output.split(separator: "\n").last(where: { $0.hasPrefix("{\"summary\"") }),
               let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any],
               let summary = object["summary"] as? [String: Any] else { return nil }
-        if (summary["uncertain"] as? [Any])?.isEmpty == false { return 9 }
         if (summary["lost"] as? [Any])?.isEmpty == false { return 3 }
+        if (summary["uncertain"] as? [Any])?.isEmpty == false { return 9 }
         return 0
     }
 
@@ -74,17 +74,17 @@ extension JackTestCase {
                              file: file, line: line)
     }
 
-    /// The outcome a take that ended normally has by what it reports: placement uncertain, frames
-    /// lost, or complete (a late copy alone keeps every frame).
+    /// The outcome a take that ended normally has by what it reports: frames lost (they outrank the
+    /// rest), placement uncertain, or complete (a late copy alone keeps every frame).
     func outcome(reporting account: TakeAccount) -> TakeReport.Outcome {
-        if !account.uncertainSpans.isEmpty { return .placementUncertain }
         if !account.lostSpans.isEmpty { return .lostFrames }
+        if !account.uncertainSpans.isEmpty { return .placementUncertain }
         return .complete
     }
 
     /// The status a session take's log entry has by what it reports.
     func takeStatus(reporting account: TakeAccount) -> TakeStatus {
-        account.uncertainSpans.isEmpty ? (account.lostSpans.isEmpty ? .complete : .framesLost) : .placementUncertain
+        !account.lostSpans.isEmpty ? .framesLost : account.uncertainSpans.isEmpty ? .complete : .placementUncertain
     }
 
     /// The exit status of a session run whose takes reported these: the worst of theirs.
@@ -101,8 +101,8 @@ extension JackTestCase {
 
     /// The exit status jcap's console summary (standard error) calls for, by the same rule.
     func exitStatus(reportedOnConsole errors: String) -> Int32 {
-        if errors.contains("jcap: placement uncertain") { return 9 }
         if let lost = number(after: ", lost frames ", in: errors), lost > 0 { return 3 }
+        if errors.contains("jcap: placement uncertain") { return 9 }
         return 0
     }
 
