@@ -27,7 +27,10 @@ final class Console {
     let mode: Mode
     private var drawnLines = 0
     private var cursorHidden = false
-    private var updates = 0
+    /// When the last JSON or status line was written: they follow the clock, not the count of
+    /// updates, so a loaded machine (fewer passes of the run loop) still gets them on time.
+    private var lastLine: ContinuousClock.Instant?
+    private let created = ContinuousClock.now
 
     init(display: MeterDisplay?) {
         let outputIsTerminal = isatty(STDOUT_FILENO) == 1
@@ -107,14 +110,13 @@ final class Console {
 
     /// Shows one update; called about 20 times a second.
     func show(_ snapshot: MeterSnapshot) {
-        updates += 1
         switch mode {
         case .silent:
             return
         case .json:
-            if updates % 2 == 0 { StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n") }
+            if lineIsDue(every: .milliseconds(100)) { StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n") }
         case .statusLines:
-            if updates % 20 == 0 { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
+            if lineIsDue(every: .seconds(1)) { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
         case .screen(let layout):
             let size = Console.terminalSize()
             let screen = MeterScreen(width: size.columns, height: size.rows - 1, layout: layout, colors: true)
@@ -126,6 +128,17 @@ final class Console {
             StandardStreams.writeOutput(text)
             drawnLines = lines.count
         }
+    }
+
+    /// True once `interval` has passed since the last line (or since the console was made): each
+    /// line then is due an `interval` after the one before, as near as the updates come.
+    private func lineIsDue(every interval: Duration) -> Bool {
+        let now = ContinuousClock.now
+        let due = (lastLine ?? created) + interval
+        guard now >= due else { return false }
+        // On schedule unless a whole interval was missed: then from now.
+        lastLine = now - due < interval ? due : now
+        return true
     }
 
     /// Removes the live display and gives the cursor back.
