@@ -30,7 +30,7 @@ final class Console {
     /// When the last JSON or status line was written: they follow the clock, not the count of
     /// updates, so a loaded machine (fewer passes of the run loop) still gets them on time.
     private var lastLine: ContinuousClock.Instant?
-    private let created = ContinuousClock.now
+    private var firstShown: ContinuousClock.Instant?
 
     init(display: MeterDisplay?) {
         let outputIsTerminal = isatty(STDOUT_FILENO) == 1
@@ -130,11 +130,13 @@ final class Console {
         }
     }
 
-    /// True once `interval` has passed since the last line (or since the console was made): each
-    /// line then is due an `interval` after the one before, as near as the updates come.
+    /// True once `interval` has passed since the last line (or since the first update: the run
+    /// loop's first pass comes before the take has settled): each line then is due an `interval`
+    /// after the one before, as near as the updates come.
     private func lineIsDue(every interval: Duration) -> Bool {
         let now = ContinuousClock.now
-        let due = (lastLine ?? created) + interval
+        if firstShown == nil { firstShown = now }
+        let due = (lastLine ?? firstShown ?? now) + interval
         guard now >= due else { return false }
         // On schedule unless a whole interval was missed: then from now.
         lastLine = now - due < interval ? due : now
