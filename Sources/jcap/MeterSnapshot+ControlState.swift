@@ -9,7 +9,10 @@ extension MeterSnapshot {
         let snapshotState: State = switch state.mode {
         case .ready: .ready
         case .waiting: state.waitsForPorts ? .waitingForPorts : .countdown(frames: state.framesToStart ?? 0)
-        case .recording, .stopping: .recording
+        case .recording: .recording
+        // Stopping a take that is still waiting to start (Ctrl-C during a countdown): it never
+        // recorded, so it is not shown as recording.
+        case .stopping: state.position == 0 && state.framesToStart != nil ? .countdown(frames: state.framesToStart ?? 0) : .recording
         case .paused: .paused
         case .playing: .playing
         case .finished: .finished
