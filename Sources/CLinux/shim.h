@@ -18,6 +18,19 @@ static inline int jcap_sync_file_range(int descriptor, int64_t offset, int64_t c
     return (int)syscall(SYS_sync_file_range, descriptor, offset, count, flags);
 }
 
+/// fallocate(2) with FALLOC_FL_KEEP_SIZE: allocates `count` bytes of the file from `offset`
+/// without changing its size, so later appends there need no new blocks. Returns 0, or -1 with
+/// errno set.
+static inline int jcap_allocate_keeping_size(int descriptor, int64_t offset, int64_t count) {
+    return (int)syscall(SYS_fallocate, descriptor, 1 /* FALLOC_FL_KEEP_SIZE */, offset, count);
+}
+
+/// syncfs(2): writes everything of the file system holding `descriptor` to the disk, its
+/// journal committed. Returns 0, or -1 with errno set.
+static inline int jcap_sync_file_system(int descriptor) {
+    return (int)syscall(SYS_syncfs, descriptor);
+}
+
 /// ThreadSanitizer's annotations (compiler-rt's tsan_interface.h), for a lock TSan cannot see:
 /// weak, so in a build without TSan they are null and the wrappers do nothing.
 void __tsan_acquire(void *address) __attribute__((weak));

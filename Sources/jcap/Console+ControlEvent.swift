@@ -19,11 +19,11 @@ extension Console {
             announce(sessionTake)
             line("jcap: recording from \(wording.preRoll ?? preRoll.map { "\($0)" } ?? "") before JACK frame \(frame)")
         case .capture(let event):
-            report(event)
+            report(event, wording)
         case .segmentWritten(let segment, let take):
             wrote(segment, of: take)
         case .stopping(let take?, let frame, _):
-            line("jcap: stopping take \(take) before JACK frame \(frame)")
+            line("jcap: stopping take \(take)" + (wording.verbose ? " before JACK frame \(frame)" : ""))
         case .stopping(nil, let frame, let origin):
             line("jcap: \(Console.interruption(origin).map { $0 + ", " } ?? "")stopping before JACK frame \(frame)")
         case .quitting(let origin):
@@ -39,7 +39,7 @@ extension Console {
                     StandardStreams.writeOutput(TakeSummaryJSON(entry, session: wording.sessionName ?? "", folder: sessionTake.folder).encoded() + "\n")
                 }
             }
-            summarize(sessionTake, entries: entries)
+            summarize(sessionTake, entries: entries, verbose: wording.verbose)
         case .overdubPlayed(let overdub):
             summarizePlayback(overdub)
         case .playbackStarted(let from, let frame, let late):
@@ -60,6 +60,12 @@ extension Console {
             break
         case .playbackFinished(let summary):
             summarize(summary)
+        case .stopAsked(let take, let seconds):
+            line("jcap: stop take \(take)? s again within \(Int(seconds)) s stops it; any other key keeps recording")
+        case .quitAsked(let take, let seconds):
+            line("jcap: take \(take) is recording: q again within \(Int(seconds)) s ends it and quits; any other key keeps recording")
+        case .keptRecording(let take):
+            line("jcap: take \(take) goes on recording")
         case .discardAsked(let take):
             line("jcap: discard take \(take) and remove its files? (y/n)")
         case .takeKept(let take):
@@ -68,10 +74,18 @@ extension Console {
             line("jcap: take \(take) discarded: its files are removed, the log says so")
         case .noteSet(let take):
             line("jcap: take \(take): note set")
+        case .markerDropped(let take, let marker):
+            line("jcap: take \(take): marker at \(marker.time ?? "")" + (wording.verbose ? " (take frame \(marker.position))" : ""))
         case .trackArmed(let track, let armed):
             line("jcap: \(track) \(armed ? "armed" : "disarmed") from the next take on")
         case .takeMarked(let take, let mark):
             line("jcap: take \(take): " + (mark.map { "marked \(TakeListing.markText($0))" } ?? "mark cleared"))
+        case .trackDead(let track, .unpatched?):
+            line("jcap: warning: \(track) is dead: nothing is patched to its input")
+        case .trackDead(let track, .silent?):
+            line("jcap: warning: \(track) is dead: below \(Int(DeadTrack.level)) dBFS for \(Int(DeadTrack.seconds)) s while other tracks carry signal")
+        case .trackDead(let track, nil):
+            line("jcap: \(track) has signal again")
         case .refused(_, let refusal):
             line("jcap: \(refusal)")
         case .error(let error):
@@ -80,7 +94,11 @@ extension Console {
             endDisplay()
             line("jcap: error: \(CommandLineAdvice.message(for: error))")
         case .serverShutDown:
-            line("jcap: error: the JACK server shut down")
+            line("jcap: the JACK server shut down; waiting for it to come back (Ctrl-C quits)")
+        case .serverBackWithoutSources(let error):
+            line("jcap: the JACK server is back; waiting for the sources: \(CommandLineAdvice.message(for: error))")
+        case .serverReturned(let ports, _):
+            line("jcap: the JACK server is back: \(ports.count) port\(ports.count == 1 ? "" : "s") open again and connected")
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import JackCapture
 
 /// What the console says of a studio session: its tracks, its takes as they start and end, an
@@ -10,15 +11,23 @@ extension Console {
         return ExitCode(ExitStatus(for: error).rawValue)
     }
 
-    func describe(_ session: StudioSession) {
+    /// The session and its tracks' sources in one compact block (`T1..T8 <- sig:out_1..8`);
+    /// `verbose`: a line per track with its port.
+    func describe(_ session: StudioSession, verbose: Bool = false) {
         let definition = session.definition
         let client = session.client
         line("jcap: session '\(definition.name)': client '\(client.jack.name)', \(client.sampleRate) Hz, "
             + "\(client.jack.bufferSize)-frame periods, \(definition.tracks.count) tracks "
             + "(\(session.armedTrackNames.count) armed), \(definition.format.displayName), takes in \(definition.folder)")
         let armed = Set(session.armedTrackNames)
-        for (index, track) in definition.tracks.enumerated() {
-            line("  \(track.name): \(client.portNames[index]) <- \(client.sources[index])\(armed.contains(track.name) ? "" : " (disarmed)")")
+        if verbose {
+            for (index, track) in definition.tracks.enumerated() {
+                line("  \(track.name): \(client.portNames[index]) <- \(client.sources[index])\(armed.contains(track.name) ? "" : " (disarmed)")")
+            }
+        } else {
+            line("  " + SourceRanges.text(names: definition.tracks.map(\.name), sources: client.sources))
+            let disarmed = definition.tracks.map(\.name).filter { !armed.contains($0) }
+            if !disarmed.isEmpty { line("  disarmed: " + SourceRanges.text(names: disarmed)) }
         }
         warnAboutSkippedLines(session.skippedLogLines, in: session.log)
         for entry in session.recoveredTakes {
@@ -31,9 +40,10 @@ extension Console {
         for line in skipped { self.line("jcap: warning: the take log \(log.path), \(line)") }
     }
 
-    func describe(_ overdub: SessionOverdub) {
+    func describe(_ overdub: SessionOverdub, verbose: Bool = false) {
         let played = overdub.playedTake
-        line("jcap: overdub of take \(played.take) (\(played.frames) frames): client '\(overdub.player.clientName ?? "")', "
+        let length = clockText(frames: played.frames, sampleRate: played.sampleRate) + (verbose ? ", \(played.frames) frames" : "")
+        line("jcap: overdub of take \(played.take) (\(length)): client '\(overdub.player.clientName ?? "")', "
             + "playback latency \(overdub.playbackLatency) frames")
         for (port, connections) in zip(overdub.player.portNames, overdub.player.connections) {
             line("  \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
@@ -73,8 +83,10 @@ extension Console {
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
     }
 
-    /// One line per take recorded, and its problems (`ExitStatus(for:)` gives the status).
-    func summarize(_ sessionTake: SessionTake, entries: [TakeLogEntry]) {
+    /// A take's problems first, then its summary as the last lines: length, files, start (local
+    /// time), losses, xruns summed up with where they fell, clipped samples and dead tracks, and
+    /// every track's peak in a compact table. `verbose`: frame numbers too.
+    func summarize(_ sessionTake: SessionTake, entries: [TakeLogEntry], verbose: Bool = false) {
         endDisplay()
         let report = sessionTake.recording.report
         if entries.isEmpty {
@@ -91,29 +103,86 @@ extension Console {
             line("jcap: stopped before the start; nothing recorded")
             return
         }
-        for entry in entries {
-            var text = "jcap: take \(entry.take) \(entry.status.rawValue): \(entry.frames) frames "
-                + "(\(clockText(frames: entry.frames, sampleRate: entry.sampleRate))), \(entry.files.count) file"
-                + (entry.files.count == 1 ? "" : "s")
-            if let start = entry.startFrame { text += ", from JACK frame \(start)" }
-            if let time = entry.startTime { text += " (\(time))" }
-            line(text)
-            if !entry.lost.isEmpty {
-                line("jcap: take \(entry.take): lost frames written as silence at take positions: "
-                    + entry.lost.map { "\($0.frames) at \($0.position)" }.joined(separator: "; "))
-            }
-            if !entry.xruns.isEmpty { line("jcap: take \(entry.take): \(entry.xruns.count) xrun\(entry.xruns.count == 1 ? "" : "s")") }
-            let clipped = entry.tracks.filter { ($0.clippedSamples ?? 0) > 0 }
-            if !clipped.isEmpty {
-                line("jcap: take \(entry.take): clipped: " + clipped.map { "\($0.name) (\($0.clippedSamples ?? 0))" }.joined(separator: ", "))
-            }
-        }
         if sessionTake.stopReason == .diskFull {
             line("jcap: error: the disk is nearly full: the take stopped there, every file finalized")
         }
         if case .writeFailed(let error)? = report?.outcome {
             line("jcap: error: \(CommandLineAdvice.message(for: error)); everything written before it is in the files")
         }
-        if let error = sessionTake.logError { line("jcap: error: the take log: \(error)") }
+        if let error = sessionTake.logError {
+            line("jcap: error: the take log: \(error); the take is logged, its files repaired, when the session folder is next opened writable (jcap takes)")
+        }
+        for entry in entries {
+            let rate = entry.sampleRate
+            func time(_ frames: Int64) -> String { clockText(frames: frames, sampleRate: rate) }
+            var text = "jcap: take \(entry.take) \(entry.status.rawValue): \(time(entry.frames)), \(entry.files.count) file"
+                + (entry.files.count == 1 ? "" : "s")
+            if let start = entry.startTime.flatMap(TakeLogTime.date(from:)) { text += ", started " + Self.localTime(start) }
+            if verbose {
+                text += " (\(entry.frames) frames"
+                if let start = entry.startFrame { text += ", from JACK frame \(start)" }
+                text += ")"
+            }
+            line(text)
+            if !entry.lost.isEmpty {
+                let frames = entry.lost.reduce(Int64(0)) { $0 + $1.frames }
+                line("jcap: take \(entry.take): \(groupedDigits(frames)) frames lost, written as silence at "
+                    + Self.positions(entry.lost.map { $0.position }, rate: rate, verbose: verbose))
+            }
+            if !entry.xruns.isEmpty {
+                let count = entry.xruns.count
+                line("jcap: take \(entry.take): \(count) xrun\(count == 1 ? "" : "s") at "
+                    + Self.positions(entry.xruns.map { $0.position }, rate: rate, verbose: verbose))
+            }
+            for track in entry.tracks where (track.clippedSamples ?? 0) > 0 {
+                let count = track.clippedSamples ?? 0
+                line("jcap: take \(entry.take): \(track.name): \(groupedDigits(count)) clipped sample\(count == 1 ? "" : "s")")
+            }
+            let dead = TakeListing.deadTracks(entry)
+            if !dead.isEmpty {
+                line("jcap: take \(entry.take): " + (dead.count == 1 ? "dead track: " : "\(dead.count) dead tracks: ")
+                    + dead.joined(separator: ", ") + " (below \(Int(DeadTrack.level)) dBFS: unpatched or silent)")
+            }
+            let peaks = entry.tracks.map { track in
+                "\(track.name) " + MeterScreen(width: 80, height: 24).decibelText(Float(track.highestPeakDBFS ?? -160), width: 0)
+            }
+            if !peaks.isEmpty {
+                for (index, row) in Self.wrapped(peaks, width: min(120, Console.terminalSize().columns - 1) - 13).enumerated() {
+                    line((index == 0 ? "  peak dBFS: " : "             ") + row)
+                }
+            }
+        }
+    }
+
+    /// A local clock time, `14:03:07.123`.
+    static func localTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        return formatter.string(from: date)
+    }
+
+    /// Take positions as times, the first five and a count of the rest.
+    static func positions(_ frames: [Int64], rate: Int, verbose: Bool) -> String {
+        var text = frames.prefix(5).map { clockText(frames: $0, sampleRate: rate) + (verbose ? " (take frame \($0))" : "") }
+            .joined(separator: ", ")
+        if frames.count > 5 { text += " and \(frames.count - 5) more" }
+        return text
+    }
+
+    /// Cells joined two spaces apart into rows no wider than `width`.
+    static func wrapped(_ cells: [String], width: Int) -> [String] {
+        var rows: [String] = []
+        var row = ""
+        for cell in cells {
+            if !row.isEmpty && row.count + 2 + cell.count > max(20, width) {
+                rows.append(row)
+                row = ""
+            }
+            row += (row.isEmpty ? "" : "  ") + cell
+        }
+        if !row.isEmpty { rows.append(row) }
+        return rows
     }
 }

@@ -25,6 +25,8 @@ final class Console {
     }
 
     let mode: Mode
+    /// A line being typed (a take's note), shown under the meters.
+    var prompt: String?
     private var drawnLines = 0
     private var cursorHidden = false
     /// When the last JSON or status line was written: they follow the clock, not the count of
@@ -98,9 +100,12 @@ final class Console {
 
     /// Tells of a take's event on its own line: pauses and resumes with their exact frames, and
     /// what the server did to the take. Overruns and skipped frames are summed up at the end.
-    func report(_ event: CaptureEvent) {
+    func report(_ event: CaptureEvent, _ wording: EventWording = EventWording()) {
         switch event {
         case .started, .stopped, .overrun, .framesSkipped, .fileSplit: return
+        case .xrun, .portConnected:
+            if wording.session && !wording.verbose { return }
+            line("jcap: \(event)")
         case .sampleRateChanged, .serverShutDown: line("jcap: error: \(event)")
         default: line("jcap: \(event)")
         }
@@ -119,8 +124,11 @@ final class Console {
             if lineIsDue(every: .seconds(1)) { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
         case .screen(let layout):
             let size = Console.terminalSize()
-            let screen = MeterScreen(width: size.columns, height: size.rows - 1, layout: layout, colors: true)
-            let lines = screen.render(snapshot)
+            // Not the last column: a line filling it leaves the cursor there, and the erase
+            // after it (ESC[K) would take its last character (CLIP read CLI).
+            let promptLines = prompt.map { [String(TerminalText.escaped($0).suffix(max(1, size.columns - 1)))] } ?? []
+            let screen = MeterScreen(width: size.columns - 1, height: size.rows - 1 - promptLines.count, layout: layout, colors: true)
+            let lines = screen.render(snapshot) + promptLines
             var text = cursorHidden ? "" : "\u{1B}[?25l"
             cursorHidden = true
             if drawnLines > 0 { text += "\u{1B}[\(drawnLines)F" }
@@ -176,7 +184,7 @@ final class Console {
         text += ", buffer \(Int((snapshot.bufferFill * 100).rounded()))%, xruns \(snapshot.xruns), lost \(snapshot.lostFrames)"
         let screen = MeterScreen(width: 80, height: 24)
         text += "; peak dBFS: " + snapshot.channels.map {
-            "\($0.name) " + screen.decibelText($0.reading.peakPower, width: 0) + ($0.reading.isClipped ? " CLIP" : "")
+            "\($0.name) " + screen.decibelText($0.reading.peakPower, width: 0) + ($0.isClipped ? " CLIP" : "") + ($0.dead != nil ? " DEAD" : "")
         }.joined(separator: ", ")
         return text
     }
@@ -203,6 +211,9 @@ final class Console {
         case .missedStart:
             line("jcap: error: the start time passed before recording was ready; no file written")
             return
+        case .serverShutDown where report.startFrame == nil && report.frames == 0:
+            line("jcap: error: the JACK server shut down before the start; nothing recorded, no file written")
+            return
         default: break
         }
         let files = report.segments.count
@@ -225,7 +236,8 @@ final class Console {
         if let levels = report.channelLevels {
             let screen = MeterScreen(width: 80, height: 24)
             for (name, level) in zip(names, levels) {
-                let clips = level.clipCount == 0 ? "no clips" : "\(level.clipCount) samples clipped"
+                let clips = level.clipCount == 0 ? "no clips"
+                    : "\(groupedDigits(level.clipCount)) clipped sample\(level.clipCount == 1 ? "" : "s")"
                 line("  \(name): peak \(screen.decibelText(level.highestPeak, width: 0)) dBFS, \(clips)")
             }
         }

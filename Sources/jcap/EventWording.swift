@@ -9,6 +9,11 @@ struct EventWording {
     var waitingLine: String?
     /// `--pre-roll` as typed, for "recording from 0.5s before JACK frame N".
     var preRoll: String?
+    /// A session's console: xruns counted on the status line and summed up after the take, not
+    /// a line each; connections made are not news.
+    var session = false
+    /// `-v`: frame numbers, a line per xrun and connection, a line per track at the start.
+    var verbose = false
     /// The session's name, for `--meter json`'s take summaries.
     var sessionName: String?
 }

@@ -16,6 +16,8 @@ extension ExitStatus {
             } else {
                 self = .worst(entries.map { ExitStatus(for: $0.status) })
             }
+            // A line the log lacks is worse than how the take ended: the folder needs opening again.
+            if sessionTake.logError != nil { self = .worst(self, .takeLogFailed) }
         case .overdubPlayed(let overdub):
             // Each underrun shifts the rest of the playback against the recording.
             self = overdub.playbackUnderruns.isEmpty ? .success : .lostFrames

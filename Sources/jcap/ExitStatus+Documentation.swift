@@ -29,7 +29,7 @@ extension ExitStatus {
         case .jackRefused: "JACK refused a port, a connection or the activation"
         case .badSessionFile: "bad session file (file:line: key: why)"
         case .sessionSampleRateMismatch: "the server runs another sample rate than the session's"
-        case .takeLogFailed: "the take log failed, another jcap has the session open, or take numbers are used up"
+        case .takeLogFailed: "the take log failed (a take's line could not be written, say on a disk gone read-only: the take is logged, its files repaired, when the folder is next opened writable), another jcap has the session open, or take numbers are used up"
         case .noSuchTake: "a take recording (stop it first), or a take the log lacks, discarded, or at another sample rate than the server's"
         case .inputUnreadable: "a missing or unreadable file"
         case .decodeFailed: "a file stopped decoding partway (a damaged file); what came before it played"

@@ -6,7 +6,7 @@ final class KeySurface: ControlSurface {
     enum Keymap {
         /// Space pauses and resumes, q or Enter stops (`TerminalKeys.command(for:)`).
         case recording
-        /// `SessionKeys`.
+        /// `SessionKeyboard` on a terminal, `SessionKeys` from a pipe (a script's keys are deliberate).
         case session
         /// `PlayKeys`: also the arrows, seeking.
         case playback
@@ -15,14 +15,31 @@ final class KeySurface: ControlSurface {
     let keys: TerminalKeys
     private let keymap: Keymap
     private var playKeys = PlayKeys()
+    private var keyboard = SessionKeyboard()
+    /// Where `?` shows the keys.
+    private let console: Console?
 
-    init(_ keys: TerminalKeys, keymap: Keymap) {
+    init(_ keys: TerminalKeys, keymap: Keymap, console: Console? = nil) {
         self.keys = keys
         self.keymap = keymap
+        self.console = console
     }
 
     func poll(_ core: ControlCore) {
         let bytes = keys.keys()
+        if keymap == .session && keys.isActive {
+            var actions = keyboard.actionsOnPause(state: core.state)
+            for byte in bytes { actions += keyboard.actions(for: byte, state: core.state) }
+            for action in actions {
+                switch action {
+                case .command(let command): core.apply(command)
+                case .showKeys: for line in SessionKeyboard.help { console?.line(line) }
+                case .say(let text): console?.line("jcap: " + text)
+                }
+            }
+            console?.prompt = keyboard.prompt
+            return
+        }
         guard !bytes.isEmpty else { return }
         switch keymap {
         case .recording:

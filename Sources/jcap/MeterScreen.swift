@@ -31,7 +31,43 @@ struct MeterScreen {
         if useBars {
             return header + barLines(snapshot.channels)
         }
+        if layout == .automatic, let columns = barColumns(snapshot.channels.count, rows: roomForBars) {
+            return header + barColumnLines(snapshot.channels, columns: columns)
+        }
         return header + compactLines(snapshot.channels, rows: max(1, height - header.count))
+    }
+
+    /// Bars narrower than this fold into compact columns instead.
+    static let shortestColumnBar = 20
+
+    /// How many columns of bars `count` channels take in `rows` rows, if their bars are still
+    /// `shortestColumnBar` cells or longer: a wide terminal shows 64 tracks as two columns of
+    /// long bars rather than many columns of short ones.
+    func barColumns(_ count: Int, rows: Int) -> Int? {
+        guard rows > 0, count > 0 else { return nil }
+        let columns = (count + rows - 1) / rows
+        guard columns > 1 else { return nil }
+        // Number and mark, a name of 6 or more, " [", "]", the level and CLIP.
+        let columnWidth = (width - 2 * (columns - 1)) / columns
+        return columnWidth - 4 - 6 - 3 - 11 >= Self.shortestColumnBar ? columns : nil
+    }
+
+    /// The channels in `columns` columns of bars, filled down then across, each with its scale.
+    func barColumnLines(_ channels: [MeterSnapshot.Channel], columns: Int) -> [String] {
+        let perColumn = (channels.count + columns - 1) / columns
+        let columnWidth = (width - 2 * (columns - 1)) / columns
+        var narrow = self
+        narrow.width = columnWidth
+        let blocks = stride(from: 0, to: channels.count, by: perColumn).map {
+            narrow.barLines(Array(channels[$0..<min($0 + perColumn, channels.count)]))
+        }
+        return (0...perColumn).map { row in
+            blocks.enumerated().map { index, block in
+                let text = row < block.count ? block[row] : ""
+                let pad = index == blocks.count - 1 ? 0 : max(0, columnWidth - visibleWidth(text))
+                return text + String(repeating: " ", count: pad)
+            }.joined(separator: "  ").replacingTrailingSpaces()
+        }
     }
 
     // MARK: Header
@@ -59,6 +95,7 @@ struct MeterScreen {
             parts.append("■ DONE \(clockText(frames: snapshot.elapsedFrames, sampleRate: rate))")
             parts.append("\(snapshot.elapsedFrames) frames")
         }
+        if let question = snapshot.question { parts.append(paint(question, .clip)) }
         if let remaining = snapshot.remainingFrames, snapshot.state == .recording || snapshot.state == .playing || snapshot.state == .paused {
             parts.append("left \(clockText(frames: remaining, sampleRate: rate))")
         }
@@ -90,15 +127,34 @@ struct MeterScreen {
 
     func barLines(_ channels: [MeterSnapshot.Channel]) -> [String] {
         let longest = channels.map(\.name.count).max() ?? 0
+        let labels = labelWidth(channels)
         let nameWidth = min(longest, max(6, width / 4))
         let tailWidth = 11  // " -12.3 CLIP"
-        let barWidth = max(8, width - nameWidth - 1 - 2 - tailWidth)
-        let scale = String(repeating: " ", count: nameWidth + 2) + scaleLine(width: barWidth)
+        let barWidth = max(8, width - labels - nameWidth - 1 - 2 - tailWidth)
+        let scale = String(repeating: " ", count: labels + nameWidth + 2) + scaleLine(width: barWidth)
         return [scale] + channels.map { channel in
-            fit(channel.name, nameWidth) + " [" + bar(channel.reading, width: barWidth) + "]"
+            dimmedUnlessArmed(channel, prefix(channel, labels) + fit(channel.name, nameWidth) + " ["
+                + bar(channel.reading, width: barWidth, colored: channel.armed) + "]"
                 + " " + decibelText(channel.reading.peakPower, width: 5)
-                + (channel.reading.isClipped ? " " + paint("CLIP", .clip) : "")
+                + (channel.isClipped ? " " + paint("CLIP", .clip) : channel.dead != nil ? " " + paint("DEAD", .red) : ""))
         }
+    }
+
+    /// Columns a track's number and armed mark take: `12● ` (none for a recording's channels).
+    func labelWidth(_ channels: [MeterSnapshot.Channel]) -> Int {
+        let widest = channels.compactMap(\.label?.count).max()
+        return widest.map { $0 + 2 } ?? 0
+    }
+
+    /// A track's number, right-aligned, then ● armed or ○ disarmed.
+    func prefix(_ channel: MeterSnapshot.Channel, _ width: Int) -> String {
+        guard let label = channel.label, width > 0 else { return "" }
+        return String(repeating: " ", count: max(0, width - 2 - label.count)) + label + (channel.armed ? "●" : "○") + " "
+    }
+
+    /// A disarmed track's line, dim (it records nothing; its meter still runs).
+    func dimmedUnlessArmed(_ channel: MeterSnapshot.Channel, _ line: String) -> String {
+        channel.armed || !colors ? line : Zone.empty.escape + line + Zone.reset
     }
 
     /// dB labels over the bar: every 10 dB, or every 20 where the bar is narrow.
@@ -126,7 +182,8 @@ struct MeterScreen {
         return Int((min(max(fraction, 0), 1) * Float(width)).rounded())
     }
 
-    func bar(_ reading: MeterReading, width: Int) -> String {
+    func bar(_ reading: MeterReading, width: Int, colored: Bool = true) -> String {
+        let colors = colors && colored
         let average = cell(for: reading.averagePower, width: width)
         let peak = max(average, cell(for: reading.peakPower, width: width))
         let hold = reading.peakHold > Self.lowestDecibels ? min(width - 1, cell(for: reading.peakHold, width: width)) : -1
@@ -167,10 +224,19 @@ struct MeterScreen {
 
     /// Channels in columns: `name ▕bar▏ -12.3!` each, as many across as fit, folded down.
     func compactLines(_ channels: [MeterSnapshot.Channel], rows available: Int) -> [String] {
-        let nameWidth = min(10, channels.map(\.name.count).max() ?? 0)
-        let barWidth = 8
-        let cellWidth = nameWidth + 1 + barWidth + 2 + 1 + 5 + 1
-        let columns = max(1, (width + 2) / (cellWidth + 2))
+        let longest = channels.map(\.name.count).max() ?? 0
+        let labels = labelWidth(channels)
+        // A session's numbered tracks take narrower cells until every one fits: shorter names
+        // and bars, then no names at all, the numbers saying which is which.
+        var shapes = [(name: min(10, longest), bar: 8)]
+        if labels > 0 { shapes += [(name: min(6, longest), bar: 6), (name: 0, bar: 5)] }
+        func columns(_ shape: (name: Int, bar: Int)) -> Int {
+            let cellWidth = labels + (shape.name > 0 ? shape.name + 1 : 0) + shape.bar + 2 + 1 + 5 + 1
+            return max(1, (width + 2) / (cellWidth + 2))
+        }
+        let shape = shapes.first { (channels.count + columns($0) - 1) / columns($0) <= available } ?? shapes[shapes.count - 1]
+        let nameWidth = shape.name, barWidth = shape.bar
+        let columns = columns(shape)
         let rowsNeeded = (channels.count + columns - 1) / columns
         let rows = rowsNeeded <= available ? rowsNeeded : max(1, available - 1)
         var lines: [String] = []
@@ -180,8 +246,12 @@ struct MeterScreen {
                 let index = row * columns + column
                 guard index < channels.count else { break }
                 let reading = channels[index].reading
-                cells.append(fit(channels[index].name, nameWidth) + " ▕" + bar(reading, width: barWidth) + "▏ "
-                    + decibelText(reading.peakPower, width: 5) + (reading.isClipped ? paint("!", .clip) : " "))
+                let channel = channels[index]
+                let name = nameWidth > 0 ? fit(channel.name, nameWidth) + " " : ""
+                cells.append(dimmedUnlessArmed(channel, prefix(channel, labels) + name + "▕"
+                    + bar(reading, width: barWidth, colored: channel.armed) + "▏ "
+                    + decibelText(reading.peakPower, width: 5)
+                    + (channel.isClipped ? paint("!", .clip) : channel.dead != nil ? paint("×", .red) : " ")))
             }
             lines.append(cells.joined(separator: "  ").replacingTrailingSpaces())
         }

@@ -22,16 +22,22 @@ extension MeterSnapshot {
         var title: String?
         if let session = state.sessionName {
             var text = "session \(TerminalText.escaped(session))"
-            if let take = state.currentTake { text += ", take \(take)" }
-            if let seconds = state.recordingSecondsLeft {
-                text += ", disk \(clockText(frames: Int64(min(seconds, 1e9)), sampleRate: 1).dropLast(4)) left"
-            }
+            if let take = state.currentTake { text += ", take \(take)" } else if let next = state.nextTake { text += ", next take \(next)" }
+            if let seconds = state.recordingSecondsLeft { text += ", " + recordingTimeText(seconds: seconds) + " of recording left" }
             title = text
         }
         self.init(state: snapshotState, sampleRate: state.sampleRate, elapsedFrames: state.position,
                   remainingFrames: state.remainingFrames, bufferFill: state.bufferFill, xruns: state.xruns,
                   lostFrames: state.lostFrames,
-                  channels: zip(names, state.meters).map { Channel(name: $0, reading: $1.reading) }, title: title)
+                  channels: zip(names, state.meters).enumerated().map { index, channel in
+                      // A session's tracks have numbers (their arming keys) and may be disarmed.
+                      let session = state.sessionName != nil
+                      return Channel(name: channel.0, reading: channel.1.reading, label: session ? "\(index + 1)" : nil,
+                                     armed: !session || state.armedTracks.contains(channel.1.name),
+                                     clipLatched: channel.1.clipped, dead: channel.1.dead)
+                  }, title: title,
+                  question: state.pendingStop.map { "STOP take \($0)? s again" } ?? state.pendingQuit.map { "QUIT during take \($0)? q again" }
+                      ?? state.pendingDiscard.map { "DISCARD take \($0)? y" })
         sessionName = state.sessionName
         takeNumber = state.sessionName == nil ? nil : state.currentTake
         diskSecondsLeft = state.recordingSecondsLeft

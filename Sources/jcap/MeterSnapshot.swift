@@ -20,6 +20,16 @@ struct MeterSnapshot: Equatable {
     struct Channel: Equatable {
         var name: String
         var reading: MeterReading
+        /// A session's track number, the one its arming key types (nil: a plain recording's channel).
+        var label: String? = nil
+        /// Recording in the next (or this) take; a disarmed track is drawn dimmed.
+        var armed = true
+        /// The clip indicator as the core latches it (nil: the reading's clips).
+        var clipLatched: Bool? = nil
+        /// Dead, as the core finds it: unpatched, or silent while others carry signal.
+        var dead: DeadTrack? = nil
+
+        var isClipped: Bool { clipLatched ?? reading.isClipped }
     }
 
     var state: State
@@ -33,6 +43,8 @@ struct MeterSnapshot: Equatable {
     var channels: [Channel]
     /// A first line above the take's state: a session's name, take number and disk time left.
     var title: String?
+    /// A question waiting for its key (stop? quit? discard?), shown in the header.
+    var question: String?
     /// The session recording, the take number running and the seconds of recording the disk
     /// still holds, when known (`--meter json` gives them as fields).
     var sessionName: String? = nil
@@ -47,6 +59,27 @@ extension MeterSnapshot {
         let short = sources.map { name in name.split(separator: ":", maxSplits: 1).last.map(String.init) ?? name }
         return Set(short).count == short.count ? short : sources
     }
+}
+
+/// Disk time as an engineer says it: `2 h 05 min`, `45 min`, `40 s`.
+func recordingTimeText(seconds: Double) -> String {
+    let whole = Int64(max(0, min(seconds, 1e12)))
+    if whole < 60 { return "\(whole) s" }
+    let minutes = whole / 60
+    if minutes < 60 { return "\(minutes) min" }
+    let rest = minutes % 60
+    return "\(minutes / 60) h \(rest < 10 ? "0" : "")\(rest) min"
+}
+
+/// `255,354`: a count with its thousands grouped.
+func groupedDigits(_ value: Int64) -> String {
+    let digits = String(value.magnitude)
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+        if index > 0 && (digits.count - index) % 3 == 0 { text += "," }
+        text.append(digit)
+    }
+    return (value < 0 ? "-" : "") + text
 }
 
 /// `HH:MM:SS.mmm` for a frame count.

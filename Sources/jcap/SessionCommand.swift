@@ -55,6 +55,15 @@ struct SessionCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --overdub: input ports (names or globs) to play the take on, in order; repeatable.", valueName: "pattern"))
     var playbackPort: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Arm only these tracks (names, comma-separated); with --overdub, the tracks recorded anew, not played back unless --play-replaced.", valueName: "names"))
+    var tracks: String?
+
+    @Flag(name: .long, help: "With --overdub and --tracks: play the tracks being replaced too.")
+    var playReplaced = false
+
+    @Flag(name: .shortAndLong, help: "A line per track, xrun and connection, and frame numbers in what the console says.")
+    var verbose = false
+
     @OptionGroup var meters: MeterOption
 
     func run() throws {
@@ -125,20 +134,30 @@ struct SessionCommand: ParsableCommand {
             throw console.fail(error)
         }
         defer { session.close() }
-        console.describe(session)
-        var overdubbing: SessionOverdub?
-        if let overdub {
+        var replaced: Set<String> = []
+        if let tracks {
             do {
-                overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: jack.server)
+                replaced = try armOnly(tracks, in: session)
             } catch {
                 throw console.fail(error)
             }
-            if let overdubbing { console.describe(overdubbing) }
+        }
+        console.describe(session, verbose: verbose)
+        var overdubbing: SessionOverdub?
+        if let overdub {
+            do {
+                overdubbing = try SessionOverdub(session: session, take: overdub, outputs: playbackOutputs, serverName: jack.server,
+                                                 replacing: playReplaced ? [] : replaced)
+            } catch {
+                throw console.fail(error)
+            }
+            if let overdubbing { console.describe(overdubbing, verbose: verbose) }
         }
         defer { overdubbing?.player.close() }
 
         var wording = EventWording(shortensNames: false, channelNames: session.trackNames,
-                                   waitingLine: nil, preRoll: waiting.preRoll, sessionName: session.definition.name)
+                                   waitingLine: nil, preRoll: waiting.preRoll, session: true, verbose: verbose,
+                                   sessionName: session.definition.name)
         let plan: SessionPlan
         var surfaces: [ControlSurface] = [SignalSurface(signals)]
         var keys: TerminalKeys?
@@ -158,8 +177,9 @@ struct SessionCommand: ParsableCommand {
         } else {
             let terminal = TerminalKeys(readingPipes: true)
             keys = terminal
-            surfaces.insert(KeySurface(terminal, keymap: .session), at: 0)
-            console.line("jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
+            surfaces.insert(KeySurface(terminal, keymap: .session, console: console), at: 0)
+            console.line(terminal.isActive ? "jcap: r records a take, space pauses, s s stops it, 1..\(session.trackNames.count) arm or disarm a track, ? shows the keys"
+                : "jcap: r records a take, space pauses, s or Enter stops it, d discards the last take, q quits")
             if preRollLength != nil { console.line("jcap: each take starts \(waiting.preRoll ?? "") before the r key (the pre-roll)") }
             if let overdubbing {
                 console.line("jcap: r plays take \(overdubbing.playedTake.take) from its start and records the next take along with it")
@@ -171,11 +191,24 @@ struct SessionCommand: ParsableCommand {
         if status != .success { throw ExitCode(status.rawValue) }
     }
 
+    /// Arms the tracks `list` names (comma-separated) and disarms the others; the names.
+    private func armOnly(_ list: String, in session: StudioSession) throws(StudioSessionError) -> Set<String> {
+        let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !names.isEmpty else { throw .unknownTrack(list, known: session.trackNames) }
+        for name in names { _ = try session.isArmed(track: name) }
+        for name in session.trackNames where !names.contains(name) { try session.setArmed(false, track: name) }
+        for name in names { try session.setArmed(true, track: name) }
+        return Set(names)
+    }
+
     /// The playback outputs of an overdub, once the options are checked against the rest: an
     /// overdub starts on a frame, so it cannot wait for the transport, sound or a wall-clock
     /// time, and is one take.
     private func overdubOutputs(start: StartTime?, transport: Bool, trigger: Double?, preRoll: CaptureDuration?,
                                 split: SplitInterval?) throws -> PlayerOutputs {
+        if playReplaced && (overdub == nil || tracks == nil) {
+            throw CommandLineError.badOption(flag: "--play-replaced", value: "", expected: "--overdub and --tracks with it")
+        }
         guard let overdub else {
             if playbackChannels != nil || !playbackPort.isEmpty {
                 throw CommandLineError.badOption(flag: playbackChannels != nil ? "--playback-channels" : "--playback-port",

@@ -1,8 +1,9 @@
 import JackCapture
 
-/// The keys of an interactive `jcap session`: r records, space pauses and resumes, s or Enter
-/// stops the take, d discards the last take (the next key answers: y discards, any other keeps
-/// it), q quits.
+/// The keys of an interactive `jcap session` from a pipe (a script, whose keys are deliberate:
+/// nothing is asked first): r records, space pauses and resumes, s or Enter stops the take, d
+/// discards the last take (the next key answers: y discards, any other keeps it), q quits. A
+/// person's terminal has `SessionKeyboard`.
 enum SessionKeys {
     /// The command `key` sends; `pendingDiscard`: a discard is waiting for its answer.
     static func command(for key: UInt8, pendingDiscard: Int?) -> ControlCommand? {

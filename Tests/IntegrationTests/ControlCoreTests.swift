@@ -73,6 +73,76 @@ final class ControlCoreTests: JackTestCase {
         XCTAssertEqual(entries.last?.status, .discarded)
     }
 
+    /// A person's stop and quit are asked first: the answer, a second request or the question's
+    /// lapse after `confirmationSeconds` decides; between takes a quit needs no question; record
+    /// on a paused take resumes it.
+    func testAPersonsStopAndQuitAreAskedFirstAndLapse() throws {
+        try "[session]\nname = \"ask\"\nformat = \"wav\"\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
+            .write(toFile: path("ask.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("ask.toml")), serverName: server.name)
+        defer { session.close() }
+        var asked: Date?
+        var lapsedAfter: TimeInterval = 0
+        let script = ScriptedSurface([
+            Self.refused(.requestStop, .nothingRunning(.requestStop)),
+            Self.refused(.confirmStop(true), .nothingToConfirm),
+            Self.step(.record, "take 1 recording") { $0.mode == .recording && $0.currentTake == 1 },
+            Self.step(.requestStop, "asked to stop take 1") { $0.pendingStop == 1 && $0.mode == .recording },
+            Self.step(.confirmStop(false), "declined: still recording") { $0.pendingStop == nil && $0.mode == .recording },
+            Self.step(.requestStop, "asked again") { state in
+                if state.pendingStop == 1 && asked == nil { asked = Date() }
+                return state.pendingStop == 1
+            },
+            Step(command: .confirmStop(true), expectation: .refused(.nothingToConfirm), before: { state in
+                lapsedAfter = Date().timeIntervalSince(asked ?? Date())
+                return state.pendingStop == nil
+            }),
+            Self.step(.pause, "paused") { $0.mode == .paused },
+            Self.step(.record, "record resumes the paused take") { $0.mode == .recording && $0.currentTake == 1 },
+            Self.step(.requestQuit, "asked to quit during take 1") { $0.pendingQuit == 1 && $0.mode == .recording },
+            Self.step(.confirmQuit(false), "declined: still recording") { $0.pendingQuit == nil && $0.mode == .recording },
+            Self.step(.requestStop, "asked to stop") { $0.pendingStop == 1 },
+            Self.step(.requestStop, "a second request stops") { $0.mode == .ready && $0.nextTake == 2 && $0.pendingStop == nil },
+            Self.refused(.confirmQuit(true), .nothingToConfirm),
+            Self.step(.requestQuit, "between takes a quit is not asked") { $0.mode == .finished },
+        ])
+        let status = run(ControlCore(session: session, plan: .interactive), script)
+        XCTAssertEqual(status, .success)
+        XCTAssertGreaterThanOrEqual(lapsedAfter, ControlCore.confirmationSeconds - 0.1, "the question waited its time")
+        XCTAssertLessThan(lapsedAfter, ControlCore.confirmationSeconds + 1, "and lapsed then")
+        let entries = try session.log.entries()
+        XCTAssertEqual(entries.map(\.take), [1])
+        XCTAssertEqual(entries.first?.pauses.count, 1)
+    }
+
+    /// Markers go on the recording take only; the state names the last take and its mark and note
+    /// for the keys that mark it.
+    func testMarkersGoOnTheRecordingTakeAndTheLastTakeIsKnown() throws {
+        try "[session]\nname = \"mk\"\nformat = \"wav\"\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
+            .write(toFile: path("mk.toml"), atomically: true, encoding: .utf8)
+        let session = try StudioSession(definition: try SessionDefinition.load(path: path("mk.toml")), serverName: server.name)
+        defer { session.close() }
+        let recording: (ControlState) -> Bool = { $0.mode == .recording && $0.position > 4_800 }
+        let script = ScriptedSurface([
+            Self.refused(.dropMarker, .nothingRunning(.dropMarker)),
+            Self.step(.clearClips, "clips cleared between takes") { $0.mode == .ready && $0.lastTake == nil && $0.nextTake == 1 },
+            Self.step(.record, "take 1 recording") { $0.currentTake == 1 && $0.lastTake == 1 },
+            Self.step(.dropMarker, "a marker", before: recording) { $0.mode == .recording },
+            Self.step(.mark(take: 1, .circled), "circled while recording") { $0.lastTakeMark == .circled },
+            Self.step(.note(take: 1, text: "warm"), "its note") { $0.lastTakeNote == "warm" },
+            Self.step(.requestStop, "asked") { $0.pendingStop == 1 },
+            Self.step(.confirmStop(true), "stopped") { $0.mode == .ready && $0.lastTake == 1 && $0.lastTakeMark == .circled },
+            Self.refused(.dropMarker, .nothingRunning(.dropMarker)),
+            Self.step(.quit, "ended") { $0.mode == .finished },
+        ])
+        XCTAssertEqual(run(ControlCore(session: session, plan: .interactive), script), .success)
+        let take = try XCTUnwrap(try session.log.entries().first)
+        XCTAssertEqual(take.markers.count, 1)
+        XCTAssertGreaterThan(take.markers.first?.position ?? 0, 4_800)
+        XCTAssertEqual(take.mark, .circled)
+        XCTAssertEqual(take.note, "warm")
+    }
+
     func testOnTriggersAStopLetsTheWaitingTakeGoAndTheNextWaitsUntilQuit() throws {
         try "[session]\nname = \"rolls\"\nformat = \"wav\"\n[[track]]\nname = \"A\"\nsource = \"sig:out_1\"\n"
             .write(toFile: path("rolls.toml"), atomically: true, encoding: .utf8)

@@ -103,6 +103,52 @@ final class DiskFullTests: JackTestCase {
         XCTAssertGreaterThan(entry.frames, Int64(server.sampleRate / 2))
     }
 
+    /// The studio's case at its largest: 64 tracks, one file each, when another process fills the
+    /// disk. Every file ends readable with a header declaring what it holds, the log line is
+    /// written (`disk full`) and jcap exits 8.
+    func testSixtyFourTracksOnADiskThatFillsEndWithEveryFileTrue() throws {
+        // The session's reserve (4 s of 64 float tracks, 47 MiB) must fit when the take starts.
+        let disk = try mountDisk(megabytes: 80)
+        let tracks = (1...64).map { "[[track]]\nname = \"In \($0)\"\nsource = \"sig:out_\($0)\"\n" }.joined(separator: "\n")
+        let sessionFile = disk + "/wide.toml"
+        try ("[session]\nname = \"wide\"\nformat = \"wav\"\nbit_depth = \"float\"\n\n" + tracks)
+            .write(toFile: sessionFile, atomically: true, encoding: .utf8)
+        let folder = disk + "/wide"
+        let jcap = try launchJcap(["session", sessionFile, "--for", "60s", "--meter", "none"])
+        try Self.waitFor("the take to start") { jcap.errorOutput.contains("recording take 1") }
+        usleep(1_000_000)
+        try fill(disk)
+        let status = try jcap.wait(timeout: 60)
+        let errors = jcap.errorOutput
+        XCTAssertEqual(status, 8, errors)
+        XCTAssertTrue(errors.contains("take 1 disk full"), errors)
+        let entries = try TakeLog(folder: folder).entries()
+        XCTAssertEqual(entries.count, 1, "the log line is written: \(entries)")
+        let entry = try XCTUnwrap(entries.first)
+        XCTAssertEqual(entry.status, .diskFull)
+        XCTAssertEqual(entry.files.count, 64)
+        let lost = entry.lost.map { LostSpan(position: $0.position, frames: $0.frames) }
+        var held: [Int64] = []
+        for (index, logged) in entry.files.enumerated() {
+            let file = folder + "/" + logged.path
+            let counted = try frames(of: file)
+            XCTAssertEqual(counted.declared, counted.inData, "\(logged.path): the header declares every frame the file holds")
+            XCTAssertEqual(logged.frames, counted.inData, "\(logged.path): the log says what the file holds")
+            let signal = TestSignalReport.check(file: try SoundFile.open(readingFrom: file), signalChannels: [index])
+            XCTAssertEqual(signal.frames, counted.inData, logged.path)
+            // An xrun on this busy machine loses frames: silence exactly where the log says.
+            XCTAssertEqual(signal.silentSpans, lost.filter { $0.position < counted.inData }.map {
+                LostSpan(position: $0.position, frames: min($0.frames, counted.inData - $0.position))
+            }, "\(logged.path): \(signal)")
+            XCTAssertEqual(signal.wrongSamples, 0, "\(logged.path): \(signal)")
+            XCTAssertEqual(signal.segments.count, 1, "\(logged.path): never shifted: \(signal)")
+            XCTAssertEqual(signal.firstFrameTime, signalTime(try XCTUnwrap(entry.startFrame)), logged.path)
+            held.append(counted.inData)
+        }
+        XCTAssertEqual(entry.frames, held.min(), "the take is as long as its shortest file: \(held)")
+        XCTAssertGreaterThan(entry.frames, Int64(server.sampleRate / 2))
+    }
+
     func testAPlainTakeOnADiskThatFillsReportsWhatTheFileHolds() throws {
         let disk = try mountDisk(megabytes: 8)
         let output = disk + "/full.wav"

@@ -98,6 +98,21 @@ final class ServerShutdownJcapTests: JackTestCase {
     }
 }
 
+/// The server shutting down while a take waits for its start: nothing recorded, no file left.
+final class ServerShutdownBeforeTheStartTests: JackTestCase {
+    func testNoEmptyFileIsLeftAndJcapSaysSo() throws {
+        let jcap = try launchJcap(signalPorts(1) + ["--at", "+10s", "--for", "1s", "--meter", "none", "-o", "early.wav"])
+        try Self.waitFor("the wait for the start") { jcap.errorOutput.contains("jcap: recording") }
+        usleep(300_000)
+        server.stop()
+        let status = try jcap.wait(timeout: 20)
+        XCTAssertEqual(status, ExitStatus.serverShutDown.rawValue, jcap.errorOutput)
+        XCTAssertTrue(jcap.errorOutput.contains("the JACK server shut down before the start; nothing recorded, no file written"),
+                      jcap.errorOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("early.wav")), "no empty file left behind")
+    }
+}
+
 final class ServerShutdownPlayerTests: JackTestCase {
     func testThePlayerIsInterruptedAndFinishesUnsuccessfully() throws {
         let file = try writeFloatFile("loop.wav", channels: 1, frames: 48_000) { _, _ in 0.1 }

@@ -55,6 +55,39 @@ struct TakeListingTests {
         #expect(try JSONDecoder().decode([TakeLogEntry].self, from: Data(json.utf8)) == [marked])
     }
 
+    @Test("a track that peaked below -90 dBFS while another carried signal is a dead track")
+    func deadTracks() {
+        var take = entries[0]
+        take.tracks[1].highestPeakDBFS = -160
+        #expect(TakeListing.lines([take], timeZone: utc) == [
+            "1  2026-11-22 14:03:07  0:01:00.000  2880000 frames  2 tracks: Kick In, Snare  peak -3.2 dBFS  dead track: Snare  \"keeper\"",
+        ])
+        take.tracks.append(TakeLogTrack(name: "Tom", source: "system:capture_3", highestPeakDBFS: -95))
+        #expect(TakeListing.deadTracks(take) == ["Snare", "Tom"])
+        take.tracks[0].highestPeakDBFS = -120
+        #expect(TakeListing.deadTracks(take) == [], "every track silent: the take is silent, no track is dead")
+        #expect(TakeListing.deadTracks(entries[1]) == [], "no peaks logged: nothing to tell")
+    }
+
+    @Test("peaks are signed, silence is -inf")
+    func signedPeaks() {
+        var take = entries[0]
+        take.tracks[0].highestPeakDBFS = 3.04
+        #expect(TakeListing.lines([take], timeZone: utc).first?.contains("peak +3.0 dBFS") == true)
+        take.tracks = take.tracks.map { var track = $0; track.highestPeakDBFS = -160; return track }
+        #expect(TakeListing.lines([take], timeZone: utc).first?.contains("peak -inf dBFS") == true)
+    }
+
+    @Test("markers are listed at their times, before the note")
+    func markers() {
+        var take = entries[0]
+        take.markers = [TakeLogMarker(position: 96_000, sampleRate: 48_000), TakeLogMarker(position: 1_440_024)]
+        #expect(TakeListing.lines([take], timeZone: utc) == [
+            "1  2026-11-22 14:03:07  0:01:00.000  2880000 frames  2 tracks: Kick In, Snare  peak -3.2 dBFS  "
+                + "2 markers 0:00:02.000, 0:00:30.000  \"keeper\"",
+        ])
+    }
+
     @Test("start times are shown in the time zone asked for")
     func localTime() throws {
         let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))

@@ -365,6 +365,25 @@ struct TakeLogTests {
         #expect(throws: TakeLogError.noSuchTake(9)) { try log.setNote(take: 9, "nope") }
     }
 
+    @Test("markers dropped while recording are logged at once, in order, and survive the end record")
+    func markers() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try log.addMarker(take: 1, TakeLogMarker(position: 48_000, sampleRate: 48_000))
+        try log.addMarker(take: 1, TakeLogMarker(position: 120_000, sampleRate: 48_000))
+        #expect(try folder.logText().hasSuffix("""
+            {"take":1,"markers":[{"position":48000,"time":"0:00:01.000"},{"position":120000,"time":"0:00:02.500"}]}
+
+            """))
+        try log.append(endRecord(1))
+        #expect(try log.entry(1).markers.map(\.position) == [48_000, 120_000])
+        #expect(try log.entry(1).markers.last?.time == "0:00:02.500")
+        #expect(throws: TakeLogError.noSuchTake(9)) { try log.addMarker(take: 9, TakeLogMarker(position: 0)) }
+        var bad = try log.entry(1)
+        bad.markers.append(TakeLogMarker(position: -1))
+        #expect(throws: TakeLogError.self) { try log.append(bad) }
+    }
+
     // MARK: Marks
 
     @Test("a mark is set, replaced and cleared, and survives the take's end record and notes")

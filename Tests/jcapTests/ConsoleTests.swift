@@ -28,3 +28,35 @@ struct ConsoleTests {
         #expect(Console.statusLine(MeterSnapshots.paused()).hasPrefix("PAUSED at 00:00:02.000 96000 frames"))
     }
 }
+
+@Suite("The engineer's wording")
+struct EngineerWordingTests {
+    @Test("disk time as hours and minutes of recording; counts grouped")
+    func wording() {
+        #expect(recordingTimeText(seconds: 7_500) == "2 h 05 min")
+        #expect(recordingTimeText(seconds: 2_700.9) == "45 min")
+        #expect(recordingTimeText(seconds: 40) == "40 s")
+        #expect(groupedDigits(255_354) == "255,354")
+        #expect(groupedDigits(999) == "999")
+        #expect(groupedDigits(1_000_000) == "1,000,000")
+    }
+
+    @Test("sources in one line: numbered runs folded into ranges")
+    func sourceRanges() {
+        let names = (1...6).map { "Signal \($0)" } + ["Pair L", "Pair R", "Vox"]
+        let sources = (1...8).map { "sig:out_\($0)" } + ["system:capture_1"]
+        #expect(SourceRanges.text(names: names, sources: sources)
+            == "Signal 1..6 <- sig:out_1..6, Pair L <- sig:out_7, Pair R <- sig:out_8, Vox <- system:capture_1")
+        #expect(SourceRanges.text(names: (1...64).map { "T\($0)" }, sources: (1...64).map { "sig:out_\($0)" })
+            == "T1..64 <- sig:out_1..64")
+        #expect(SourceRanges.text(names: ["A", "B"]) == "A, B")
+    }
+
+    @Test("xrun and loss positions as times, five and a count; peaks wrapped into rows")
+    func summaryPieces() {
+        #expect(Console.positions([48_000, 96_000], rate: 48_000, verbose: false) == "00:00:01.000, 00:00:02.000")
+        #expect(Console.positions([48_000], rate: 48_000, verbose: true) == "00:00:01.000 (take frame 48000)")
+        #expect(Console.positions((1...40).map { Int64($0) * 4_800 }, rate: 48_000, verbose: false).hasSuffix(", 00:00:00.500 and 35 more"))
+        #expect(Console.wrapped(["Kick -3.0", "Snare +1.2", "Vox -inf"], width: 22) == ["Kick -3.0  Snare +1.2", "Vox -inf"])
+    }
+}

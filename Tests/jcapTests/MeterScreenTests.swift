@@ -77,4 +77,53 @@ struct MeterScreenTests {
         #expect(header.contains("PAUSED 00:00:02.000"), "\(header)")
         #expect(header.contains("left 00:00:01.000"), "\(header)")
     }
+
+    @Test("a session's tracks: numbered, armed ● or disarmed ○ (dimmed in colour)")
+    func sessionTracks() throws {
+        var snapshot = MeterSnapshots.snapshot(channels: 12)
+        for index in snapshot.channels.indices {
+            snapshot.channels[index].label = "\(index + 1)"
+            snapshot.channels[index].armed = index % 4 != 3
+        }
+        let lines = MeterScreen(width: 80, height: 24).render(snapshot)
+        try compare(lines, with: "w80-session")
+        #expect(lines.contains { $0.hasPrefix(" 4○ capture_4 ") })
+        #expect(lines.contains { $0.hasPrefix("12○ capture_12") })
+        #expect(lines.contains { $0.hasPrefix(" 1● capture_1 ") })
+        let colored = MeterScreen(width: 80, height: 24, colors: true).render(snapshot)
+        #expect(colored.contains { $0.hasPrefix("\u{1B}[2m 4○ capture_4") }, "a disarmed track is dim")
+        #expect(!colored.contains { $0.hasPrefix("\u{1B}[2m 1● ") })
+    }
+}
+
+@Suite("Many tracks on a wide terminal")
+struct ManyTracksScreenTests {
+    static func sessionSnapshot(tracks: Int) -> MeterSnapshot {
+        var snapshot = MeterSnapshots.snapshot(channels: tracks)
+        for index in snapshot.channels.indices { snapshot.channels[index].label = "\(index + 1)" }
+        return snapshot
+    }
+
+    @Test("64 tracks at 160×48: two columns of full-length bars, every track shown")
+    func wide() throws {
+        let lines = MeterScreen(width: 159, height: 47).render(Self.sessionSnapshot(tracks: 64))
+        try MeterScreenTests().compare(lines, with: "w160-h48-c64")
+        #expect(lines.count <= 47)
+        for line in lines { #expect(line.count <= 159, "fits: \(line)") }
+        for track in [1, 32, 33, 64] {
+            #expect(lines.contains { $0.contains("\(track)● capture_\(track) ") }, "track \(track) shown")
+        }
+        let bar = try #require(lines.first { $0.contains("capture_1 ") })
+        #expect(bar.components(separatedBy: "[").count == 3, "two bars a row: \(bar)")
+        let cells = bar.split(separator: "[")[1].prefix { $0 != "]" }.count
+        #expect(cells >= 40, "full-length bars: \(cells) cells")
+    }
+
+    @Test("64 tracks at 80×24: compact columns, the ones that do not fit counted")
+    func small() throws {
+        let lines = MeterScreen(width: 79, height: 23).render(Self.sessionSnapshot(tracks: 64))
+        try MeterScreenTests().compare(lines, with: "w80-h24-c64")
+        #expect(lines.count <= 23)
+        for line in lines { #expect(line.count <= 79, "fits: \(line)") }
+    }
 }

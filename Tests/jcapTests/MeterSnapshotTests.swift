@@ -35,10 +35,13 @@ struct MeterSnapshotTests {
         state.mode = .ready
         state.sessionName = "band"
         state.recordingSecondsLeft = 3_723
-        #expect(MeterSnapshot(state, shortensNames: false).title == "session band, disk 01:02:03 left")
+        state.nextTake = 7
+        // Issue 22: disk time in the engineer's words (it read like a clock), the next take for slating.
+        #expect(MeterSnapshot(state, shortensNames: false).title == "session band, next take 7, 1 h 02 min of recording left")
         state.mode = .recording
+        state.nextTake = nil
         state.currentTake = 7
-        #expect(MeterSnapshot(state, shortensNames: false).title == "session band, take 7, disk 01:02:03 left")
+        #expect(MeterSnapshot(state, shortensNames: false).title == "session band, take 7, 1 h 02 min of recording left")
         state.mode = .paused
         #expect(MeterSnapshot(state, shortensNames: false).state == .paused)
         state.mode = .playing

@@ -8,6 +8,17 @@ public enum ControlCommand: Equatable, Sendable {
     case togglePause
     /// Stop the take (a session stays open; take after take, the next one waits) or the playback.
     case stop
+    /// A deliberate stop (a person's key): a session's take asks first, and stops on
+    /// `confirmStop(true)` (or a second `requestStop`) within `ControlCore.confirmationSeconds`.
+    /// A recording or playback stops at once.
+    case requestStop
+    /// The answer to `requestStop`'s question.
+    case confirmStop(Bool)
+    /// A person's quit: between takes it quits; during a session's take it asks first, and quits on
+    /// `confirmQuit(true)` (or a second `requestQuit`) within `ControlCore.confirmationSeconds`.
+    case requestQuit
+    /// The answer to `requestQuit`'s question.
+    case confirmQuit(Bool)
     /// A session: ask to discard the last take; `confirmDiscard` answers.
     case discardLastTake
     /// The answer to `discardLastTake`'s question: true removes the take's files.
@@ -18,8 +29,12 @@ public enum ControlCommand: Equatable, Sendable {
     case disarm(track: String)
     /// A session: mark a take in the log (circled, false start, no good); nil clears the mark.
     case mark(take: Int, TakeMark?)
+    /// A session: a marker at the recording take's current position, in the take log.
+    case dropMarker
     /// A session: set a take's note in the log (empty text removes it).
     case note(take: Int, text: String)
+    /// A session: clear the clip indicators latched on its tracks (the take log keeps the counts).
+    case clearClips
     /// Playback: go to this file frame.
     case seekTo(frame: Int64)
     /// Playback: move this many file frames (negative: back).

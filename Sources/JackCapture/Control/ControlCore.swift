@@ -13,6 +13,9 @@ public final class ControlCore {
     private let work: ControlledWork
     private var started = false
 
+    /// How long a question of `requestStop` or `requestQuit` waits for its answer.
+    public static let confirmationSeconds: TimeInterval = 2
+
     /// One take, or take after take (`plan`), from `capture`; the caller closes it after.
     package init(recording capture: CaptureClient, plan: RecordingPlan) {
         work = RecordingWork(capture: capture, plan: plan)

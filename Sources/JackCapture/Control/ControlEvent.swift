@@ -40,21 +40,37 @@ public enum ControlEvent: Sendable {
     /// (playing stops there; `playbackFinished` follows).
     case playbackInterrupted(PlayerInterruption)
     case playbackFinished(PlaybackSummary)
+    /// `requestStop` asks: stop `take`? (`confirmStop` within `seconds` answers.)
+    case stopAsked(take: Int, seconds: Double)
+    /// `requestQuit` asks: end `take` and quit?
+    case quitAsked(take: Int, seconds: Double)
+    /// A stop or quit question was declined or lapsed: `take` goes on recording.
+    case keptRecording(take: Int)
     /// `discardLastTake` asks: discard `take`?
     case discardAsked(take: Int)
     case takeKept(take: Int)
     case takeDiscarded(take: Int)
     case noteSet(take: Int)
+    /// A marker was dropped on `take` (logged).
+    case markerDropped(take: Int, TakeLogMarker)
     /// A session's track is armed (or disarmed) from the next take on.
     case trackArmed(track: String, armed: Bool)
     /// A take's mark was set (nil: cleared).
     case takeMarked(take: Int, TakeMark?)
+    /// A session's track went dead (`dead`) or came back to life (nil).
+    case trackDead(track: String, DeadTrack?)
     /// A command that does not apply now.
     case refused(ControlCommand, ControlRefusal)
     /// A failure that leaves things running (a take that could not start; try again).
     case error(ControlError)
     /// A failure that ended everything.
     case failed(ControlError)
-    /// The JACK server went away between a session's takes.
+    /// The JACK server went away (a session's take it cut short is finished and logged): the
+    /// session waits for it to come back, until it does or `quit`.
     case serverShutDown
+    /// The server is back, but not every track's source (its client has not started again): the
+    /// session waits for them too. Told once.
+    case serverBackWithoutSources(StudioSessionError)
+    /// The server is back: the session's `ports` are open on it again, connected to `sources`.
+    case serverReturned(ports: [String], sources: [String])
 }

@@ -24,6 +24,8 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case nothingToConfirm
     /// A question is waiting for `confirmDiscard`.
     case awaitingConfirmation(take: Int)
+    /// The JACK server is gone: takes wait until it is back.
+    case serverGone
     /// It has all ended.
     case finished
 
@@ -31,7 +33,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .takeRecording(.discardLastTake): "a take is recording; stop it before discarding"
         case .takeRecording(let command) where command.isArming: "a take is recording; stop it before arming or disarming a track"
-        case .takeRecording: "a take is recording; s stops it"
+        case .takeRecording: "a take is recording; s twice stops it"
         case .nothingRunning(let command): "nothing is recording or playing to \(Self.verb(command))"
         case .alreadyPaused: "already paused"
         case .notPaused: "not paused"
@@ -43,6 +45,7 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .noTakeToDiscard: "no take to discard"
         case .nothingToConfirm: "no question to answer"
         case .awaitingConfirmation(let take): "first answer whether to discard take \(take) (y/n)"
+        case .serverGone: "the JACK server is gone; takes record again when it is back"
         case .finished: "it has ended"
         }
     }
@@ -53,14 +56,16 @@ public enum ControlRefusal: Error, Equatable, Sendable, CustomStringConvertible 
         case .pause: "pause"
         case .resume: "resume"
         case .togglePause: "pause or resume"
-        case .stop: "stop"
+        case .stop, .requestStop, .confirmStop: "stop"
         case .discardLastTake, .confirmDiscard: "discard a take"
         case .arm: "arm a track"
         case .disarm: "disarm a track"
         case .mark: "mark a take"
         case .note: "set a note"
+        case .dropMarker: "drop a marker"
+        case .clearClips: "clear clip indicators"
         case .seekTo, .seekBy: "seek"
-        case .quit: "quit"
+        case .quit, .requestQuit, .confirmQuit: "quit"
         }
     }
 }

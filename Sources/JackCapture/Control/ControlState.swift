@@ -19,10 +19,17 @@ public struct ControlState: Equatable, Sendable {
         public var name: String
         /// Levels with peak hold, the highest peak and the clip count (silent when metering is off).
         public var reading: MeterReading
+        /// The clip indicator: latched on the first sample at full scale (in a session from the
+        /// moment it opens) until `clearClips`; a recording's shows its take's clips.
+        public var clipped: Bool
+        /// The track is dead (a session's: its source unpatched, or silent while others are not).
+        public var dead: DeadTrack?
 
-        public init(name: String, reading: MeterReading) {
+        public init(name: String, reading: MeterReading, clipped: Bool? = nil, dead: DeadTrack? = nil) {
             self.name = name
             self.reading = reading
+            self.clipped = clipped ?? reading.isClipped
+            self.dead = dead
         }
     }
 
@@ -35,6 +42,11 @@ public struct ControlState: Equatable, Sendable {
     public var currentTake: Int?
     /// The number the next take will get (for slating), in a session.
     public var nextTake: Int?
+    /// A session's last take (the one recording, or the newest in the log not discarded or
+    /// deleted): the one the marking keys mark; and its mark and note.
+    public var lastTake: Int?
+    public var lastTakeMark: TakeMark?
+    public var lastTakeNote: String?
     /// A session's name.
     public var sessionName: String?
     /// Frames recorded (for playback: the file frame playing).
@@ -55,6 +67,10 @@ public struct ControlState: Equatable, Sendable {
     public var meters: [TrackMeter] = []
     /// The take `discardLastTake` asked about, until `confirmDiscard` answers.
     public var pendingDiscard: Int?
+    /// The take `requestStop` asked about, until confirmed, declined or lapsed.
+    public var pendingStop: Int?
+    /// The take `requestQuit` asked about, until confirmed, declined or lapsed.
+    public var pendingQuit: Int?
 
     public init(mode: Mode, sampleRate: Int) {
         self.mode = mode

@@ -63,14 +63,16 @@ final class PlaybackWork: ControlledWork {
         case .seekBy(let frames):
             seek(to: player.currentFrame + frames)
             return nil
-        case .stop, .quit:
+        case .stop, .quit, .requestStop, .requestQuit:
             player.stop()
             stopped = true
             end()
             return nil
+        case .confirmStop, .confirmQuit:
+            return .nothingToConfirm
         case .record:
             return .notWhilePlaying(command)
-        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips, .dropMarker:
             return .needsSession(command)
         }
     }

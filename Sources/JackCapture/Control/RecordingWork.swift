@@ -59,6 +59,12 @@ final class RecordingWork: ControlledWork {
     }
 
     override func apply(_ command: ControlCommand, origin: ControlOrigin) -> ControlRefusal? {
+        // One take: nothing to guard (the terminal's keys have always stopped it at once).
+        let command: ControlCommand = switch command {
+        case .requestStop: .stop
+        case .requestQuit: .quit
+        default: command
+        }
         switch command {
         case .stop, .quit:
             if waitsForPorts {
@@ -75,9 +81,13 @@ final class RecordingWork: ControlledWork {
             return nil
         case .togglePause, .pause, .resume:
             return ControlledWork.pauseOrResume(take, command, stopping: stopping)
+        case .confirmStop, .confirmQuit:
+            return .nothingToConfirm
+        case .requestStop, .requestQuit:
+            return nil  // made .stop and .quit above
         case .record:
             return .takesStartThemselves
-        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note:
+        case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips, .dropMarker:
             return .needsSession(command)
         case .seekTo, .seekBy:
             return .needsPlayback(command)

@@ -15,13 +15,37 @@ final class SessionWork: ControlledWork {
     private var stopping = false
     private var quitting = false
     private var pendingDiscard: Int?
+    /// A stop or quit `requestStop` or `requestQuit` asked about, until its answer or `deadline`.
+    private var question: (kind: Question, take: Int, deadline: Date)?
     private var nextNumber: Int
+    private let watch = TrackWatch()
+    /// The last take in the log (not discarded or deleted), read again when the log changes.
+    private var lastLogged: TakeLogEntry?
+
+    private enum Question { case stop, quit }
+    /// The server went away: waiting for it to come back (polled every `serverPollInterval`).
+    private var awaitingServer = false
+    private var lastServerPoll = Date.distantPast
+    private var toldSourcesMissing = false
+    /// Unattended: the takes still to record when the server comes back (those it cut short or
+    /// that never began).
+    private var takesAfterServerReturns = 0
+    /// Unattended, when the server went before the first take began: a start on the wall clock
+    /// still holds when it is back (a start on the old server's frames does not).
+    private var startAfterServerReturns: StartTime?
+    private static let serverPollInterval: TimeInterval = 0.5
 
     init(session: StudioSession, overdub: SessionOverdub?, plan: SessionPlan) {
         self.session = session
         self.overdub = overdub
         self.plan = plan
         nextNumber = session.log.nextTakeNumber()
+        super.init()
+        readLastTake()
+    }
+
+    private func readLastTake() {
+        lastLogged = (try? session.log.read().entries)?.last { !$0.status.isRemoved }
     }
 
     private var isInteractive: Bool {
@@ -99,7 +123,7 @@ final class SessionWork: ControlledWork {
     override func apply(_ command: ControlCommand, origin: ControlOrigin) -> ControlRefusal? {
         if let number = pendingDiscard {
             guard case .confirmDiscard(let yes) = command else {
-                return command == .quit ? quit(origin) : .awaitingConfirmation(take: number)
+                return command == .quit || command == .requestQuit ? quit(origin) : .awaitingConfirmation(take: number)
             }
             pendingDiscard = nil
             guard yes else {
@@ -112,18 +136,27 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
             }
             nextNumber = session.log.nextTakeNumber()
+            readLastTake()
             return nil
         }
         switch command {
+        case .requestStop, .requestQuit, .confirmStop, .confirmQuit:
+            return askOrAnswer(command, origin: origin)
         case .record:
             guard isInteractive else { return .takesStartThemselves }
-            guard running == nil else { return .takeRecording(command) }
+            if let take = running {
+                // r on a paused take picks it up again, as the record button of a recorder does.
+                guard take.recording.state == .paused, !stopping else { return .takeRecording(command) }
+                return ControlledWork.pauseOrResume(take.recording, .resume, stopping: stopping)
+            }
+            guard !awaitingServer else { return .serverGone }
             return recordNow()
         case .togglePause, .pause, .resume:
             return ControlledWork.pauseOrResume(running?.recording, command, stopping: stopping)
         case .stop:
             guard let take = running else { return .nothingRunning(command) }
             guard !stopping else { return .stopping }
+            question = nil
             stop(take, origin: origin)
             if isInteractive { finishTake() }
             return nil
@@ -160,6 +193,7 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
                 return nil
             }
+            readLastTake()
             emit(.takeMarked(take: take, mark))
             return nil
         case .note(let take, let text):
@@ -169,11 +203,61 @@ final class SessionWork: ControlledWork {
                 emit(.error(.session(error)))
                 return nil
             }
+            readLastTake()
             emit(.noteSet(take: take))
+            return nil
+        case .clearClips:
+            watch.clearClips()
+            return nil
+        case .dropMarker:
+            guard let take = running, take.recording.state == .recording || take.recording.state == .paused, !stopping else {
+                return stopping ? .stopping : .nothingRunning(command)
+            }
+            do {
+                let marker = try session.addMarker(take: take.currentNumber, at: take.recording.status.position)
+                emit(.markerDropped(take: take.currentNumber, marker))
+            } catch {
+                emit(.error(.session(error)))
+            }
             return nil
         case .seekTo, .seekBy:
             return .needsPlayback(command)
         }
+    }
+
+    /// `requestStop` and `requestQuit` ask about the running take (the same request again
+    /// confirms); `confirmStop` and `confirmQuit` answer. Between takes a quit needs no question.
+    private func askOrAnswer(_ command: ControlCommand, origin: ControlOrigin) -> ControlRefusal? {
+        let kind: Question = switch command {
+        case .requestStop, .confirmStop: .stop
+        default: .quit
+        }
+        switch command {
+        case .confirmStop(let yes), .confirmQuit(let yes):
+            guard question?.kind == kind else { return .nothingToConfirm }
+            return answer(yes, origin: origin)
+        default:
+            if question?.kind == kind { return answer(true, origin: origin) }
+            guard let take = running, !stopping else {
+                if kind == .quit { return apply(.quit, origin: origin) }
+                return running == nil ? .nothingRunning(command) : .stopping
+            }
+            let number = take.currentNumber
+            question = (kind, number, Date().addingTimeInterval(ControlCore.confirmationSeconds))
+            emit(kind == .stop ? .stopAsked(take: number, seconds: ControlCore.confirmationSeconds)
+                : .quitAsked(take: number, seconds: ControlCore.confirmationSeconds))
+            return nil
+        }
+    }
+
+    private func answer(_ yes: Bool, origin: ControlOrigin) -> ControlRefusal? {
+        guard let asked = question else { return .nothingToConfirm }
+        question = nil
+        guard yes else {
+            emit(.keptRecording(take: asked.take))
+            return nil
+        }
+        return apply(asked.kind == .stop ? .stop : .quit, origin: origin)
     }
 
     /// `record` in an interactive session: the cued take starts, or a new one now.
@@ -211,6 +295,7 @@ final class SessionWork: ControlledWork {
     }
 
     private func quit(_ origin: ControlOrigin) -> ControlRefusal? {
+        question = nil
         guard !quitting else { return nil }
         quitting = true
         switch plan {
@@ -225,9 +310,17 @@ final class SessionWork: ControlledWork {
     }
 
     override func update() {
+        if awaitingServer {
+            if quitting { finish() } else { pollServer() }
+            return
+        }
+        if let asked = question, Date() >= asked.deadline {
+            question = nil
+            emit(.keptRecording(take: asked.take))
+        }
         if let running {
             if !announced, case .eachTrigger = plan, !running.recording.isWaitingForTrigger { announce() }
-            for event in running.recording.takeEvents() { emit(.capture(event)) }
+            for event in running.recording.takeEvents() where !isKnownAlready(event) { emit(.capture(event)) }
             if running.recording.isFinished || (quitting && isInteractive) { finishTake() }
         }
         if isInteractive {
@@ -236,14 +329,19 @@ final class SessionWork: ControlledWork {
                 finish()
                 return
             }
-            if running == nil && session.client.engine.status.serverGone {
-                cancelCued()
-                emit(.serverShutDown)
-                finish()
+            if running == nil && session.isServerGone {
+                awaitServer()
                 return
             }
             armCued()
         }
+    }
+
+    /// A take that starts on an input already unpatched reports the disconnection at its frame 0:
+    /// the track was told dead when it happened (`trackDead`), so that is no news.
+    private func isKnownAlready(_ event: CaptureEvent) -> Bool {
+        guard case .portDisconnected(let channel, _, _, 0) = event, channel < watch.dead.count else { return false }
+        return watch.dead[channel] == .unpatched
     }
 
     /// The running take has ended (or is to end now): its log entries, then what comes next.
@@ -255,7 +353,9 @@ final class SessionWork: ControlledWork {
         for event in take.recording.takeEvents() { emit(.capture(event)) }
         running = nil
         stopping = false
+        question = nil
         nextNumber = session.log.nextTakeNumber()
+        readLastTake()
         if case .eachTrigger = plan {
             switch take.recording.finish().outcome {
             case .cancelled:
@@ -265,25 +365,117 @@ final class SessionWork: ControlledWork {
             default:
                 emit(.sessionTakeFinished(take, entries: entries))
             }
-            if quitting { finish() } else { recordOnTrigger() }
+            if quitting { finish() } else if canWaitForServer { awaitServer() } else { recordOnTrigger() }
             return
         }
         emit(.sessionTakeFinished(take, entries: entries))
         if let overdub { emit(.overdubPlayed(overdub)) }
-        if case .unattended = plan { finish() }
+        if case .unattended(_, _, let takes, _, _) = plan {
+            if !quitting && canWaitForServer {
+                // Takes the server cut short are recorded again, in full, with those never begun.
+                takesAfterServerReturns = takes - entries.filter { $0.status != .serverShutdown }.count
+                startAfterServerReturns = nil
+                if entries.isEmpty, case .unattended(let start, _, _, _, _) = plan {
+                    switch start {
+                    case .wallClock?, .dateTime?: startAfterServerReturns = start
+                    default: break
+                    }
+                }
+                if takesAfterServerReturns > 0 {
+                    awaitServer()
+                    return
+                }
+            }
+            finish()
+        }
+    }
+
+    /// The server is gone and the session can wait for it: an overdub cannot (its player's
+    /// client went with the server, and the take it dubs would be played from elsewhere).
+    private var canWaitForServer: Bool { overdub == nil && session.isServerGone }
+
+    /// Says once that the server is gone and that jcap waits for it; `update` polls.
+    private func awaitServer() {
+        cancelCued()
+        awaitingServer = true
+        toldSourcesMissing = false
+        lastServerPoll = .distantPast
+        emit(.serverShutDown)
+    }
+
+    /// Tries to reach the server again (at most every `serverPollInterval`); when the session is
+    /// open on it again, takes go on as before: the next numbered after the last.
+    private func pollServer() {
+        guard Date().timeIntervalSince(lastServerPoll) >= Self.serverPollInterval else { return }
+        lastServerPoll = Date()
+        let found: SessionServerReturn
+        do { found = try session.reopenOnReturnedServer() } catch {
+            fail(error)
+            return
+        }
+        switch found {
+        case .notYet:
+            return
+        case .sourcesMissing(let error):
+            if !toldSourcesMissing { emit(.serverBackWithoutSources(error)) }
+            toldSourcesMissing = true
+            return
+        case .reopened:
+            break
+        }
+        awaitingServer = false
+        nextNumber = session.log.nextTakeNumber()
+        emit(.serverReturned(ports: session.client.portNames, sources: session.sources))
+        switch plan {
+        case .interactive:
+            armCued()
+        case .eachTrigger(let level, _):
+            if level == nil { session.client.watchTransport() }
+            recordOnTrigger()
+        case .unattended(_, let length, _, let split, _):
+            do throws(StudioSessionError) {
+                running = try session.record(at: startAfterServerReturns, length: length,
+                                             takes: takesAfterServerReturns, split: split)
+            } catch {
+                fail(error)
+                return
+            }
+            stopping = false
+            announce()
+        }
     }
 
     override func state() -> ControlState {
         var state = ControlledWork.captureState(client: session.client, take: running?.recording, names: session.trackNames)
         state.armedTracks = session.armedTrackNames
+        let client = session.client
+        let connected = client.engine.ports.map { client.jack.connectionCount(of: $0) > 0 }
+        let peaks = state.meters.indices.map { client.meters.recentPeak(forChannel: $0) }
+        for change in watch.watch(&state.meters, connected: connected, recentPeaks: peaks,
+                                  meteredFrames: client.meters.meteredFrames) {
+            emit(.trackDead(track: state.meters[change.index].name, change.dead))
+        }
         if running == nil { state.mode = .ready }
         if stopping && running != nil { state.mode = .stopping }
         if isFinished { state.mode = .finished }
         state.sessionName = session.definition.name
         state.currentTake = running?.currentNumber
         state.nextTake = running == nil ? nextNumber : nil
+        if let running, !running.recording.isWaitingForTrigger {
+            state.lastTake = running.currentNumber
+            if lastLogged?.take == running.currentNumber {
+                state.lastTakeMark = lastLogged?.mark
+                state.lastTakeNote = lastLogged?.note
+            }
+        } else if let last = lastLogged {
+            state.lastTake = last.take
+            state.lastTakeMark = last.mark
+            state.lastTakeNote = last.note
+        }
         state.recordingSecondsLeft = session.recordingSecondsLeft
         state.pendingDiscard = pendingDiscard
+        state.pendingStop = question?.kind == .stop ? question?.take : nil
+        state.pendingQuit = question?.kind == .quit ? question?.take : nil
         return state
     }
 

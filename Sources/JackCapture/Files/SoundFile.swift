@@ -207,6 +207,13 @@ package final class SoundFile: @unchecked Sendable {
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
     }
 
+    /// Writes everything on the file's file system to the disk, this file's header and length
+    /// with it (syncfs: one call for every file of a take on that disk). Created files only.
+    package func commitFileSystem() {
+        guard let descriptor else { return }
+        _ = jcap_sync_file_system(descriptor)
+    }
+
     /// Finishes and closes the file (sf_close). Safe to call more than once.
     package func close() throws(CaptureError) {
         guard !closed else { return }

@@ -63,6 +63,8 @@ package final class ChannelMeters: Sendable {
         var peaks: [Double]
         var holds: [Double]
         var holdAges: [Double]
+        /// Each channel's loudest sample between the last two updates.
+        var recentPeaks: [Double]
         var midUpdate: (@Sendable () -> Void)?
 
         init(channelCount count: Int) {
@@ -71,6 +73,7 @@ package final class ChannelMeters: Sendable {
             peaks = lastSums
             holds = lastSums
             holdAges = lastSums
+            recentPeaks = lastSums
         }
     }
 
@@ -111,6 +114,7 @@ package final class ChannelMeters: Sendable {
 
             let windowPeak = Double(Float(bitPattern: UnsafeAtomic<UInt32>(at: accumulators.windowPeaks + channel)
                 .exchange(0, ordering: .relaxed)))
+            state.recentPeaks[channel] = windowPeak
             state.peaks[channel] = max(windowPeak, state.peaks[channel] * release)
             state.holdAges[channel] += seconds
             if windowPeak >= state.holds[channel] || state.holdAges[channel] > Self.peakHoldTime {
@@ -144,6 +148,16 @@ package final class ChannelMeters: Sendable {
                          peakHold: Self.decibels(amplitude: state.holds[channel]),
                          highestPeak: highestPeak(forChannel: channel), clipCount: clipCount(forChannel: channel))
         }
+    }
+
+    /// Frames metered up to the last update: `recentPeak` is news when it has grown.
+    package var meteredFrames: Int64 { state.withLock { $0.lastFrames } }
+
+    /// The loudest sample between the last two updates, in dBFS, without the peak meter's
+    /// release: silence reads as silence at once.
+    package func recentPeak(forChannel channel: Int) -> Float {
+        guard contains(channel) else { return Self.floor }
+        return state.withLock { Self.decibels(amplitude: $0.recentPeaks[channel]) }
     }
 
     /// The highest peak of the take so far, in dBFS.

@@ -482,7 +482,9 @@ public final class Take: @unchecked Sendable {
         } else {
             outcome = .complete
         }
-        if outcome == .cancelled || outcome == .missedStart { for file in files { unlink(file.path) } }
+        // The server gone before the start frame leaves files with nothing in them, as a cancel does.
+        let neverRecorded = outcome == .serverShutDown && status.startFrame == nil && frames == 0
+        if outcome == .cancelled || outcome == .missedStart || neverRecorded { for file in files { unlink(file.path) } }
         let channelLevels = engine.isMeteringEnabled
             ? (0..<sources.count).map { ChannelLevels(highestPeak: engine.meters.highestPeak(forChannel: $0),
                                                       clipCount: engine.meters.clipCount(forChannel: $0)) }

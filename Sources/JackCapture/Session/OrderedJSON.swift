@@ -139,6 +139,15 @@ extension TakeLogPause {
     }
 }
 
+extension TakeLogMarker {
+    var orderedJSON: OrderedJSON {
+        var object = OrderedJSONObject()
+        object.add("position", .integer(position))
+        object.add("time", time.map(OrderedJSON.string))
+        return object.json
+    }
+}
+
 extension TakeLogRecord {
     /// The record's keys in the log's order; a cleared note or mark as `null`.
     var orderedJSON: OrderedJSON {
@@ -161,6 +170,7 @@ extension TakeLogRecord {
         object.add("late", late.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("uncertain", uncertain.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
+        object.add("markers", markers.map { .array($0.map(\.orderedJSON)) })
         switch mark {
         case .none: break
         case .some(.none): object.add("mark", .null)

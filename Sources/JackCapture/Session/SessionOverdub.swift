@@ -24,14 +24,16 @@ public final class SessionOverdub: Sendable {
     public let player: Player
 
     /// Opens take `number`'s files and the player's JACK client, `<session>-play`, with one
-    /// output port per track named after it, connected to `outputs`.
+    /// output port per track named after it, connected to `outputs`. The files holding only
+    /// tracks named in `replacing` (those recorded anew) are not played, so the performer does
+    /// not hear the part being replaced.
     ///
     /// Throws `.overdubNeedsLatencyAlignment` when the session does not align to capture latency,
     /// `.takeLog` when the take is not in the log, `.overdub` when it was discarded or deleted or
     /// recorded at another sample rate than the server's,
     /// `.playback` for its files and the player's client and connections.
     public init(session: StudioSession, take number: Int, outputs: PlayerOutputs = .default,
-                serverName: String? = nil) throws(StudioSessionError) {
+                serverName: String? = nil, replacing: Set<String> = []) throws(StudioSessionError) {
         guard session.client.configuration.alignsToCaptureLatency else {
             throw .overdubNeedsLatencyAlignment(take: number)
         }
@@ -44,7 +46,12 @@ public final class SessionOverdub: Sendable {
             // Resampled, its frames would not be the new take's: no sample-exact alignment.
             throw .overdub("take \(number) was recorded at \(entry.sampleRate) Hz and the server runs at \(session.client.sampleRate) Hz")
         }
-        let (paths, portNames) = Self.playbackFiles(of: entry, in: session.definition)
+        var played = entry
+        played.files = entry.files.filter { file in !file.tracks.allSatisfy(replacing.contains) }
+        guard !played.files.isEmpty else {
+            throw .overdub("every track of take \(number) is being recorded anew: nothing of it is left to play")
+        }
+        let (paths, portNames) = Self.playbackFiles(of: played, in: session.definition)
         let player: Player
         do {
             player = try Player(contentsOf: paths.map { URL(fileURLWithPath: $0) })

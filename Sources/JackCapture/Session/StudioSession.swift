@@ -33,6 +33,8 @@ public final class StudioSession: Sendable {
     }
 
     private let folderLock: SessionLock
+    /// The server the session was opened on (nil: the default), reached again after it restarts.
+    private let serverName: String?
     /// Held by `record` while it makes a take and by `setArmed`, so a take never starts with a
     /// set of armed tracks other than the one its files were made for. An `NSLock`, not `Locked`:
     /// it is held across `record`'s throwing work, which a `Mutex` closure cannot span simply.
@@ -72,6 +74,24 @@ public final class StudioSession: Sendable {
             skippedLogLines = try log.read().skipped
         } catch { throw .takeLog(error) }
 
+        let client: CaptureClient
+        do { client = try StudioSession.openCapture(definition, serverName: serverName, jack: jack, sources: sources) } catch {
+            folderLock.release()
+            throw error
+        }
+        // Every track, armed or not: the reserve holds for whatever is armed later.
+        let reserve = Int64(definition.bufferSeconds * Double(StudioSession.bytesPerSecond(
+            definition, tracks: definition.tracks.count, sampleRate: definition.settings.sampleRate ?? jack.sampleRate)))
+            + (1 << 20)
+        context = StudioSessionContext(definition: definition, client: client, log: log, diskReserveBytes: reserve)
+        self.serverName = serverName
+        state.withLock { $0.armed = definition.tracks.map(\.armed) }
+    }
+
+    /// The session's capture client on `jack`: one port per track (named after it, with JACK
+    /// metadata pretty names and order), connected to `sources`, metered.
+    private static func openCapture(_ definition: SessionDefinition, serverName: String?, jack: JackClient,
+                                    sources: [String]) throws(StudioSessionError) -> CaptureClient {
         var configuration = CaptureConfiguration()
         configuration.clientName = definition.name
         configuration.serverName = serverName
@@ -83,10 +103,7 @@ public final class StudioSession: Sendable {
         configuration.preRoll = definition.preRoll
         configuration.triggerStop = definition.triggerStop
         let client: CaptureClient
-        do { client = try CaptureClient(configuration: configuration, client: jack) } catch {
-            folderLock.release()
-            throw .capture(error)
-        }
+        do { client = try CaptureClient(configuration: configuration, client: jack) } catch { throw .capture(error) }
         client.isMeteringEnabled = true
         for (order, (track, port)) in zip(definition.tracks, client.engine.ports).enumerated() {
             // Shown by qjackctl and `jack_property -l`; a server without metadata support just
@@ -94,12 +111,7 @@ public final class StudioSession: Sendable {
             try? jack.setPrettyName(track.name, ofPort: port)
             try? jack.setOrder(order + 1, ofPort: port)
         }
-        // Every track, armed or not: the reserve holds for whatever is armed later.
-        let reserve = Int64(definition.bufferSeconds * Double(StudioSession.bytesPerSecond(
-            definition, tracks: definition.tracks.count, sampleRate: definition.settings.sampleRate ?? jack.sampleRate)))
-            + (1 << 20)
-        context = StudioSessionContext(definition: definition, client: client, log: log, diskReserveBytes: reserve)
-        state.withLock { $0.armed = definition.tracks.map(\.armed) }
+        return client
     }
 
     deinit { close() }
@@ -114,6 +126,46 @@ public final class StudioSession: Sendable {
         client.removePortMetadata()
         client.close()
         folderLock.release()
+    }
+
+    // MARK: The server going away and coming back
+
+    /// Whether the session's JACK server has gone (shut down, killed): no take records until it
+    /// is back and `reopenOnReturnedServer` has opened the session on it again.
+    public var isServerGone: Bool { client.engine.status.serverGone }
+
+    /// After the server went away: tries once to reach it again (without starting one) and, when
+    /// it is back with every track's source, opens the session's client on it as it was: the same
+    /// client and port names, pretty names and order, each port connected to its track's source.
+    /// The dead server's client is closed first (libjack keeps per-process state of the server it
+    /// reached; it goes with the last client).
+    ///
+    /// - Throws: `.sampleRateMismatch` when the server came back at another rate than the
+    ///   session's `sample_rate`; `.capture` when it refuses the ports or their connections.
+    public func reopenOnReturnedServer() throws(StudioSessionError) -> SessionServerReturn {
+        if let running = currentTake, !running.recording.isFinished { throw .takeInProgress }
+        let dead = client
+        if !dead.jack.isClosed { dead.close() }
+        guard let jack = try? JackClient(name: definition.name, server: serverName) else { return .notYet }
+        if let rate = definition.sampleRate, rate != jack.sampleRate {
+            jack.close()
+            throw .sampleRateMismatch(definition.error(
+                sessionKey: "sample_rate",
+                "the JACK server came back at \(jack.sampleRate) Hz but the session is at \(rate) Hz"))
+        }
+        let sources: [String]
+        do throws(StudioSessionError) { sources = try StudioSession.resolveSources(of: definition, on: jack) } catch {
+            // A source's client starts after its server: waited for, not an error.
+            jack.close()
+            return .sourcesMissing(error)
+        }
+        let reopened: CaptureClient
+        do { reopened = try StudioSession.openCapture(definition, serverName: serverName, jack: jack, sources: sources) } catch {
+            jack.close()
+            throw error
+        }
+        context.replaceClient(with: reopened)
+        return .reopened
     }
 
     /// Each track's source port, armed or not (a track armed later is already connected): a
@@ -227,6 +279,17 @@ public final class StudioSession: Sendable {
     /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.
     public func mark(take number: Int, as mark: TakeMark?) throws(StudioSessionError) {
         do { try log.setMark(take: number, mark) } catch { throw .takeLog(error) }
+    }
+
+    /// Adds a marker at take position `position` (frames) to take `number`, the one recording
+    /// or any other in the log; returns it as logged (with its time).
+    ///
+    /// - Throws: `.takeLog(.noSuchTake)` for a take the log does not have.
+    @discardableResult
+    public func addMarker(take number: Int, at position: Int64) throws(StudioSessionError) -> TakeLogMarker {
+        let marker = TakeLogMarker(position: position, sampleRate: client.sampleRate)
+        do { try log.addMarker(take: number, marker) } catch { throw .takeLog(error) }
+        return marker
     }
 
     /// Sets take `number`'s note; empty (or only white space) text removes it.

@@ -3,15 +3,21 @@ import Foundation
 /// What a session's takes share with it: its definition, client and log, and the disk reserve.
 final class StudioSessionContext: Sendable {
     let definition: SessionDefinition
-    let client: CaptureClient
+    /// The session's client; replaced by one on the same server when it comes back after going away.
+    var client: CaptureClient { currentClient.withLock { $0 } }
+    private let currentClient: Locked<CaptureClient>
     let log: TakeLog
     private let reserve: Locked<Int64>
 
     init(definition: SessionDefinition, client: CaptureClient, log: TakeLog, diskReserveBytes: Int64) {
         self.definition = definition
-        self.client = client
+        currentClient = Locked(client)
         self.log = log
         reserve = Locked(diskReserveBytes)
+    }
+
+    func replaceClient(with client: CaptureClient) {
+        currentClient.withLock { $0 = client }
     }
 
     var diskReserveBytes: Int64 {

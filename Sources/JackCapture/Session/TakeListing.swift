@@ -34,6 +34,7 @@ public enum TakeListing {
                     tracks(entry),
                     peak(entry),
                     problems(entry),
+                    markers(entry),
                     entry.note.map { "\"\(oneLine($0))\"" } ?? ""]
         }
         // The first four columns aligned (the text ones vary too much to pad usefully).
@@ -99,12 +100,21 @@ public enum TakeListing {
         return noun + ": " + names.map(oneLine).joined(separator: ", ")
     }
 
-    /// The loudest track's peak, and how many samples clipped over all tracks.
+    /// The loudest track's peak, and how many samples clipped over all tracks (`18 clipped`).
     static func peak(_ entry: TakeLogEntry) -> String {
         guard let highest = entry.tracks.compactMap(\.highestPeakDBFS).filter({ !$0.isNaN }).max() else { return "" }
-        let level = highest <= TakeLogTrack.peakFloor ? "silent" : String(format: "peak %.1f dBFS", highest)
+        // Signed as a meter shows it, silence as -inf (as everywhere jcap shows a level).
+        let level = highest <= TakeLogTrack.peakFloor ? "peak -inf dBFS"
+            : String(format: highest >= 0.05 ? "peak %+.1f dBFS" : "peak %.1f dBFS", highest)
         let clipped = saturatingSum(entry.tracks.compactMap(\.clippedSamples).filter { $0 > 0 })
         return clipped > 0 ? "\(level), \(clipped) clipped" : level
+    }
+
+    /// The take's markers, each at its time from the take's start.
+    static func markers(_ entry: TakeLogEntry) -> String {
+        guard !entry.markers.isEmpty else { return "" }
+        let times = entry.markers.map { $0.time ?? duration(frames: $0.position, sampleRate: entry.sampleRate) }
+        return (entry.markers.count == 1 ? "marker " : "\(entry.markers.count) markers ") + times.joined(separator: ", ")
     }
 
     /// The status when it is not `complete`, and every loss and xrun, whatever the status.
@@ -140,7 +150,20 @@ public enum TakeListing {
             parts.append("paused \(entry.pauses.count)x")
         }
         if let overdub = entry.overdub { parts.append("overdub of take \(overdub.take)") }
+        let dead = deadTracks(entry)
+        if !dead.isEmpty {
+            parts.append((dead.count == 1 ? "dead track: " : "\(dead.count) dead tracks: ") + dead.map(oneLine).joined(separator: ", "))
+        }
         return parts.joined(separator: ", ")
+    }
+
+    /// The tracks that peaked below `DeadTrack.level` in a take where another track did not:
+    /// unpatched or silent, recorded as nothing.
+    public static func deadTracks(_ entry: TakeLogEntry) -> [String] {
+        let level = Double(DeadTrack.level)
+        let peaks = entry.tracks.map { $0.highestPeakDBFS.flatMap { $0.isNaN ? nil : $0 } }
+        guard peaks.contains(where: { ($0 ?? -.infinity) >= level }) else { return [] }
+        return zip(entry.tracks, peaks).filter { ($0.1 ?? 0) < level }.map(\.0.name)
     }
 
     /// Text on one line: a note may hold newlines, a listing line may not.

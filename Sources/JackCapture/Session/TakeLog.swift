@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// A session folder's take log: `takes.jsonl`, one JSON object a line, only ever appended to.
@@ -47,7 +48,7 @@ public final class TakeLog: Sendable {
     /// lock is given up: take the lock before the first take.
     package func append(_ entry: TakeLogEntry) throws(TakeLogError) {
         if let reason = entry.invalidity() { throw .invalidEntry(take: entry.take, reason: reason) }
-        try write(TakeLogRecord(entry))
+        try write(TakeLogRecord(entry), reservingRoomForEnd: entry.status == .recording)
         SessionRegistry.shared.setRecording(entry.take, in: SessionRegistry.Folder(path: folder), entry.status == .recording)
     }
 
@@ -56,6 +57,13 @@ public final class TakeLog: Sendable {
         _ = try entry(take)
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         try write(TakeLogRecord(take: take, note: .some(trimmed.isEmpty ? nil : text)))
+    }
+
+    /// Adds a marker to the take (also one recording now), after those it has: a record of all
+    /// its markers, on disk before this returns.
+    public func addMarker(take: Int, _ marker: TakeLogMarker) throws(TakeLogError) {
+        let markers = try entry(take).markers + [marker]
+        try write(TakeLogRecord(take: take, markers: markers))
     }
 
     /// Marks the take (circled, false start, no good); nil clears its mark.
@@ -370,7 +378,11 @@ public final class TakeLog: Sendable {
     /// fsync. A log that did not exist is created and its folder fsynced too, so the new file's
     /// name is as durable as its first record. If the log ends in a line cut short, the record is
     /// written after a newline in the same write, so it never joins the cut line.
-    private func write(_ record: TakeLogRecord) throws(TakeLogError) {
+    ///
+    /// With `reservingRoomForEnd` (a take's start), room for the take's end record is allocated
+    /// past the log's end (fallocate, keeping its size): a disk that another process fills during
+    /// the take still takes the line that says how the take ended, however many tracks it has.
+    private func write(_ record: TakeLogRecord, reservingRoomForEnd: Bool = false) throws(TakeLogError) {
         var line = record.encoded()
         line.append(UInt8(ascii: "\n"))
         var created = false
@@ -401,6 +413,16 @@ public final class TakeLog: Sendable {
             throw .cannotWriteLog(path: path, reason: String(cString: strerror(errno)))
         }
         if created { Self.syncDirectory(folder) }
+        if reservingRoomForEnd { Self.reserveRoom(descriptor, bytes: 2 * line.count + 4_096) }
+    }
+
+    /// Allocates `bytes` past the end of the file without changing its size, so later appends
+    /// need no new blocks. A file system that cannot (or a disk already too full) is left as it
+    /// is: the append then simply needs its room when it comes.
+    private static func reserveRoom(_ descriptor: Int32, bytes: Int) {
+        let end = lseek(descriptor, 0, SEEK_END)
+        guard end >= 0 else { return }
+        _ = jcap_allocate_keeping_size(descriptor, Int64(end), Int64(bytes))
     }
 
     /// True when the file is not empty and its last byte is not a newline: the last append was

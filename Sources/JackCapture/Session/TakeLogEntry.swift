@@ -103,6 +103,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     public var uncertain: [TakeLogSpan] = []
     /// Paused spans.
     public var pauses: [TakeLogPause]
+    /// Markers the engineer dropped while recording, in the order dropped (none: the key is left
+    /// out of the JSON).
+    public var markers: [TakeLogMarker] = []
     /// How the engineer marked the take (circled, false start, no good).
     public var mark: TakeMark?
     /// A note the user wrote about the take.
@@ -136,7 +139,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case triggerPosition = "trigger_position"
         case overdub
         case sampleRate = "sample_rate"
-        case frames, files, tracks, xruns, lost, late, uncertain, pauses, mark, note
+        case frames, files, tracks, xruns, lost, late, uncertain, pauses, markers, mark, note
     }
 
     /// Decodes a whole entry: `take` and `status` are required, everything else has its default
@@ -169,6 +172,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         if !late.isEmpty { try container.encode(late, forKey: .late) }
         if !uncertain.isEmpty { try container.encode(uncertain, forKey: .uncertain) }
         try container.encode(pauses, forKey: .pauses)
+        if !markers.isEmpty { try container.encode(markers, forKey: .markers) }
         try container.encodeIfPresent(mark, forKey: .mark)
         try container.encodeIfPresent(note, forKey: .note)
     }
@@ -192,6 +196,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         if let overdub, overdub.playbackLatency < 0 { return "playback latency \(overdub.playbackLatency) is negative" }
         for pause in pauses where pause.position < 0 {
             return "pause at \(pause.position) is negative"
+        }
+        for marker in markers where marker.position < 0 {
+            return "marker at \(marker.position) is negative"
         }
         if let latency = tracks.lazy.flatMap({ [$0.captureLatency, $0.alignedLatency].compactMap { $0 } }).first(where: { $0 < 0 }) {
             return "capture latency \(latency) is negative"
@@ -319,6 +326,23 @@ public struct TakeLogOverdub: Codable, Sendable, Equatable {
         case take
         case playbackStartFrame = "playback_start_frame"
         case playbackLatency = "playback_latency"
+    }
+}
+
+/// A marker dropped on a take while it recorded: its take position in frames, and as a time
+/// (`h:mm:ss.mmm` from the take's start, as `jcap takes` lists lengths) for a person reading the log.
+public struct TakeLogMarker: Codable, Sendable, Equatable {
+    public var position: Int64
+    public var time: String?
+
+    public init(position: Int64, time: String? = nil) {
+        self.position = position
+        self.time = time
+    }
+
+    /// A marker at `position`, its time at `sampleRate`.
+    public init(position: Int64, sampleRate: Int) {
+        self.init(position: position, time: TakeListing.duration(frames: position, sampleRate: sampleRate))
     }
 }
 

@@ -33,6 +33,8 @@ struct TakeLogRecord: Decodable, Equatable {
     var late: [TakeLogSpan]?
     var uncertain: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
+    /// Every marker of the take (a marker record carries them all: arrays replace whole).
+    var markers: [TakeLogMarker]?
     /// nil: the record does not touch the note; `.some(nil)`: it clears it.
     var note: String??
     /// nil: the record does not touch the mark; `.some(nil)`: it clears it.
@@ -41,9 +43,10 @@ struct TakeLogRecord: Decodable, Equatable {
     /// the record's other keys can still be read (`TakeLog.read()` reports the line).
     var unknownStatus: String?
 
-    init(take: Int, status: TakeStatus? = nil, note: String?? = nil, mark: TakeMark?? = nil) {
+    init(take: Int, status: TakeStatus? = nil, note: String?? = nil, mark: TakeMark?? = nil, markers: [TakeLogMarker]? = nil) {
         self.take = take
         self.status = status
+        self.markers = markers
         self.note = note
         self.mark = mark
     }
@@ -69,6 +72,8 @@ struct TakeLogRecord: Decodable, Equatable {
         late = entry.late
         uncertain = entry.uncertain
         pauses = entry.pauses
+        // None: the markers records written during the take stay (an end record knows none).
+        markers = entry.markers.isEmpty ? nil : entry.markers
         note = entry.note.map { .some($0) }
         mark = entry.mark.map { .some($0) }
     }
@@ -101,6 +106,7 @@ struct TakeLogRecord: Decodable, Equatable {
         late = try container.decodeIfPresent([TakeLogSpan].self, forKey: .late)
         uncertain = try container.decodeIfPresent([TakeLogSpan].self, forKey: .uncertain)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
+        markers = try container.decodeIfPresent([TakeLogMarker].self, forKey: .markers)
         if container.contains(.note) {
             note = .some(try container.decodeNil(forKey: .note) ? nil : try container.decode(String.self, forKey: .note))
         }
@@ -139,6 +145,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let late { entry.late = late }
         if let uncertain { entry.uncertain = uncertain }
         if let pauses { entry.pauses = pauses }
+        if let markers { entry.markers = markers }
         if let note { entry.note = note }
         if let mark { entry.mark = mark }
         return entry

@@ -7,7 +7,9 @@ final class PrivateJackServer {
     let name: String
     let sampleRate: Int
     let period: Int
-    private let process: Process
+    private var process = Process()
+    private let capturePorts: Int
+    private let portLimit: Int
     let logPath: String
 
     init(period: Int = 256, sampleRate: Int = 48_000, capturePorts: Int = 8, portLimit: Int = 1_024) throws {
@@ -15,14 +17,28 @@ final class PrivateJackServer {
         name = "\(PrivateJackServer.prefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         self.sampleRate = sampleRate
         self.period = period
+        self.capturePorts = capturePorts
+        self.portLimit = portLimit
         logPath = NSTemporaryDirectory() + "/\(name).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        try start()
+    }
+
+    /// Starts the server again under the same name, as a studio's server comes back after it was
+    /// stopped (`stop`): its clients reach it by that name.
+    func restart() throws {
+        stop()
         process = Process()
+        try start()
+    }
+
+    private func start() throws {
         process.executableURL = try Executables.system("jackd")
         let realtime = getuid() == 0 ? ["-R", "-P", "70"] : ["--no-realtime"]
         process.arguments = realtime + ["-n", name, "-p", "\(portLimit)", "-d", "dummy", "-r", "\(sampleRate)",
                                         "-p", "\(period)", "-C", "\(capturePorts)", "-P", "2"]
         let log = FileHandle(forWritingAtPath: logPath)
+        _ = log?.seekToEndOfFile()
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice

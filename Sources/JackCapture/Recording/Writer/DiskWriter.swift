@@ -312,6 +312,8 @@ package final class DiskWriter: @unchecked Sendable {
         var inFile: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
         let headerInterval: Int64
+        /// Its header was rewritten at least once (with the frames written so far).
+        var hasUpdatedHeader = false
         /// Where this file's channels start in the block being written (filled per block).
         let runs: UnsafeMutablePointer<UnsafePointer<Float>>
         /// Its channels are the take's, in order: the block's own runs serve.
@@ -352,6 +354,7 @@ package final class DiskWriter: @unchecked Sendable {
             if sinceHeaderUpdate >= headerInterval {
                 output.file.updateHeader()
                 sinceHeaderUpdate = 0
+                hasUpdatedHeader = true
             }
         }
 
@@ -419,6 +422,8 @@ package final class DiskWriter: @unchecked Sendable {
         var measuresWhileGathering = isPartition(outputs)
         var segmentOpen = true
         var segmentBegun = false
+        // The segment's files, headers and first frames committed to the disk (once).
+        var segmentCommitted = false
         var segmentStart: Int64 = 0
         var segmentFirstFrameTime: UInt32?
         var segmentLost: [LostSpan] = []
@@ -482,6 +487,7 @@ package final class DiskWriter: @unchecked Sendable {
             segmentBoundary = segmentStarts.first { $0.position == written }?.boundary
             segmentStarts.removeAll { $0.position <= written }
             segmentBegun = false
+            segmentCommitted = false
             segmentFirstFrameTime = nil
             segmentLost = []
             for channel in 0..<channels {
@@ -560,7 +566,18 @@ package final class DiskWriter: @unchecked Sendable {
                 done += frames
                 written += Int64(frames)
                 framesWrittenCounter.store(written, ordering: .relaxed)
+                commitSegmentOnce()
             }
+        }
+
+        /// Once every file of the segment has a header with its first frames (half a second in),
+        /// commits them to the disk in one call: a disk that fails later (goes read-only, loses
+        /// power) keeps files that open, rather than names of empty files. The rest is written
+        /// back as it comes and made exact when the files close.
+        func commitSegmentOnce() {
+            guard !segmentCommitted, outputs.allSatisfy(\.hasUpdatedHeader) else { return }
+            segmentCommitted = true
+            outputs.first?.output.file.commitFileSystem()
         }
 
         func flushAll() throws(CaptureError) {
