@@ -37,7 +37,17 @@ public final class TestSignalGenerator: @unchecked Sendable {
         let loudFrom: UnsafeMutablePointer<UInt32>
         let loudTo: UnsafeMutablePointer<UInt32>
         let loudCount: Int
+        /// The clock as this client saw it: each cycle's start should be the last one's plus its
+        /// frames. Where it is not, the signal itself skipped (or repeated) frames: noted in
+        /// `jumpExpected`/`jumpActual` (`jumpCount` so far, `jumpCapacity` kept), so a test can
+        /// tell a disturbed signal from a recorder's fault.
+        let lastCycleEnd: UnsafeAtomic<UInt32>
+        let hasLastCycle: UnsafeAtomic<Bool>
+        let jumpExpected: UnsafeMutablePointer<UInt32>
+        let jumpActual: UnsafeMutablePointer<UInt32>
+        let jumpCount: UnsafeAtomic<Int>
         static var changeCapacity: Int { @_noAllocation @_noLocks get { 64 } }
+        static var jumpCapacity: Int { @_noAllocation @_noLocks get { 1_024 } }
     }
 
     /// A request the callback makes of the JACK transport on a chosen frame.
@@ -86,6 +96,10 @@ public final class TestSignalGenerator: @unchecked Sendable {
         loudFrom.initialize(from: loudWindows.map(\.from), count: loudWindows.count)
         let loudTo = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, loudWindows.count))
         loudTo.initialize(from: loudWindows.map(\.to), count: loudWindows.count)
+        let jumpExpected = UnsafeMutablePointer<UInt32>.allocate(capacity: GeneratorState.jumpCapacity)
+        jumpExpected.initialize(repeating: 0, count: GeneratorState.jumpCapacity)
+        let jumpActual = UnsafeMutablePointer<UInt32>.allocate(capacity: GeneratorState.jumpCapacity)
+        jumpActual.initialize(repeating: 0, count: GeneratorState.jumpCapacity)
         let position = UnsafeMutablePointer<jack_position_t>.allocate(capacity: 1)
         position.initialize(to: jack_position_t())
         state.initialize(to: GeneratorState(client: client.handle, ports: list, channelCount: ports.count,
@@ -94,7 +108,9 @@ public final class TestSignalGenerator: @unchecked Sendable {
                                             requestCount: transportRequests.count, nextRequest: .create(0),
                                             changeFrames: changeFrames, changeRolls: changeRolls, changeCount: .create(0),
                                             transportPosition: position, wasRolling: .create(false),
-                                            loudFrom: loudFrom, loudTo: loudTo, loudCount: loudWindows.count))
+                                            loudFrom: loudFrom, loudTo: loudTo, loudCount: loudWindows.count,
+                                            lastCycleEnd: .create(0), hasLastCycle: .create(false), jumpExpected: jumpExpected,
+                                            jumpActual: jumpActual, jumpCount: .create(0)))
         if !captureLatencies.isEmpty {
             client.setLatencyCallback({ mode, argument in
                 guard mode == JackCaptureLatency, let argument else { return }
@@ -144,6 +160,15 @@ public final class TestSignalGenerator: @unchecked Sendable {
         position.pointee.beats_per_minute = 120
     }
 
+    /// Where this client saw JACK's clock jump: the frame a cycle should have started on after
+    /// the last one, and the frame it did start on (the signal skipped the frames between). The
+    /// signal is right everywhere else; a recording's fault next to one of these may be the
+    /// signal's, not the recorder's.
+    public var clockJumps: [(expected: UInt32, actual: UInt32)] {
+        let count = min(state.pointee.jumpCount.load(ordering: .acquiring), GeneratorState.jumpCapacity)
+        return (0..<count).map { (state.pointee.jumpExpected[$0], state.pointee.jumpActual[$0]) }
+    }
+
     /// True once the server has shut the client down: nothing will play any more.
     public var serverGone: Bool { state.pointee.serverGone.load(ordering: .acquiring) }
 
@@ -163,6 +188,11 @@ public final class TestSignalGenerator: @unchecked Sendable {
         state.pointee.wasRolling.destroy()
         state.pointee.loudFrom.deallocate()
         state.pointee.loudTo.deallocate()
+        state.pointee.lastCycleEnd.destroy()
+        state.pointee.hasLastCycle.destroy()
+        state.pointee.jumpExpected.deallocate()
+        state.pointee.jumpActual.deallocate()
+        state.pointee.jumpCount.destroy()
         state.deallocate()
     }
 }
@@ -182,6 +212,7 @@ func testSignalProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeM
     guard let argument else { return 0 }
     let state = argument.assumingMemoryBound(to: TestSignalGenerator.GeneratorState.self)
     let start = jack_last_frame_time(state.pointee.client)
+    noteClockJump(state, cycleStart: start, frames: frameCount)
     if state.pointee.requestCount > 0 { driveTransport(state, cycleStart: start, frames: Int(frameCount)) }
     for channel in 0..<state.pointee.channelCount {
         if let port = state.pointee.ports[channel], let buffer = jack_port_get_buffer(port, frameCount) {
@@ -191,6 +222,22 @@ func testSignalProcessCallback(_ frameCount: jack_nframes_t, _ argument: UnsafeM
         }
     }
     return 0
+}
+
+/// Notes a cycle that does not start where the last one ended (the signal jumps there too).
+@_noAllocation @_noLocks
+func noteClockJump(_ state: UnsafeMutablePointer<TestSignalGenerator.GeneratorState>, cycleStart: UInt32, frames: jack_nframes_t) {
+    let expected = state.pointee.lastCycleEnd.load(ordering: .relaxed)
+    if state.pointee.hasLastCycle.load(ordering: .relaxed) && expected != cycleStart {
+        let count = state.pointee.jumpCount.load(ordering: .relaxed)
+        if count < TestSignalGenerator.GeneratorState.jumpCapacity {
+            state.pointee.jumpExpected[count] = expected
+            state.pointee.jumpActual[count] = cycleStart
+        }
+        state.pointee.jumpCount.store(count + 1, ordering: .releasing)
+    }
+    state.pointee.lastCycleEnd.store(cycleStart &+ frames, ordering: .relaxed)
+    state.pointee.hasLastCycle.store(true, ordering: .relaxed)
 }
 
 /// Notes what the transport did this cycle, then makes the transport requests whose frame lies in

@@ -99,13 +99,21 @@ struct TestSignalCommand: ParsableCommand {
             StandardStreams.writeOutput("playing the test signal on \(generator.portNames.joined(separator: " "))\n")
             // Until SIGINT or SIGTERM, or until the server goes away (then there is nothing to play).
             var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-            var reported = 0
+            var reported = 0, jumpsReported = 0
             while sigtimedwait(&blocked, nil, &timeout) < 0 && !generator.serverGone {
                 let changes = generator.transportChanges
                 for change in changes.dropFirst(reported) {
                     StandardStreams.writeOutput("transport \(change.rolls ? "rolled" : "stopped") at JACK frame \(change.frame)\n")
                 }
                 reported = changes.count
+                // The signal skipped frames where this client saw the clock jump: a recording is
+                // right to hold silence (or a reported span) there.
+                let jumps = generator.clockJumps
+                for jump in jumps.dropFirst(jumpsReported) {
+                    StandardStreams.writeOutput("clock jumped at JACK frame \(jump.expected) to \(jump.actual) "
+                        + "(\(FrameTime.distance(from: jump.expected, to: jump.actual)) frames)\n")
+                }
+                jumpsReported = jumps.count
             }
             if generator.serverGone {
                 StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
@@ -175,7 +183,7 @@ struct TestSignalCommand: ParsableCommand {
             abstract: "Check every sample of a recording of the test signal.")
 
         @Argument(help: "The recorded file; with --continuity, one or more (a take's files, in channel order).")
-        var files: [String]
+        var files: [String] = []
 
         @Flag(help: "Report continuity (silent, missing, duplicated, corrupt frames) as key=value, for benchmarks.")
         var continuity = false
@@ -183,14 +191,53 @@ struct TestSignalCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The test-signal channel (1-based) the file's first channel recorded; the others follow (a session's track file of out_7 and out_8: 7).", valueName: "n"))
         var firstChannel = 1
 
+        @Option(help: ArgumentHelp("jcap's `--meter json` output: its last take summary names the files, and each sample must be the signal in place or inside a span it reports (file paths relative to the current folder).", valueName: "file"))
+        var report: String?
+
+        @Option(help: ArgumentHelp("A session folder: every take its take log names is checked against what the log reports of it.", valueName: "folder"))
+        var log: String?
+
         func validate() throws {
             guard firstChannel >= 1 else { throw ValidationError("--first-channel counts from 1") }
+            if report != nil || log != nil {
+                guard files.isEmpty, report == nil || log == nil else {
+                    throw ValidationError("--report or --log, alone: they name the files themselves")
+                }
+                return
+            }
             guard !files.isEmpty else { throw ValidationError("name the recorded file") }
             guard continuity || files.count == 1 else { throw ValidationError("several files only with --continuity") }
         }
 
         func run() throws {
             do {
+                if let report {
+                    let text = try String(contentsOfFile: report, encoding: .utf8)
+                    guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{\"summary\"") }),
+                          let account = TakeAccount(meterSummaryLine: line) else {
+                        StandardStreams.writeError("jcap-testsignal: error: no take summary of test-signal ports in \(report)\n")
+                        throw ExitCode(1)
+                    }
+                    let verification = TakeVerification.verify(account)
+                    print(verification)
+                    if !verification.isAccountedFor { throw ExitCode(1) }
+                    return
+                }
+                if let log {
+                    var failed = false
+                    for entry in try TakeLog(folder: log).entries() where !entry.status.isRemoved {
+                        guard let account = TakeAccount(entry, folder: log) else {
+                            print("take \(entry.take): not a take of test-signal ports")
+                            failed = true
+                            continue
+                        }
+                        let verification = TakeVerification.verify(account)
+                        print("take \(entry.take) (\(entry.status.rawValue)): \(verification)")
+                        failed = failed || !verification.isAccountedFor
+                    }
+                    if failed { throw ExitCode(1) }
+                    return
+                }
                 if continuity {
                     var channel = firstChannel - 1
                     var results: [TestSignalContinuity] = []
@@ -209,6 +256,9 @@ struct TestSignalCommand: ParsableCommand {
                 print("\(file): \(report)")
                 if !report.isIntact { throw ExitCode(1) }
             } catch let error as CaptureError {
+                StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
+                throw ExitCode(1)
+            } catch let error as TakeLogError {
                 StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
                 throw ExitCode(1)
             }

@@ -29,10 +29,16 @@ extension Console {
         case .quitting(let origin):
             if let text = Console.interruption(origin) { line("jcap: \(text)") }
         case .takeFinished(let take, let report):
+            if mode == .json { StandardStreams.writeOutput(TakeSummaryJSON(report, names: wording.channelNames).encoded() + "\n") }
             summarize(report, names: wording.channelNames, segmentsShown: take.splitInterval != nil)
         case .transportAlreadyRolling(let session):
             line("jcap: the transport was already rolling when \(session ? "the take was" : "jcap got") ready; waiting for the next roll")
         case .sessionTakeFinished(let sessionTake, let entries):
+            if mode == .json {
+                for entry in entries {
+                    StandardStreams.writeOutput(TakeSummaryJSON(entry, session: wording.sessionName ?? "", folder: sessionTake.folder).encoded() + "\n")
+                }
+            }
             summarize(sessionTake, entries: entries, verbose: wording.verbose)
         case .overdubPlayed(let overdub):
             summarizePlayback(overdub)

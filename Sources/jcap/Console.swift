@@ -29,7 +29,10 @@ final class Console {
     var prompt: String?
     private var drawnLines = 0
     private var cursorHidden = false
-    private var updates = 0
+    /// When the last JSON or status line was written: they follow the clock, not the count of
+    /// updates, so a loaded machine (fewer passes of the run loop) still gets them on time.
+    private var lastLine: ContinuousClock.Instant?
+    private var firstShown: ContinuousClock.Instant?
 
     init(display: MeterDisplay?) {
         let outputIsTerminal = isatty(STDOUT_FILENO) == 1
@@ -112,14 +115,13 @@ final class Console {
 
     /// Shows one update; called about 20 times a second.
     func show(_ snapshot: MeterSnapshot) {
-        updates += 1
         switch mode {
         case .silent:
             return
         case .json:
-            if updates % 2 == 0 { StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n") }
+            if lineIsDue(every: .milliseconds(100)) { StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n") }
         case .statusLines:
-            if updates % 20 == 0 { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
+            if lineIsDue(every: .seconds(1)) { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
         case .screen(let layout):
             let size = Console.terminalSize()
             // Not the last column: a line filling it leaves the cursor there, and the erase
@@ -134,6 +136,19 @@ final class Console {
             StandardStreams.writeOutput(text)
             drawnLines = lines.count
         }
+    }
+
+    /// True once `interval` has passed since the last line (or since the first update: the run
+    /// loop's first pass comes before the take has settled): each line then is due an `interval`
+    /// after the one before, as near as the updates come.
+    private func lineIsDue(every interval: Duration) -> Bool {
+        let now = ContinuousClock.now
+        if firstShown == nil { firstShown = now }
+        let due = (lastLine ?? firstShown ?? now) + interval
+        guard now >= due else { return false }
+        // On schedule unless a whole interval was missed: then from now.
+        lastLine = now - due < interval ? due : now
+        return true
     }
 
     /// Removes the live display and gives the cursor back.

@@ -14,4 +14,6 @@ struct EventWording {
     var session = false
     /// `-v`: frame numbers, a line per xrun and connection, a line per track at the start.
     var verbose = false
+    /// The session's name, for `--meter json`'s take summaries.
+    var sessionName: String?
 }

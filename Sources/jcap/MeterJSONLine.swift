@@ -5,7 +5,11 @@ import JackCapture
 ///
 /// `{"buffer_fill":0.01,"channels":[{"average_db":-15.2,"clip":false,"clip_count":0,
 /// "highest_peak_db":-9.8,"name":"out_1","peak_db":-12.3,"peak_hold_db":-10.1}],
-/// "elapsed_frames":48000,"lost_frames":0,"state":"recording","xruns":0}`
+/// "disk_seconds_left":null,"elapsed_frames":48000,"lost_frames":0,"session":null,
+/// "state":"recording","take":null,"xruns":0}`
+///
+/// `session`, `take` and `disk_seconds_left` are on every line, null when there is none (a plain
+/// recording) or it is unknown. After each take the stream has a `TakeSummaryJSON` line.
 struct MeterJSONLine: Encodable {
     struct Channel: Encodable {
         let name: String
@@ -18,6 +22,9 @@ struct MeterJSONLine: Encodable {
     }
 
     let state: String
+    let session: String?
+    let take: Int?
+    let disk_seconds_left: Double?
     let elapsed_frames: Int64
     let remaining_frames: Int64?
     let countdown_frames: Int64?
@@ -36,6 +43,9 @@ struct MeterJSONLine: Encodable {
         case .paused: state = "paused"; countdown_frames = nil
         case .finished: state = "finished"; countdown_frames = nil
         }
+        session = snapshot.sessionName
+        take = snapshot.takeNumber
+        disk_seconds_left = snapshot.diskSecondsLeft.map { ($0.isFinite ? min($0, 1e12) : 1e12).rounded() }
         elapsed_frames = snapshot.elapsedFrames
         remaining_frames = snapshot.remainingFrames
         channels = snapshot.channels.map {
@@ -47,6 +57,28 @@ struct MeterJSONLine: Encodable {
         buffer_fill = (snapshot.bufferFill * 10_000).rounded() / 10_000
         xruns = snapshot.xruns
         lost_frames = snapshot.lostFrames
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, session, take, disk_seconds_left, elapsed_frames, remaining_frames, countdown_frames, channels
+        case buffer_fill, xruns, lost_frames
+    }
+
+    /// As synthesized, except that `session`, `take` and `disk_seconds_left` are written as null
+    /// rather than left out: every line carries them.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(state, forKey: .state)
+        try container.encode(session, forKey: .session)
+        try container.encode(take, forKey: .take)
+        try container.encode(disk_seconds_left, forKey: .disk_seconds_left)
+        try container.encode(elapsed_frames, forKey: .elapsed_frames)
+        try container.encodeIfPresent(remaining_frames, forKey: .remaining_frames)
+        try container.encodeIfPresent(countdown_frames, forKey: .countdown_frames)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(buffer_fill, forKey: .buffer_fill)
+        try container.encode(xruns, forKey: .xruns)
+        try container.encode(lost_frames, forKey: .lost_frames)
     }
 
     static func round(_ decibels: Float) -> Double { (Double(decibels) * 100).rounded() / 100 }

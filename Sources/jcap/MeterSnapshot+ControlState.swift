@@ -9,7 +9,10 @@ extension MeterSnapshot {
         let snapshotState: State = switch state.mode {
         case .ready: .ready
         case .waiting: state.waitsForPorts ? .waitingForPorts : .countdown(frames: state.framesToStart ?? 0)
-        case .recording, .stopping: .recording
+        case .recording: .recording
+        // Stopping a take that is still waiting to start (Ctrl-C during a countdown): it never
+        // recorded, so it is not shown as recording.
+        case .stopping: state.position == 0 && state.framesToStart != nil ? .countdown(frames: state.framesToStart ?? 0) : .recording
         case .paused: .paused
         case .playing: .playing
         case .finished: .finished
@@ -35,5 +38,8 @@ extension MeterSnapshot {
                   }, title: title,
                   question: state.pendingStop.map { "STOP take \($0)? s again" } ?? state.pendingQuit.map { "QUIT during take \($0)? q again" }
                       ?? state.pendingDiscard.map { "DISCARD take \($0)? y" })
+        sessionName = state.sessionName
+        takeNumber = state.sessionName == nil ? nil : state.currentTake
+        diskSecondsLeft = state.recordingSecondsLeft
     }
 }

@@ -45,6 +45,11 @@ struct MeterSnapshot: Equatable {
     var title: String?
     /// A question waiting for its key (stop? quit? discard?), shown in the header.
     var question: String?
+    /// The session recording, the take number running and the seconds of recording the disk
+    /// still holds, when known (`--meter json` gives them as fields).
+    var sessionName: String? = nil
+    var takeNumber: Int? = nil
+    var diskSecondsLeft: Double? = nil
 }
 
 extension MeterSnapshot {

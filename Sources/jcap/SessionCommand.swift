@@ -163,7 +163,8 @@ struct SessionCommand: ParsableCommand {
         defer { overdubbing?.player.close() }
 
         var wording = EventWording(shortensNames: false, channelNames: session.trackNames,
-                                   waitingLine: nil, preRoll: waiting.preRoll, session: true, verbose: verbose)
+                                   waitingLine: nil, preRoll: waiting.preRoll, session: true, verbose: verbose,
+                                   sessionName: session.definition.name)
         let plan: SessionPlan
         var surfaces: [ControlSurface] = [SignalSurface(signals)]
         var keys: TerminalKeys?

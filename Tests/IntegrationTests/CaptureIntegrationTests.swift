@@ -7,116 +7,99 @@ import jcap
 /// Real recordings with the jcap executable against a private dummy jackd, checked sample by sample
 /// against the test signal.
 final class CaptureIntegrationTests: JackTestCase {
+    /// Runs jcap to the end with `--meter json` and checks its take against what it reported: the
+    /// exit status that report calls for (0 when it reported nothing), and every sample of the
+    /// files in place or inside a reported span. Returns the run, the account and the file's check.
+    private func reportedTake(_ arguments: [String], file name: String, line: UInt = #line) throws
+        -> (run: (status: Int32, errors: String, account: TakeAccount?), account: TakeAccount, report: TestSignalReport) {
+        let run = try runJcapReporting(arguments)
+        let account = try XCTUnwrap(run.account, run.errors, line: line)
+        XCTAssertEqual(run.status, exitStatus(reporting: account), run.errors, line: line)
+        assertAccountedFor(account, name, line: line)
+        return (run, account, try check(name))
+    }
+
     func testTwoChannelsEverySampleExactLength() throws {
-        let (run, report) = try withoutXruns {
-            let run = try runJcap(signalPorts(2) + ["--for", "1.01s", "-o", "two.wav"])
-            return (run, try check("two.wav"))
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let (_, _, report) = try reportedTake(signalPorts(2) + ["--for", "1.01s", "-o", "two.wav"], file: "two.wav")
         XCTAssertEqual(report.channels, 2)
         XCTAssertEqual(report.frames, 48_480, "1.01 s at 48 kHz is 48,480 frames")
-        XCTAssertTrue(report.isIntact, report.description)
     }
 
     func testEightChannelsToFlacEverySample() throws {
-        let (run, report) = try withoutXruns {
-            let run = try runJcap(signalPorts(8) + ["--for", "2s", "-o", "eight.flac"])
-            return (run, try check("eight.flac"))
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let (_, _, report) = try reportedTake(signalPorts(8) + ["--for", "2s", "-o", "eight.flac"], file: "eight.flac")
         XCTAssertEqual(report.channels, 8)
         XCTAssertEqual(report.frames, 96_000)
-        XCTAssertTrue(report.isIntact, report.description)
     }
 
     func testFormatFlagsEverySample() throws {
         // ALAC and little-endian AIFF hold the 24-bit test signal exactly.
         for (arguments, file, name) in [(["--format", "alac", "-o", "lossless.caf"], "lossless.caf", "ALAC 24-bit"),
                                         (["--endian", "little", "-o", "sowt.aiff"], "sowt.aiff", "24-bit little-endian AIFF")] {
-            let (run, report) = try withoutXruns {
-                let run = try runJcap(signalPorts(4) + ["--for", "24000f"] + arguments)
-                return (run, try check(file))
-            }
-            XCTAssertEqual(run.status, 0, run.errors)
+            let (run, _, report) = try reportedTake(signalPorts(4) + ["--for", "24000f"] + arguments, file: file)
             XCTAssertTrue(run.errors.contains("recording \(name) to"), run.errors)
             XCTAssertEqual(report.frames, 24_000)
-            XCTAssertTrue(report.isIntact, "\(file): \(report.description)")
         }
     }
 
     func testOggVorbisTakeIsReadable() throws {
-        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
-        try withoutXruns {
-            // The writer updates headers twice a second; an Ogg Vorbis file must come out of that intact.
-            let run = try runJcap(signalPorts(2) + ["--for", "96000f", "--quality", "0.5", "-o", "lossy.ogg"])
-            XCTAssertEqual(run.status, 0, run.errors)
-            XCTAssertTrue(run.errors.contains("Ogg Vorbis q0.5"), run.errors)
-            let file = try SoundFile.open(readingFrom: path("lossy.ogg"))
-            XCTAssertEqual(file.channels, 2)
-            XCTAssertEqual(Double(file.frames), 96_000, accuracy: 2_048)
-        }
+        // The writer updates headers twice a second; an Ogg Vorbis file must come out of that intact.
+        // Lost frames would be written as silence: the length holds through xruns.
+        let jcap = try launchJcap(signalPorts(2) + ["--for", "96000f", "--quality", "0.5", "-o", "lossy.ogg", "--meter", "json"])
+        let run = (status: try jcap.wait(), errors: jcap.errorOutput)
+        XCTAssertEqual(run.status, exitStatus(reportedIn: jcap.output), run.errors)
+        XCTAssertTrue(run.errors.contains("Ogg Vorbis q0.5"), run.errors)
+        let file = try SoundFile.open(readingFrom: path("lossy.ogg"))
+        XCTAssertEqual(file.channels, 2)
+        XCTAssertEqual(Double(file.frames), 96_000, accuracy: 2_048)
     }
 
     func testSixtyFourChannelsInNaturalOrderEverySample() throws {
-        let run = try withoutXruns {
-            try runJcap(["--port", "sig:out_*", "--for", "48000f", "--bit-depth", "float", "-o", "many.w64"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let (run, _, report) = try reportedTake(["--port", "sig:out_*", "--for", "48000f", "--bit-depth", "float", "-o", "many.w64"],
+                                                file: "many.w64")
         XCTAssertTrue(run.errors.contains("channel 10: jcap:in_10 <- sig:out_10"), run.errors)
-        let report = try check("many.w64")
         XCTAssertEqual(report.channels, 64)
         XCTAssertEqual(report.frames, 48_000)
-        XCTAssertTrue(report.isIntact, report.description)
     }
 
     func testAbsoluteStartFrameAndLengthAreExact() throws {
-        var start: UInt32 = 0
-        let run = try withoutXruns {
-            start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
-            return try runJcap(signalPorts(4) + ["--at", "@\(start)", "--for", "12345f", "-o", "at.wav"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
-        let report = try check("at.wav")
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let (run, account, report) = try reportedTake(signalPorts(4) + ["--at", "@\(start)", "--for", "12345f", "-o", "at.wav"],
+                                                      file: "at.wav")
         XCTAssertEqual(report.frames, 12_345)
-        XCTAssertEqual(report.firstFrameTime, signalTime(start), "the first frame is frame \(start) exactly")
-        XCTAssertTrue(report.isIntact, report.description)
+        XCTAssertEqual(account.startFrame, start, "the first frame is frame \(start) exactly (each sample checked against it)")
         XCTAssertTrue(run.errors.contains("JACK frames \(start) to \(FrameTime.advance(start, by: 12_345))"), run.errors)
     }
 
     func testRelativeStartIsAfterReadyAndExact() throws {
-        var launched: UInt32 = 0
-        let run = try withoutXruns {
-            launched = observer.estimatedFrameTime
-            return try runJcap(signalPorts(2) + ["--at", "+500ms", "--for", "250ms", "-o", "rel.wav"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
-        let report = try check("rel.wav")
+        let launched = observer.estimatedFrameTime
+        let (run, account, report) = try reportedTake(signalPorts(2) + ["--at", "+500ms", "--for", "250ms", "-o", "rel.wav"],
+                                                      file: "rel.wav")
         XCTAssertEqual(report.frames, 12_000)
-        XCTAssertTrue(report.isIntact, report.description)
         let scheduled = try XCTUnwrap(number(after: "starting at frame ", in: run.errors), run.errors)
-        XCTAssertEqual(report.firstFrameTime, signalTime(UInt32(scheduled)), "starts on the frame it announced")
-        let delay = signalDistance(from: signalTime(launched), to: report.firstFrameTime!)
+        XCTAssertEqual(account.startFrame, UInt32(scheduled), "starts on the frame it announced")
+        let delay = FrameTime.distance(from: launched, to: account.startFrame)
         XCTAssertGreaterThanOrEqual(delay, 24_000, "starts at least 500 ms after jcap was launched")
         XCTAssertLessThan(delay, 24_000 + 10 * server.sampleRate)
     }
 
     func testInterruptKeepsEveryFrameUpToTheStopFrame() throws {
-        let jcap = try withoutXruns { try signalledTake(signalPorts(8) + ["-o", "int.wav"], after: 1.2, SIGINT) }
-        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let jcap = try signalledTake(signalPorts(8) + ["-o", "int.wav", "--meter", "json"], after: 1.2, SIGINT)
+        let account = try summaryAccount(jcap.output)
+        XCTAssertEqual(try jcap.wait(), exitStatus(reporting: account), jcap.errorOutput)
         let stop = try XCTUnwrap(number(after: "stopping before JACK frame ", in: jcap.errorOutput), jcap.errorOutput)
+        assertAccountedFor(account)
         let report = try check("int.wav")
-        XCTAssertTrue(report.isIntact, report.description)
         XCTAssertGreaterThan(report.frames, 48_000)
-        let end = (report.firstFrameTime! + Int(report.frames)) % TestSignal.timeModulus
-        XCTAssertEqual(end, signalTime(UInt32(stop)), "the take ends on the stop frame, partial period included")
+        XCTAssertEqual(FrameTime.advance(account.startFrame, by: Int(report.frames)), UInt32(stop),
+                       "the take ends on the stop frame, partial period included")
     }
 
     func testTerminateAlsoFinishesTheFile() throws {
-        let jcap = try withoutXruns { try signalledTake(signalPorts(2) + ["-o", "term.caf"], after: 0.5, SIGTERM) }
-        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
-        let report = try check("term.caf")
-        XCTAssertTrue(report.isIntact, report.description)
-        XCTAssertGreaterThan(report.frames, 0)
+        let jcap = try signalledTake(signalPorts(2) + ["-o", "term.caf", "--meter", "json"], after: 0.5, SIGTERM)
+        let account = try summaryAccount(jcap.output)
+        XCTAssertEqual(try jcap.wait(), exitStatus(reporting: account), jcap.errorOutput)
+        assertAccountedFor(account)
+        XCTAssertGreaterThan(try check("term.caf").frames, 0)
     }
 
     /// Runs jcap without a length and sends it `signal` `seconds` after it starts recording.
@@ -130,6 +113,7 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testKillNineLeavesAReadableFile() throws {
+        // Repeated on xruns: a killed jcap leaves no report to check the file against.
         let killedAt = try withoutXruns {
             let jcap = try launchJcap(signalPorts(8) + ["-o", "killed.wav"])
             try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
@@ -149,51 +133,49 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testNoConnectWaitsForPortsPatchedByHand() throws {
-        let jcap = try withoutXruns {
-            let jcap = try launchJcap(["--no-connect", "--name", "patchme", "--port", "sig:out_3", "--for", "0.5s", "-o", "patched.wav"])
-            try Self.waitFor("jcap's port") { observer.audioPorts(flags: .init(0)).contains("patchme:in_1") }
-            usleep(300_000)
-            XCTAssertTrue(jcap.process.isRunning, "jcap waits while its port is unconnected")
-            try observer.connect("sig:out_1", to: "patchme:in_1")
-            _ = try jcap.wait()
-            return jcap
-        }
-        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
-        let report = try check("patched.wav")
-        XCTAssertEqual(report.frames, 24_000)
-        XCTAssertTrue(report.isIntact, "records what was patched in (channel 1 of the signal): \(report)")
+        let jcap = try launchJcap(["--no-connect", "--name", "patchme", "--port", "sig:out_3", "--for", "0.5s", "-o", "patched.wav",
+                                   "--meter", "json"])
+        try Self.waitFor("jcap's port") { observer.audioPorts(flags: .init(0)).contains("patchme:in_1") }
+        usleep(300_000)
+        XCTAssertTrue(jcap.process.isRunning, "jcap waits while its port is unconnected")
+        try observer.connect("sig:out_1", to: "patchme:in_1")
+        _ = try jcap.wait()
+        var account = try summaryAccount(jcap.output)
+        XCTAssertEqual(try jcap.wait(), exitStatus(reporting: account), jcap.errorOutput)
+        XCTAssertEqual(try check("patched.wav").frames, 24_000)
+        // It records what was patched in (channel 1 of the signal), not the source it names.
+        account.files[0].signalChannels = [0]
+        assertAccountedFor(account, "records what was patched in")
     }
 
     func testSecondInstanceGetsAUniqueName() throws {
-        let (first, second) = try withoutXruns {
-            let first = try launchJcap(["--name", "twin"] + signalPorts(1) + ["-o", "first.wav"])
-            try Self.waitFor("first instance") { first.errorOutput.contains("recording") }
-            let second = try runJcap(["--name", "twin"] + signalPorts(1) + ["--for", "0.2s", "-o", "second.wav"])
-            first.signal(SIGINT)
-            _ = try first.wait()
-            return (first, second)
-        }
-        XCTAssertEqual(try first.wait(), 0, first.errorOutput)
-        XCTAssertEqual(second.status, 0, second.errors)
+        let first = try launchJcap(["--name", "twin"] + signalPorts(1) + ["-o", "first.wav", "--meter", "json"])
+        try Self.waitFor("first instance") { first.errorOutput.contains("recording") }
+        let second = try runJcapReporting(["--name", "twin"] + signalPorts(1) + ["--for", "0.2s", "-o", "second.wav"])
+        first.signal(SIGINT)
+        _ = try first.wait()
+        XCTAssertEqual(try first.wait(), exitStatus(reportedIn: first.output), first.errorOutput)
+        let account = try XCTUnwrap(second.account, second.errors)
+        XCTAssertEqual(second.status, exitStatus(reporting: account), second.errors)
         XCTAssertTrue(first.errorOutput.contains("client 'twin'"), first.errorOutput)
         XCTAssertFalse(second.errors.contains("client 'twin',"), second.errors)
         XCTAssertTrue(second.errors.contains("client 'twin-"), second.errors)
-        XCTAssertTrue(try check("second.wav").isIntact)
+        assertAccountedFor(account)
     }
 
     func testDefaultsRecordChannelsOneAndTwoToANewTakeName() throws {
-        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
-        try withoutXruns {
-            try Data("not a take".utf8).write(to: URL(fileURLWithPath: path("take-004.wav")))
-            let run = try runJcap(["--for", "100ms"])
-            XCTAssertEqual(run.status, 0, run.errors)
-            XCTAssertTrue(run.errors.contains("system:capture_1"), run.errors)
-            XCTAssertTrue(run.errors.contains("system:capture_2"), run.errors)
-            let file = try SoundFile.open(readingFrom: path("take-005.wav"))
-            XCTAssertEqual(file.channels, 2)
-            XCTAssertEqual(file.frames, 4_800)
-            XCTAssertEqual(try String(contentsOfFile: path("take-004.wav"), encoding: .utf8), "not a take")
-        }
+        // The dummy server's capture ports: only names and length are checked, and lost frames
+        // would be written as silence, so xruns change nothing here.
+        try Data("not a take".utf8).write(to: URL(fileURLWithPath: path("take-004.wav")))
+        let jcap = try launchJcap(["--for", "100ms", "--meter", "json"])
+        let run = (status: try jcap.wait(), errors: jcap.errorOutput)
+        XCTAssertEqual(run.status, exitStatus(reportedIn: jcap.output), run.errors)
+        XCTAssertTrue(run.errors.contains("system:capture_1"), run.errors)
+        XCTAssertTrue(run.errors.contains("system:capture_2"), run.errors)
+        let file = try SoundFile.open(readingFrom: path("take-005.wav"))
+        XCTAssertEqual(file.channels, 2)
+        XCTAssertEqual(file.frames, 4_800)
+        XCTAssertEqual(try String(contentsOfFile: path("take-004.wav"), encoding: .utf8), "not a take")
     }
 
     func testBadInputGetsOneLineErrorsAndDistinctStatuses() throws {

@@ -1,17 +1,18 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 import jcap
 
 /// jcap driven as a person or a script drives it: keys on a terminal (a real pseudo-terminal), and
 /// a disk that refuses to take more.
 final class CommandLineControlTests: JackTestCase {
     func testSpacePausesAndResumesAndQStopsOnATerminal() throws {
-        let (run, report) = try withoutXruns {
+        let (run, account) = try { () -> ((Int32, String), TakeAccount) in
             var master: Int32 = -1, slave: Int32 = -1
             XCTAssertEqual(openpty(&master, &slave, nil, nil, nil), 0, "a pseudo-terminal")
             let terminal = FileHandle(fileDescriptor: master, closeOnDealloc: true)
-            let jcap = try Subprocess(try Executables.built("jcap"), signalPorts(2) + ["-o", "keys.wav"], server: server.name,
+            let jcap = try Subprocess(try Executables.built("jcap"), signalPorts(2) + ["-o", "keys.wav", "--meter", "json"], server: server.name,
                                       directory: directory, standardInput: FileHandle(fileDescriptor: slave, closeOnDealloc: true))
             try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
             XCTAssertTrue(jcap.errorOutput.contains("space pauses and resumes, q or Enter stops"), jcap.errorOutput)
@@ -24,14 +25,16 @@ final class CommandLineControlTests: JackTestCase {
             usleep(300_000)
             terminal.write(Data("q".utf8))
             let status = try jcap.wait(timeout: 20)
-            return ((status, jcap.errorOutput), try check("keys.wav"))
-        }
-        XCTAssertEqual(run.0, 0, run.1)
+            return ((status, jcap.errorOutput), try summaryAccount(jcap.output))
+        }()
+        XCTAssertEqual(run.0, exitStatus(reporting: account), run.1)
         XCTAssertTrue(run.1.contains("jcap: stopping before JACK frame"), run.1)
-        XCTAssertTrue(report.isIntactInSegments, report.description)
-        XCTAssertEqual(report.segments.count, 2, "recorded, paused, recorded: \(report)")
+        // Recorded, paused, recorded from the resume frame on: every sample checked against it.
+        let pausedAt = try XCTUnwrap(number(after: "paused at JACK frame ", in: run.1))
         let resumedAt = try XCTUnwrap(number(after: "resumed at JACK frame ", in: run.1))
-        XCTAssertEqual(report.segments.last?.frameTime, signalTime(UInt32(resumedAt)))
+        XCTAssertEqual(account.pauses.map(\.skippedFrames), [Int64(FrameTime.distance(from: UInt32(pausedAt), to: UInt32(resumedAt)))])
+        XCTAssertEqual(account.pauses.first.map { account.frameTime(atPosition: $0.position) }, UInt32(resumedAt))
+        assertAccountedFor(account)
     }
 
     /// A file-size limit (ulimit -f) stands in for a full disk: the write fails mid-take, jcap

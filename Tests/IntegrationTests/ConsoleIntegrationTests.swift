@@ -1,18 +1,21 @@
+import Atomics
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 
 /// What the jcap executable prints while and after it records.
 final class ConsoleIntegrationTests: JackTestCase {
     func testJSONMeterLinesOnStandardOutput() throws {
-        // The lines say 0 xruns: a take the server disturbed is repeated.
+        // Repeated on xruns: the lines' xrun and lost-frame counts, asserted 0, are what an xrun changes.
         let jcap = try withoutXruns { () -> Subprocess in
             let jcap = try launchJcap(signalPorts(2) + ["--meter", "json", "--for", "1s", "-o", "json.wav"])
             _ = try jcap.wait()
             return jcap
         }
         XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
-        let lines = jcap.output.split(separator: "\n")
+        // The meter lines; the take's summary line comes last (testJSONSummaryAccountsForEveryFrame).
+        let lines = jcap.output.split(separator: "\n").filter { !$0.hasPrefix("{\"summary\"") }
         XCTAssertGreaterThanOrEqual(lines.count, 5, "about 10 lines a second")
         var lastFrames = -1
         for line in lines {
@@ -35,11 +38,38 @@ final class ConsoleIntegrationTests: JackTestCase {
         XCTAssertTrue(jcap.errorOutput.contains("jcap: wrote json.wav"), "the summary stays on standard error")
     }
 
+    /// The summary line `--meter json` ends with says everything jcap reported of the take;
+    /// checked against the file, every frame is in place or inside a span it names, whatever the
+    /// server did meanwhile. Every meter line carries the session and take fields (null here).
+    func testJSONSummaryAccountsForEveryFrame() throws {
+        let jcap = try launchJcap(signalPorts(4) + ["--meter", "json", "--for", "3s", "-o", "summary.wav"])
+        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let lines = jcap.output.split(separator: "\n")
+        let last = try XCTUnwrap(lines.last)
+        XCTAssertTrue(last.hasPrefix("{\"summary\":"), String(last))
+        XCTAssertEqual(lines.filter { $0.hasPrefix("{\"summary\"") }.count, 1, "one summary for one take")
+        for line in lines.dropLast() {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            XCTAssertTrue(object["session"] is NSNull && object["take"] is NSNull, String(line))
+            XCTAssertTrue(object.keys.contains("disk_seconds_left"), String(line))
+            XCTAssertNotNil(object["state"] as? String, String(line))
+        }
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])["summary"] as? [String: Any]
+        XCTAssertEqual(summary?["frames"] as? Int, 3 * server.sampleRate)
+        XCTAssertEqual((summary?["files"] as? [[String: Any]])?.first?["path"] as? String, "summary.wav")
+        XCTAssertEqual(summary?["outcome"] as? String, (summary?["lost"] as? [Any])?.isEmpty == true ? "complete" : "frames lost")
+        var account = try XCTUnwrap(TakeAccount(meterSummaryLine: last), String(last))
+        account.files = account.files.map { var file = $0; file.path = path(file.path); return file }
+        XCTAssertEqual(account.files.first?.signalChannels, [0, 1, 2, 3])
+        let verification = TakeVerification.verify(account)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification)")
+        XCTAssertEqual(verification.checkedSamples, Int64(4 * 3 * server.sampleRate))
+    }
+
     func testPlainStatusLinesWhenNotATerminal() throws {
-        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
-        try withoutXruns {
+        do {
             let jcap = try launchJcap(signalPorts(2) + ["--for", "2.5s", "-o", "plain.wav"])
-            XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+            XCTAssertEqual(try jcap.wait(), exitStatus(reportedOnConsole: jcap.errorOutput), jcap.errorOutput)
             let lines = jcap.output.split(separator: "\n")
             XCTAssertGreaterThanOrEqual(lines.count, 2, "a line a second: \(jcap.output)")
             XCTAssertLessThanOrEqual(lines.count, 4)
@@ -49,23 +79,25 @@ final class ConsoleIntegrationTests: JackTestCase {
     }
 
     func testSummaryGivesEachChannelsPeakAndClips() throws {
-        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
-        try withoutXruns {
+        do {
+            let xrunsBefore = Self.serverXruns.load(ordering: .relaxed)
             let run = try runJcap(signalPorts(3) + ["--for", "0.5s", "-o", "summary.wav"])
-            XCTAssertEqual(run.status, 0, run.errors)
+            let undisturbed = Self.serverXruns.load(ordering: .relaxed) == xrunsBefore
+            XCTAssertEqual(run.status, exitStatus(reportedOnConsole: run.errors), run.errors)
             for channel in 1...3 {
                 XCTAssertNotNil(run.errors.range(of: "  out_\(channel): peak -[0-9.]+ dBFS, no clips", options: .regularExpression),
                                 run.errors)
             }
-            XCTAssertTrue(run.errors.contains("xruns 0, lost frames 0"), run.errors)
+            // The counts of a take the server did not disturb are 0; of one it did, what jcap saw.
+            XCTAssertTrue(undisturbed ? run.errors.contains("xruns 0, lost frames 0")
+                              : run.errors.range(of: "xruns [0-9]+, lost frames [0-9]+", options: .regularExpression) != nil, run.errors)
         }
     }
 
     func testNoMeterPrintsNothingLiveAndNoPeaks() throws {
-        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
-        try withoutXruns {
+        do {
             let run = try launchJcap(signalPorts(1) + ["--meter", "none", "--for", "1.2s", "-o", "quiet.wav"])
-            XCTAssertEqual(try run.wait(), 0, run.errorOutput)
+            XCTAssertEqual(try run.wait(), exitStatus(reportedOnConsole: run.errorOutput), run.errorOutput)
             XCTAssertEqual(run.output, "")
             XCTAssertFalse(run.errorOutput.contains("dBFS"), "metering was off")
         }

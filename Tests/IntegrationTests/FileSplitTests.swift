@@ -63,6 +63,25 @@ final class FileSplitTests: JackTestCase {
         return reports
     }
 
+    /// A split take checked against what jcap reported (its `--meter json` summary): its files are
+    /// `names`, in order, each beginning at the take position where the last one ended, and every
+    /// sample of them is accounted for (`TakeVerification`). Returns each file's first JACK frame
+    /// and its frames.
+    func checkSplit(_ account: TakeAccount, names: [String], file: StaticString = #filePath,
+                    line: UInt = #line) throws -> [(first: UInt32, frames: Int64)] {
+        XCTAssertEqual(account.files.map(\.path), names.map(path), file: file, line: line)
+        assertAccountedFor(account, file: file, line: line)
+        var files: [(first: UInt32, frames: Int64)] = []
+        var position: Int64 = 0
+        for each in account.files {
+            let frames = try SoundFile.open(readingFrom: each.path).frames
+            XCTAssertEqual(each.firstPosition, position, "\(each.path) begins where the last file ended", file: file, line: line)
+            files.append((account.frameTime(atPosition: each.firstPosition), frames))
+            position += frames
+        }
+        return files
+    }
+
     /// Frames from `earlier` to `later` (both modulo 2^22), negative when `later` is before.
     func signedSignalDistance(from earlier: Int, to later: Int) -> Int {
         let distance = signalDistance(from: earlier, to: later)
@@ -77,48 +96,51 @@ final class FileSplitTests: JackTestCase {
     }
 
     func testThreeSplitsAtTwoSecondsJoinWithoutAGap() throws {
-        var moment = (boundary: Int64(0), start: Int64(0), at: "")
-        var expectedFrames: [UInt32] = []
-        let run = try withoutXruns { () -> (status: Int32, errors: String) in
-            moment = try startBeforeABoundary()
-            expectedFrames = (0..<3).map { frameNear(wallClock: moment.boundary + Int64($0) * 2 * Self.second) }
-            return try runJcap(signalPorts(2) + ["--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "none"])
+        // Repeated on xruns: each cut follows the wall clock through the server's clock estimate, which an
+        // xrun moves (its frames and the files' lengths are asserted); every sample is checked as well.
+        try withoutXruns {
+            let moment = try startBeforeABoundary()
+            let expectedFrames = (0..<3).map { frameNear(wallClock: moment.boundary + Int64($0) * 2 * Self.second) }
+            let jcap = try launchJcap(signalPorts(2) + ["--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "json"])
+            let run = (status: try jcap.wait(), errors: jcap.errorOutput)
+            let account = try summaryAccount(jcap.output)
+            XCTAssertEqual(run.status, exitStatus(reporting: account), run.errors)
+            // Started half a second before a boundary, for 5 s: three boundaries, four files, each
+            // named for its start (the first for the take's, the others for their boundary's).
+            let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
+            let names = starts.map { "take-001-" + SplitNaming.timeStamp(microsecondsSinceEpoch: $0) + ".wav" }
+            let found = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".wav") }.sorted()
+            XCTAssertEqual(found, names)
+            let reports = try checkSplit(account, names: names)
+            XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 240_000, "the take's frames, all of them, once")
+            // Half a second, two seconds, two seconds, and the rest, by the server's clock: the sample
+            // clock may run a few parts per million off the wall clock the boundaries follow.
+            for (report, nominal) in zip(reports, [24_000, 96_000, 96_000] as [Int64]) {
+                XCTAssertLessThanOrEqual(abs(report.frames - nominal), nominal / 10_000 + 2, "\(report.frames) frames, about \(nominal)")
+            }
+            // Each cut is on the frame of its boundary (the observer's conversion is within a period).
+            for (report, expected) in zip(reports.dropFirst(), expectedFrames) {
+                XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: expected, to: report.first)), server.period,
+                                         "a file begins near JACK frame \(expected)")
+            }
+            // A line for each file as it closes, with its JACK frames; then the whole take.
+            let lines = run.errors.split(separator: "\n").map(String.init)
+            for (name, report) in zip(names, reports) {
+                let line = try XCTUnwrap(lines.first { $0.hasPrefix("jcap: wrote \(name): \(report.frames) frames") }, run.errors)
+                let jackFirst = try XCTUnwrap(number(after: "JACK frames ", in: line), line)
+                XCTAssertEqual(UInt32(jackFirst), report.first, line)
+            }
+            XCTAssertTrue(run.errors.contains("jcap: recorded 4 files: 240000 frames"), run.errors)
+            XCTAssertTrue(run.errors.contains("a new file on every 2s boundary of the clock"), run.errors)
         }
-        XCTAssertEqual(run.status, 0, run.errors)
-        // Started half a second before a boundary, for 5 s: three boundaries, four files, each
-        // named for its start (the first for the take's, the others for their boundary's).
-        let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
-        let names = starts.map { "take-001-" + SplitNaming.timeStamp(microsecondsSinceEpoch: $0) + ".wav" }
-        let found = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".wav") }.sorted()
-        XCTAssertEqual(found, names)
-        let reports = try checkJoined(names.map(path))
-        XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 240_000, "the take's frames, all of them, once")
-        // Half a second, two seconds, two seconds, and the rest, by the server's clock: the sample
-        // clock may run a few parts per million off the wall clock the boundaries follow.
-        for (report, nominal) in zip(reports, [24_000, 96_000, 96_000] as [Int64]) {
-            XCTAssertLessThanOrEqual(abs(report.frames - nominal), nominal / 10_000 + 2, "\(report.frames) frames, about \(nominal)")
-        }
-        // Each cut is on the frame of its boundary (the observer's conversion is within a period).
-        for (report, expected) in zip(reports.dropFirst(), expectedFrames) {
-            let first = try XCTUnwrap(report.firstFrameTime)
-            XCTAssertLessThanOrEqual(abs(signedSignalDistance(from: signalTime(expected), to: first)), server.period,
-                                     "a file begins near JACK frame \(expected)")
-        }
-        // A line for each file as it closes, with its JACK frames; then the whole take.
-        let lines = run.errors.split(separator: "\n").map(String.init)
-        for (name, report) in zip(names, reports) {
-            let line = try XCTUnwrap(lines.first { $0.hasPrefix("jcap: wrote \(name): \(report.frames) frames") }, run.errors)
-            let jackFirst = try XCTUnwrap(number(after: "JACK frames ", in: line), line)
-            XCTAssertEqual(signalTime(UInt32(jackFirst)), report.firstFrameTime, line)
-        }
-        XCTAssertTrue(run.errors.contains("jcap: recorded 4 files: 240000 frames"), run.errors)
-        XCTAssertTrue(run.errors.contains("a new file on every 2s boundary of the clock"), run.errors)
     }
 
     /// Two recorders split on the same frames, and a third told to start at one of the boundaries
     /// (`--at`) starts on the frame the others cut at: one rule for both (`ClockStart`,
     /// `ClockSplit`), decided in the cycle the moment falls in from the times every client reads.
     func testTwoRecordersSplitOnTheSameFramesAndAStartAtABoundaryAgrees() throws {
+        // Repeated on xruns: the subject is the exact frames two recorders cut on, compared with
+        // each other, and an xrun moves the cycle a boundary is decided in.
         let (a, b, c) = try withoutXruns { () -> ([TestSignalReport], [TestSignalReport], TestSignalReport) in
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
             let boundary = try SplitInterval(parsing: "2s").nextBoundary(after: WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000)
@@ -174,16 +196,13 @@ final class FileSplitTests: JackTestCase {
             source = "sig:out_3"
             group = "overheads"
             """.write(toFile: session, atomically: true, encoding: .utf8)
-        var moment = (boundary: Int64(0), start: Int64(0), at: "")
-        let run = try withoutXruns { () -> (status: Int32, errors: String) in
-            try? FileManager.default.removeItem(atPath: path("split"))
-            moment = try startBeforeABoundary()
-            return try runJcap(["session", session, "--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "none"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let moment = try startBeforeABoundary()
+        let run = try runJcap(["session", session, "--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "none"])
         let entries = try TakeLog(folder: path("split")).entries()
         XCTAssertEqual(entries.map(\.take), [1, 2, 3, 4])
-        XCTAssertEqual(entries.map(\.status), [.complete, .complete, .complete, .complete])
+        let accounts = try entries.map { try takeLogAccount(folder: path("split"), take: $0.take) }
+        XCTAssertEqual(entries.map(\.status), accounts.map(takeStatus(reporting:)), "complete unless it reported trouble")
+        XCTAssertEqual(run.status, exitStatus(reportingAll: accounts), run.errors)
         XCTAssertEqual(entries.reduce(0) { $0 + $1.frames }, 240_000)
         let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
         for (index, entry) in entries.enumerated() {
@@ -202,10 +221,11 @@ final class FileSplitTests: JackTestCase {
                 XCTAssertEqual(logged, Double(starts[index]) / 1e6, accuracy: 0.001, "take \(entry.take) at \(entry.startTime ?? "")")
             }
         }
-        for (group, channels) in [("Kick", [0]), ("overheads", [1, 2])] {
-            let paths = entries.map { path("split/" + $0.files.first { $0.path.hasSuffix("-\(group).wav") }!.path) }
-            let reports = try checkJoined(paths, signalChannels: channels)
-            XCTAssertEqual(reports.map(\.firstFrameTime), entries.map { $0.startFrame.map(signalTime) })
+        // Every sample of every take's files, from the take's logged start frame on (which the
+        // loop above proved follows the last take's end): in place, or in a span its entry reports.
+        for account in accounts {
+            XCTAssertEqual(account.files.map(\.signalChannels), [[0], [1, 2]])
+            assertAccountedFor(account)
         }
     }
 
@@ -232,21 +252,18 @@ final class FileSplitTests: JackTestCase {
     /// A split take's first file is named for its start; a name that is taken (a file already
     /// there) gets -2 and is never replaced, even with --overwrite.
     func testATakenNameIsNeverReplaced() throws {
-        var moment = (boundary: Int64(0), start: Int64(0), at: "")
-        var taken = ""
-        let run = try withoutXruns { () -> (status: Int32, errors: String) in
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
-            moment = try startBeforeABoundary(before: 1.0)
-            taken = "show-" + SplitNaming.timeStamp(microsecondsSinceEpoch: moment.boundary) + ".wav"
-            try Data("keep".utf8).write(to: URL(fileURLWithPath: path(taken)))
-            return try runJcap(signalPorts(1) + ["--split", "2s", "--at", moment.at, "--for", "1.5s", "-o", "show.wav",
-                                                  "--overwrite", "--meter", "none"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let moment = try startBeforeABoundary(before: 1.0)
+        let taken = "show-" + SplitNaming.timeStamp(microsecondsSinceEpoch: moment.boundary) + ".wav"
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: path(taken)))
+        let jcap = try launchJcap(signalPorts(1) + ["--split", "2s", "--at", moment.at, "--for", "1.5s", "-o", "show.wav",
+                                                    "--overwrite", "--meter", "json"])
+        let run = (status: try jcap.wait(), errors: jcap.errorOutput)
+        let account = try summaryAccount(jcap.output)
+        XCTAssertEqual(run.status, exitStatus(reporting: account), run.errors)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path(taken))), Data("keep".utf8))
         let second = taken.replacingOccurrences(of: ".wav", with: "-2.wav")
         let first = "show-" + SplitNaming.timeStamp(microsecondsSinceEpoch: moment.start) + ".wav"
-        let reports = try checkJoined([path(first), path(second)])
+        let reports = try checkSplit(account, names: [first, second])
         XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 72_000)
     }
 }

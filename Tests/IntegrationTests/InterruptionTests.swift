@@ -8,8 +8,9 @@ import jcap
 final class InterruptionTests: JackTestCase {
     func testABufferSizeChangeMidTakeKeepsEveryDeliveredFrameInPlace() throws {
         defer { try? setPeriod(1_024) }
-        // A period change restarts the server's driver, which sometimes shows as an xrun of its
-        // own: such a take is repeated like any other, so allow a few more attempts.
+        // Repeated on xruns: the subject is the clock jumps of two period changes, counted and
+        // matched to the silence; an xrun adds jumps of its own. A period change restarts the
+        // server's driver, which sometimes shows as an xrun itself: a few more attempts.
         let (report, delegate) = try withoutXruns(attempts: 5) {
             let (recorder, delegate) = try makeRecorder("bufsize.wav", channels: 4)
             try recorder.record(forDuration: 3)

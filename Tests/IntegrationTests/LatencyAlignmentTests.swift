@@ -35,88 +35,56 @@ final class LatencyAlignmentTests: JackTestCase {
     }
 
     /// Every sample of `file`: channel `c` (recording `lat:out_<sources[c]>`) at file frame `p`
-    /// must be the test signal of that port at JACK frame `start + shifts[c] + p`. Returns the
-    /// number of frames.
-    func assertShifted(_ file: String, start: UInt32, sources: [Int], shifts: [Int],
+    /// must be the test signal of that port at JACK frame `start + shifts[c] + p`, or lie in a
+    /// span jcap `reported` (lost, late, uncertain). Returns the number of frames.
+    func assertShifted(_ file: String, start: UInt32, sources: [Int], shifts: [Int], reported: TakeAccount,
                        line: UInt = #line) throws -> Int {
-        let sound = try SoundFile.open(readingFrom: path(file))
-        let channels = sources.count
-        XCTAssertEqual(sound.channels, channels, line: line)
-        var samples = [Float](repeating: 0, count: 4_096 * channels)
-        var frame = 0
-        var mismatches = 0
-        while true {
-            let read = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: 4_096) }
-            if read == 0 { break }
-            for index in 0..<read {
-                for channel in 0..<channels {
-                    let expected = TestSignal.sample(frameTime: FrameTime.advance(start, by: shifts[channel] + frame + index),
-                                                     channel: sources[channel] - 1)
-                    if samples[index * channels + channel] != expected {
-                        if mismatches < 3 {
-                            XCTFail("\(file) channel \(channel + 1) frame \(frame + index): \(samples[index * channels + channel]) "
-                                    + "is not the signal at JACK frame \(FrameTime.advance(start, by: shifts[channel] + frame + index))",
-                                    line: line)
-                        }
-                        mismatches += 1
-                    }
-                }
-            }
-            frame += read
-        }
-        XCTAssertEqual(mismatches, 0, "\(file): samples out of place", line: line)
-        return frame
+        XCTAssertEqual(try SoundFile.open(readingFrom: path(file)).channels, sources.count, line: line)
+        let account = TakeAccount(startFrame: start, files: [.init(path: path(file), signalChannels: sources.map { $0 - 1 }, shifts: shifts)],
+                                  pauses: reported.pauses, lostSpans: reported.lostSpans, lateCopySpans: reported.lateCopySpans,
+                                  uncertainSpans: reported.uncertainSpans)
+        assertAccountedFor(account, "\(file): samples out of place", line: line)
+        return Int(try SoundFile.open(readingFrom: path(file)).frames)
     }
 
     func ports(_ numbers: [Int]) -> [String] { numbers.flatMap { ["--port", "lat:out_\($0)"] } }
 
     func testEachChannelStartsWithTheSoundAtTheConverterAtTheStartFrame() throws {
-        var start: UInt32 = 0
-        let run = try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("aligned.wav"))
-            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
-            return try runJcap(ports([1, 2]) + ["--align-latency", "--at", "@\(start)", "--for", "4800f", "-o", "aligned.wav"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let run = try runJcapReporting(ports([1, 2]) + ["--align-latency", "--at", "@\(start)", "--for", "4800f", "-o", "aligned.wav"])
+        let reported = try XCTUnwrap(run.account, run.errors)
+        XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
         XCTAssertTrue(run.errors.contains("aligned to capture latency: jcap:in_1 300 frames, jcap:in_2 1000 frames"), run.errors)
         XCTAssertEqual(number(after: "JACK frames ", in: run.errors), Int64(start), "the report names converter time")
-        XCTAssertEqual(try assertShifted("aligned.wav", start: start, sources: [1, 2], shifts: [300, 1_000]), 4_800)
+        XCTAssertEqual(try assertShifted("aligned.wav", start: start, sources: [1, 2], shifts: [300, 1_000], reported: reported), 4_800)
     }
 
     func testWithoutTheFlagNothingMoves() throws {
-        var start: UInt32 = 0
-        let run = try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("plain.wav"))
-            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
-            return try runJcap(ports([1, 2]) + ["--at", "@\(start)", "--for", "4800f", "-o", "plain.wav"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let run = try runJcapReporting(ports([1, 2]) + ["--at", "@\(start)", "--for", "4800f", "-o", "plain.wav"])
+        let reported = try XCTUnwrap(run.account, run.errors)
+        XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
         XCTAssertFalse(run.errors.contains("aligned"), run.errors)
-        XCTAssertEqual(try assertShifted("plain.wav", start: start, sources: [1, 2], shifts: [0, 0]), 4_800)
+        XCTAssertEqual(try assertShifted("plain.wav", start: start, sources: [1, 2], shifts: [0, 0], reported: reported), 4_800)
     }
 
     func testAnImmediateStartHasRealSoundOnEveryChannelFromItsFirstFrame() throws {
         // Started "now", the channel with less latency is delayed by 700 frames: its delay line
         // must hold real sound, not silence, when the take begins.
-        let run = try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("now.wav"))
-            return try runJcap(ports([1, 2, 3]) + ["--align-latency", "--for", "9600f", "-o", "now.wav"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let run = try runJcapReporting(ports([1, 2, 3]) + ["--align-latency", "--for", "9600f", "-o", "now.wav"])
+        let reported = try XCTUnwrap(run.account, run.errors)
+        XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
         let start = try XCTUnwrap(number(after: "JACK frames ", in: run.errors), run.errors)
-        XCTAssertEqual(try assertShifted("now.wav", start: UInt32(start), sources: [1, 2, 3], shifts: [300, 1_000, 300]), 9_600)
+        XCTAssertEqual(try assertShifted("now.wav", start: UInt32(start), sources: [1, 2, 3], shifts: [300, 1_000, 300], reported: reported), 9_600)
     }
 
     func testOneLatencyOnEveryChannelShiftsTheWholeTake() throws {
-        var start: UInt32 = 0
-        let run = try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("uniform.wav"))
-            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
-            return try runJcap(ports([1, 3]) + ["--align-latency", "--at", "@\(start)", "--for", "2000f", "-o", "uniform.wav"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let run = try runJcapReporting(ports([1, 3]) + ["--align-latency", "--at", "@\(start)", "--for", "2000f", "-o", "uniform.wav"])
+        let reported = try XCTUnwrap(run.account, run.errors)
+        XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
         XCTAssertTrue(run.errors.contains("aligned to capture latency: 300 frames on every channel"), run.errors)
-        XCTAssertEqual(try assertShifted("uniform.wav", start: start, sources: [1, 3], shifts: [300, 300]), 2_000)
+        XCTAssertEqual(try assertShifted("uniform.wav", start: start, sources: [1, 3], shifts: [300, 300], reported: reported), 2_000)
     }
 
     func testASessionAlignsEachTrackAndLogsTheLatencyUsed() throws {
@@ -136,19 +104,16 @@ final class LatencyAlignmentTests: JackTestCase {
             source = "lat:out_2"
             """
         try text.write(toFile: path("latent.toml"), atomically: true, encoding: .utf8)
-        var start: UInt32 = 0
-        let run = try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("latent"))
-            start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
-            return try runJcap(["session", path("latent.toml"), "--at", "@\(start)", "--for", "4800f", "--meter", "none"])
-        }
-        XCTAssertEqual(run.status, 0, run.errors)
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let run = try runJcap(["session", path("latent.toml"), "--at", "@\(start)", "--for", "4800f", "--meter", "none"])
         let entry = try XCTUnwrap(try TakeLog(folder: path("latent")).entries().first)
+        let reported = try takeLogAccount(folder: path("latent"), take: entry.take)
+        XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
         XCTAssertEqual(entry.startFrame, start)
         XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 1_000])
         XCTAssertEqual(entry.tracks.map(\.captureLatency), [300, 1_000])
-        XCTAssertEqual(try assertShifted("latent/take-001-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)
-        XCTAssertEqual(try assertShifted("latent/take-001-Far.wav", start: start, sources: [2], shifts: [1_000]), 4_800)
+        XCTAssertEqual(try assertShifted("latent/take-001-Near.wav", start: start, sources: [1], shifts: [300], reported: reported), 4_800)
+        XCTAssertEqual(try assertShifted("latent/take-001-Far.wav", start: start, sources: [2], shifts: [1_000], reported: reported), 4_800)
     }
 
     /// The take's log entries once it has ended by itself (its length reached).
@@ -182,35 +147,33 @@ final class LatencyAlignmentTests: JackTestCase {
         let session = try StudioSession(definition: try SessionDefinition.load(path: path("armed.toml")), serverName: server.name)
         defer { session.close() }
         // Far (1000 frames) is disarmed: the take runs 300 frames behind, nothing is delayed.
-        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
-        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
-        try withoutXruns {
+        do {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
             let entry = try XCTUnwrap(finished(take).last)
+            let reported = try XCTUnwrap(TakeAccount(entry, folder: path("armed")), "\(entry)")
             XCTAssertEqual(take.recording.latencyAlignment?.shift, 300)
             XCTAssertEqual(take.recording.latencyAlignment?.longestDelay, 0)
             XCTAssertEqual(entry.startFrame, start)
             XCTAssertEqual(entry.tracks.map(\.name), ["Near", "Also Near"])
             XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 300])
             let number = String(format: "%03d", entry.take)
-            XCTAssertEqual(try assertShifted("armed/take-\(number)-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)
-            XCTAssertEqual(try assertShifted("armed/take-\(number)-Also Near.wav", start: start, sources: [3], shifts: [300]), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Near.wav", start: start, sources: [1], shifts: [300], reported: reported), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Also Near.wav", start: start, sources: [3], shifts: [300], reported: reported), 4_800)
         }
         // Armed, Far moves the take 1000 frames behind and is in it, aligned.
         try session.setArmed(true, track: "Far")
-        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
-        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
-        try withoutXruns {
+        do {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
             let entry = try XCTUnwrap(finished(take).last)
+            let reported = try XCTUnwrap(TakeAccount(entry, folder: path("armed")), "\(entry)")
             XCTAssertEqual(take.recording.latencyAlignment?.shift, 1_000)
             XCTAssertEqual(entry.tracks.map(\.alignedLatency), [300, 1_000, 300])
             let number = String(format: "%03d", entry.take)
-            XCTAssertEqual(try assertShifted("armed/take-\(number)-Near.wav", start: start, sources: [1], shifts: [300]), 4_800)
-            XCTAssertEqual(try assertShifted("armed/take-\(number)-Far.wav", start: start, sources: [2], shifts: [1_000]), 4_800)
-            XCTAssertEqual(try assertShifted("armed/take-\(number)-Also Near.wav", start: start, sources: [3], shifts: [300]), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Near.wav", start: start, sources: [1], shifts: [300], reported: reported), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Far.wav", start: start, sources: [2], shifts: [1_000], reported: reported), 4_800)
+            XCTAssertEqual(try assertShifted("armed/take-\(number)-Also Near.wav", start: start, sources: [3], shifts: [300], reported: reported), 4_800)
         }
     }
 }

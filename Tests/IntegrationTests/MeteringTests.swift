@@ -51,7 +51,8 @@ final class MeteringTests: JackTestCase {
     }
 
     func testKnownSignalsReadTheirLevels() throws {
-        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        // Repeated on xruns: the meters' readings of a known signal are the subject; frames an xrun
+        // skips never reach the meters and change the levels read.
         try withoutXruns {
             let session = try meteredTake()
             try session.start()
@@ -139,7 +140,8 @@ extension MeteringTests {
     /// The proof of rate conversion: a 1 kHz sine recorded at 48 kHz and written at
     /// 44.1 kHz is still 1 kHz, at its level, in a file of exactly the converted length.
     func testOneKilohertzRecordedAt48kAndWrittenAt44k1StaysOneKilohertzAtItsLevel() throws {
-        // A take the server disturbed is repeated, its checks set aside (JackTestCase).
+        // Repeated on xruns: the file's frequency and level are measured; the silence an xrun leaves
+        // in a resampled file (which the verifier cannot read sample by sample) changes them.
         try withoutXruns {
             for quality in ["best", "fastest"] {
                 let name = "resampled-\(quality).wav"

@@ -108,6 +108,8 @@ final class OverdubTests: JackTestCase {
 
     func testAnOverdubPlayedThroughALoopbackIsTheTakeAgainSampleForSample() throws {
         let session = try writeSession()
+        // Repeated on xruns: take 2 must be take 1 sample for sample through the player and the loopback;
+        // an xrun makes the player or the loopback lose a period, moving what is compared.
         let (run, entries) = try withoutXruns { () -> ((status: Int32, errors: String), [TakeLogEntry]) in
             _ = try recordTakeOne(session)
             let run = try runJcap(["session", session, "--overdub", "1", "--at", "+0.5s",
@@ -179,6 +181,8 @@ final class OverdubTests: JackTestCase {
     func testAnOverdubOnAChosenFrameLogsItAndThePlayerStartsThere() throws {
         let session = try writeSession(alignLatency: true)
         var playFrame: UInt32 = 0
+        // Repeated on xruns: take 2 must be take 1 sample for sample through the player and the loopback;
+        // an xrun makes the player or the loopback lose a period, moving what is compared.
         let (run, entries) = try withoutXruns { () -> ((status: Int32, errors: String), [TakeLogEntry]) in
             _ = try recordTakeOne(session)
             playFrame = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
@@ -201,6 +205,8 @@ final class OverdubTests: JackTestCase {
 
     func testTheRecordKeyPlaysTheTakeAndRecordsAnOverdubUntilStopped() throws {
         let session = try writeSession()
+        // Repeated on xruns: take 2 must be take 1 sample for sample through the player and the loopback;
+        // an xrun makes the player or the loopback lose a period, moving what is compared.
         let (status, errors, entries) = try withoutXruns { () -> (Int32, String, [TakeLogEntry]) in
             _ = try recordTakeOne(session)
             let keys = Pipe()

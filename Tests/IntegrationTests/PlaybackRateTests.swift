@@ -109,6 +109,8 @@ final class PlaybackRateTests: JackTestCase {
     func testRateTwoPlaysHalfTheFramesAnOctaveUpInSync() throws {
         let frames = 30_001
         let played = 15_001
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let mono = try writeSineFile("fast-a.wav", frames: frames)
             let stereo = try writeSineFile("fast-b.wav", frames: frames, channels: 2)
@@ -141,6 +143,8 @@ final class PlaybackRateTests: JackTestCase {
     /// libsamplerate's fastest sinc run offline, sample for sample, and not its best.
     func testTheConverterQualityIsTheOneAsked() throws {
         let frames = 20_000
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let samples = try writeSineFile("quality.wav", frames: frames)
             let fastest = try offline(samples, channels: 1, inputRate: 2, outputRate: 1, quality: .fastest)[0]
@@ -169,6 +173,8 @@ final class PlaybackRateTests: JackTestCase {
         let played = Int(SampleRateConverter.outputLength(forInputFrames: Int64(2 * frames), inputRate: ratio.input,
                                                           outputRate: ratio.output))
         XCTAssertEqual(played, 16_460)
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let samples = try writeSineFile("loop.wav", frames: frames)
             let expected = try offline(samples + samples, channels: 1, inputRate: ratio.input, outputRate: ratio.output)[0]
@@ -194,6 +200,8 @@ final class PlaybackRateTests: JackTestCase {
         let frames = 44_100 + 7
         let played = Int(SampleRateConverter.outputLength(forInputFrames: Int64(frames), inputRate: 44_100, outputRate: 48_000))
         XCTAssertEqual(played, 48_008)
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let samples = try writeSineFile("cd.wav", frames: frames, sampleRate: 44_100)
             let expected = try offline(samples, channels: 1, inputRate: 44_100, outputRate: 48_000)[0]
@@ -264,6 +272,8 @@ final class PlaybackRateTests: JackTestCase {
     /// sample for sample, the sine at 50 Hz; `duration` and the end position stay the file's.
     func testRateHalfDoublesTheLength() throws {
         let frames = 20_001
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let samples = try writeSineFile("slow.wav", frames: frames)
             let expected = try offline(samples, channels: 1, inputRate: 1, outputRate: 2)[0]
@@ -295,6 +305,8 @@ final class PlaybackRateTests: JackTestCase {
     /// file frames, twice as fast as JACK's frames.
     func testSeeksAtARateLandOnTheFileFrameAsked() throws {
         let frames = 96_000
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let samples = try writeSineFile("seek.wav", frames: frames)
             let player = try makePlayer("seek.wav", client: "prk", rate: 2)
@@ -333,6 +345,8 @@ final class PlaybackRateTests: JackTestCase {
     /// file frame after the last one played at rate 2: nothing played twice, nothing skipped.
     func testChangingTheRateWhilePlayingContinuesFromTheFramePlaying() throws {
         let frames = 96_000
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let samples = try writeSineFile("change.wav", frames: frames)
             let player = try makePlayer("change.wav", client: "prc", rate: 2)
@@ -369,6 +383,8 @@ final class PlaybackRateTests: JackTestCase {
     /// it: file frames, not output frames); with the silences taken out the recording is
     /// libsamplerate's offline output, nothing repeated or skipped.
     func testUnderrunsAtARateAreReportedAtFileFrames() throws {
+        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
+        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let frames = 4 * 48_000
             let samples = try writeSineFile("under.wav", frames: frames)

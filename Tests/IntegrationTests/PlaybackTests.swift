@@ -71,6 +71,8 @@ final class PlaybackTests: JackTestCase {
     /// then silence.
     func testPlayedFileIsRecordedFrameForFrameFromTheStartFrame() throws {
         let frames = 30_000
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let expected = try writeSignalFile("source.wav", frames: frames)
             let start = frameAhead(2)
@@ -98,6 +100,8 @@ final class PlaybackTests: JackTestCase {
     func testKeysSeekPauseResumeAndStop() throws {
         let frames = 20 * server.sampleRate
         let base: UInt32 = 100_000
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             _ = try writeSignalFile("keys.wav", frames: frames, channels: 1, base: base)
             let start = frameAhead(2)
@@ -181,6 +185,8 @@ final class PlaybackTests: JackTestCase {
         XCTAssertEqual(recording.status, 0, recording.errors)
         let kick = try readChannels("band/take-001-Kick In.wav")
         let overheads = try readChannels("band/take-001-overheads.wav")
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             try? FileManager.default.removeItem(atPath: path("again.wav"))
             let start = frameAhead(2)
@@ -201,6 +207,8 @@ final class PlaybackTests: JackTestCase {
 
     /// Two files play in sync, each on its own ports, from `--from`.
     func testTwoFilesPlayInSyncFromAPosition() throws {
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let first = try writeSignalFile("a.wav", frames: 20_000, channels: 1, base: 1_000)
             let second = try writeSignalFile("b.wav", frames: 20_000, channels: 2, base: 500_000)
@@ -266,6 +274,8 @@ final class PlaybackTests: JackTestCase {
     /// again), then silence.
     func testLoopsPlayExactlyThreeCopiesBackToBack() throws {
         let frames = 10_000
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let expected = try writeSignalFile("loop.wav", frames: frames, channels: 1)
             let start = frameAhead(2)
@@ -285,6 +295,8 @@ final class PlaybackTests: JackTestCase {
 
     /// `--volume 0.5`: every sample is the file's times 0.5 exactly: -6.02 dB.
     func testVolumeHalfMeasuresMinus6dB() throws {
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let expected = try writeSignalFile("vol.wav", frames: 20_000, channels: 1)
             let start = frameAhead(2)
@@ -310,6 +322,8 @@ final class PlaybackTests: JackTestCase {
     /// `--pan -1`: a stereo file's right channel is silent and its left as it is (balance); a
     /// mono file gets two ports, the right silent, the left the file (equal power at the end).
     func testPanHardLeftSilencesTheRight() throws {
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let stereo = try writeSignalFile("st.wav", frames: 20_000, channels: 2)
             let mono = try writeSignalFile("mo.wav", frames: 20_000, channels: 1, base: 300_000)
@@ -336,6 +350,8 @@ final class PlaybackTests: JackTestCase {
     /// recorder told the same moment decide its frame in the same cycle (`ClockStart`), so the
     /// recording is the file from its first frame, frame for frame.
     func testAWallClockStartPlaysOnTheFrameARecorderStartsOn() throws {
+        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
+        // makes the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let expected = try writeSignalFile("clock.wav", frames: 20_000, channels: 1)
             let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_500_000) / 1_000 * 1_000

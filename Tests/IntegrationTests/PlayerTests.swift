@@ -100,6 +100,8 @@ final class PlayerTests: JackTestCase {
     /// finished, and the position is back at the start.
     func testPauseAndResumeOnAFrameContinueWhereItPaused() throws {
         let frames = 96_000
+        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
+        // the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let source = try signalFile("resume.wav", frames: frames)
             let player = try makePlayer("resume.wav", client: "pr")
@@ -141,6 +143,8 @@ final class PlayerTests: JackTestCase {
     /// then exactly the frame asked for and on.
     func testSeeksLandOnTheExactFrame() throws {
         let frames = 96_000
+        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
+        // the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let source = try signalFile("seek.wav", frames: frames)
             let player = try makePlayer("seek.wav", client: "ps")
@@ -175,6 +179,8 @@ final class PlayerTests: JackTestCase {
     /// steps (no jump larger than one step), then exactly half: -6.02 dB.
     func testVolumeChangesWhilePlayingRampThenMeasureMinus6dB() throws {
         let frames = 96_000
+        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
+        // the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let source = try signalFile("ramp.wav", frames: frames)
             let player = try makePlayer("ramp.wav", client: "pv")
@@ -204,6 +210,8 @@ final class PlayerTests: JackTestCase {
     /// Taking the silences out of the recording leaves the file frame for frame: nothing
     /// repeated, nothing skipped.
     func testASlowReaderUnderrunsAreSilenceCountedAndReportedAtTheirPositions() throws {
+        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
+        // the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let frames = 48_000
             let source = try signalFile("slow.wav", frames: frames)
@@ -247,6 +255,8 @@ final class PlayerTests: JackTestCase {
     /// the same moment as a wall-clock time decide its frame in the same cycle: the recording is
     /// the file from its first frame, frame for frame (a start one frame off fails).
     func testPlayAtTimeStartsOnTheMomentsFrame() throws {
+        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
+        // the player fall behind or the recorder lose a period, moving what is compared.
         try withoutXruns {
             let frames = 24_000
             let source = try signalFile("attime.wav", frames: frames)
@@ -364,6 +374,8 @@ final class PlayConsoleTests: JackTestCase {
     func testJSONMeterLinesShowTheFileFramePlayingAndEachPortsLevel() throws {
         // Left at 0.5 (-6.02 dBFS), right at 0.25 (-12.04 dBFS), one second.
         let file = try writeFloatFile("levels.wav", channels: 2, frames: 48_000) { _, channel in channel == 0 ? 0.5 : 0.25 }
+        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
+        // the player fall behind or the recorder lose a period, moving what is compared.
         let (status, output, errors) = try withoutXruns { () -> (Int32, String, String) in
             let jcap = try launchJcap(["play", file, "--no-connect", "--meter", "json"])
             let status = try jcap.wait(timeout: 30)

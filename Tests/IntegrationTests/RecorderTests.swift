@@ -23,40 +23,39 @@ final class RecorderTests: JackTestCase {
     }
 
     func testRecordForDurationEverySampleAndTheDelegateHearsIt() throws {
-        let (report, delegate, recorder) = try withoutXruns {
-            let (recorder, delegate) = try makeRecorder("timed.wav")
-            try recorder.prepareToRecord()
-            try recorder.record(forDuration: 0.75)
-            XCTAssertTrue(recorder.isRecording)
-            XCTAssertTrue(try delegate.waitForFinish(), "a complete take finishes successfully")
-            return (try check("timed.wav"), delegate, recorder)
-        }
+        let (recorder, delegate) = try makeRecorder("timed.wav")
+        try recorder.prepareToRecord()
+        try recorder.record(forDuration: 0.75)
+        XCTAssertTrue(recorder.isRecording)
+        let successful = try delegate.waitForFinish()
+        let account = try account(of: recorder.finalReport)
+        XCTAssertEqual(recorder.finalReport?.outcome, outcome(reporting: account))
+        XCTAssertEqual(successful, recorder.finalReport?.outcome == .complete, "a complete take finishes successfully")
+        let report = try check("timed.wav")
         XCTAssertEqual(report.frames, 36_000, "0.75 s at 48 kHz")
-        XCTAssertTrue(report.isIntact, report.description)
+        assertAccountedFor(account)
         XCTAssertFalse(recorder.isRecording)
         XCTAssertEqual(recorder.currentTime, 0, "0 once stopped")
         guard case .started(let start)? = delegate.events.first(where: \.isStarted) else { return XCTFail("\(delegate.events)") }
-        XCTAssertEqual(report.firstFrameTime, signalTime(start), "the started event names the first frame")
+        XCTAssertEqual(account.startFrame, start, "the started event names the first frame")
         XCTAssertTrue(delegate.events.contains(.stopped(frameTime: FrameTime.advance(start, by: 36_000), position: 36_000)),
                       "\(delegate.events)")
-        XCTAssertEqual(recorder.finalReport?.outcome, .complete)
     }
 
     func testRecordAtTimeStartsOnTheFrameItNames() throws {
-        let (report, start) = try withoutXruns {
-            let (recorder, delegate) = try makeRecorder("attime.wav")
-            try recorder.prepareToRecord()
-            let now = recorder.deviceCurrentTime
-            XCTAssertGreaterThan(now, 0)
-            let time = now + 0.5
-            try recorder.record(atTime: time, forDuration: 0.25)
-            XCTAssertTrue(try delegate.waitForFinish())
-            let frame = UInt32(truncatingIfNeeded: Int64((time * 48_000).rounded()))
-            return (try check("attime.wav"), frame)
-        }
-        XCTAssertEqual(report.frames, 12_000)
-        XCTAssertEqual(report.firstFrameTime, signalTime(start))
-        XCTAssertTrue(report.isIntact, report.description)
+        let (recorder, delegate) = try makeRecorder("attime.wav")
+        try recorder.prepareToRecord()
+        let now = recorder.deviceCurrentTime
+        XCTAssertGreaterThan(now, 0)
+        let time = now + 0.5
+        try recorder.record(atTime: time, forDuration: 0.25)
+        let successful = try delegate.waitForFinish()
+        let start = UInt32(truncatingIfNeeded: Int64((time * 48_000).rounded()))
+        let account = try account(of: recorder.finalReport)
+        XCTAssertEqual(successful, outcome(reporting: account) == .complete)
+        XCTAssertEqual(try check("attime.wav").frames, 12_000)
+        XCTAssertEqual(account.startFrame, start)
+        assertAccountedFor(account)
     }
 
     func testDeviceCurrentTimeRunsOnJacksClockWhenStopped() throws {
@@ -73,58 +72,53 @@ final class RecorderTests: JackTestCase {
 
     /// The file is the signal minus exactly the paused span: frame-exact pause and resume.
     func testFrameExactPauseAndResumeLeaveOutExactlyThePausedSpan() throws {
-        let (report, start) = try withoutXruns {
-            let (recorder, delegate) = try makeRecorder("paused.wav", channels: 4)
-            try recorder.prepareToRecord()
-            let start = FrameTime.advance(observer.estimatedFrameTime, by: 12_000)
-            try recorder.record(atFrame: start, forFrames: 30_000)
-            recorder.pause(atFrame: FrameTime.advance(start, by: 10_001))
-            _ = try delegate.waitFor("the pause") { $0.isPaused }
-            recorder.resume(atFrame: FrameTime.advance(start, by: 30_017))
-            XCTAssertTrue(try delegate.waitForFinish())
-            XCTAssertEqual(delegate.events.filter { $0.isPaused || $0.isResumed }, [
-                .paused(frameTime: FrameTime.advance(start, by: 10_001), position: 10_001),
-                .resumed(frameTime: FrameTime.advance(start, by: 30_017), position: 10_001),
-            ])
-            return (try check("paused.wav"), start)
-        }
-        XCTAssertEqual(report.frames, 30_000, "the length counts recorded frames, not paused ones")
-        XCTAssertTrue(report.isIntactInSegments, report.description)
-        XCTAssertEqual(report.segments, [
-            .init(position: 0, frameTime: signalTime(start), frames: 10_001),
-            .init(position: 10_001, frameTime: signalTime(FrameTime.advance(start, by: 30_017)), frames: 19_999),
+        let (recorder, delegate) = try makeRecorder("paused.wav", channels: 4)
+        try recorder.prepareToRecord()
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: 12_000)
+        try recorder.record(atFrame: start, forFrames: 30_000)
+        recorder.pause(atFrame: FrameTime.advance(start, by: 10_001))
+        _ = try delegate.waitFor("the pause") { $0.isPaused }
+        recorder.resume(atFrame: FrameTime.advance(start, by: 30_017))
+        let successful = try delegate.waitForFinish()
+        XCTAssertEqual(delegate.events.filter { $0.isPaused || $0.isResumed }, [
+            .paused(frameTime: FrameTime.advance(start, by: 10_001), position: 10_001),
+            .resumed(frameTime: FrameTime.advance(start, by: 30_017), position: 10_001),
         ])
+        let account = try account(of: recorder.finalReport)
+        XCTAssertEqual(successful, outcome(reporting: account) == .complete)
+        XCTAssertEqual(try check("paused.wav").frames, 30_000, "the length counts recorded frames, not paused ones")
+        // From `start`, 10,001 frames, then from start + 30,017 the rest: every sample checked.
+        XCTAssertEqual(account.startFrame, start)
+        XCTAssertEqual(account.pauses, [.init(position: 10_001, skippedFrames: 20_016)])
+        assertAccountedFor(account)
     }
 
     /// pause() and record() at "now": each lands on the frame its event names, and the file holds
     /// exactly the frames before the pause and after the resume.
     func testPauseAndRecordAgainAtNow() throws {
-        let (report, pause, resume, stop) = try withoutXruns {
-            let (recorder, delegate) = try makeRecorder("now.flac")
-            try recorder.record()
-            usleep(300_000)
-            recorder.pause()
-            XCTAssertFalse(recorder.isRecording)
-            guard case .paused(let pauseFrame, let pausePosition) = try delegate.waitFor("the pause", { $0.isPaused }) else { throw TestFailure("no pause") }
-            usleep(200_000)
-            XCTAssertEqual(recorder.currentTime, Double(pausePosition) / 48_000, accuracy: 1e-9, "paused time stands still")
-            try recorder.record()
-            guard case .resumed(let resumeFrame, let resumePosition) = try delegate.waitFor("the resume", { $0.isResumed }) else { throw TestFailure("no resume") }
-            XCTAssertEqual(resumePosition, pausePosition)
-            usleep(300_000)
-            recorder.stop()
-            XCTAssertEqual(try delegate.waitForFinish(), true)
-            guard case .stopped(_, let length)? = delegate.events.first(where: \.isStopped) else { throw TestFailure("no stop") }
-            return (try check("now.flac"), (pauseFrame, pausePosition), resumeFrame, length)
-        }
-        XCTAssertEqual(report.frames, stop)
-        XCTAssertTrue(report.isIntactInSegments, report.description)
-        XCTAssertEqual(report.segments.count, 2, report.description)
-        XCTAssertEqual(report.segments.first?.frames, pause.1)
-        XCTAssertEqual(report.segments.last?.position, pause.1)
-        XCTAssertEqual(report.segments.last?.frameTime, signalTime(resume))
-        XCTAssertEqual(signalDistance(from: report.segments[0].frameTime, to: signalTime(pause.0)), Int(pause.1),
+        let (recorder, delegate) = try makeRecorder("now.flac")
+        try recorder.record()
+        usleep(300_000)
+        recorder.pause()
+        XCTAssertFalse(recorder.isRecording)
+        guard case .paused(let pauseFrame, let pausePosition) = try delegate.waitFor("the pause", { $0.isPaused }) else { throw TestFailure("no pause") }
+        usleep(200_000)
+        XCTAssertEqual(recorder.currentTime, Double(pausePosition) / 48_000, accuracy: 1e-9, "paused time stands still")
+        try recorder.record()
+        guard case .resumed(let resumeFrame, let resumePosition) = try delegate.waitFor("the resume", { $0.isResumed }) else { throw TestFailure("no resume") }
+        XCTAssertEqual(resumePosition, pausePosition)
+        usleep(300_000)
+        recorder.stop()
+        let successful = try delegate.waitForFinish()
+        guard case .stopped(_, let stop)? = delegate.events.first(where: \.isStopped) else { throw TestFailure("no stop") }
+        let account = try account(of: recorder.finalReport)
+        XCTAssertEqual(successful, outcome(reporting: account) == .complete)
+        XCTAssertEqual(try check("now.flac").frames, stop)
+        // Two runs: up to the pause, then from the resume frame on; every sample checked.
+        XCTAssertEqual(account.pauses, [.init(position: pausePosition, skippedFrames: Int64(FrameTime.distance(from: pauseFrame, to: resumeFrame)))])
+        XCTAssertEqual(FrameTime.advance(account.startFrame, by: Int(pausePosition)), pauseFrame,
                        "the pause frame follows the last frame recorded")
+        assertAccountedFor(account)
     }
 
     func testMisuseIsRefusedWithTypedErrors() throws {
@@ -172,24 +166,24 @@ final class RecorderTests: JackTestCase {
     /// As AVAudioRecorder does: record() after stop() records again into the same file,
     /// replacing it, on the same JACK ports; the delegate hears each take finish.
     func testRecordAfterStopRecordsANewTakeIntoTheSameFile() throws {
-        let (report, delegate, first, second) = try withoutXruns { () -> (TestSignalReport, RecordingDelegate, TakeReport, TakeReport) in
-            let (recorder, delegate) = try makeRecorder("again.wav")
-            try recorder.record(forDuration: 0.5)
-            XCTAssertTrue(try delegate.waitForFinish())
-            let first = try XCTUnwrap(recorder.finalReport)
-            let ports = recorder.portNames
-            try recorder.record(forDuration: 0.25)
-            XCTAssertTrue(recorder.isRecording)
-            try JackTestCase.waitFor("the second take") { delegate.finished.count == 2 }
-            XCTAssertEqual(recorder.portNames, ports, "the same ports")
-            return (try check("again.wav"), delegate, first, try XCTUnwrap(recorder.finalReport))
-        }
-        XCTAssertEqual(delegate.finished, [true, true])
+        let (recorder, delegate) = try makeRecorder("again.wav")
+        try recorder.record(forDuration: 0.5)
+        _ = try delegate.waitForFinish()
+        let first = try XCTUnwrap(recorder.finalReport)
+        let ports = recorder.portNames
+        try recorder.record(forDuration: 0.25)
+        XCTAssertTrue(recorder.isRecording)
+        try JackTestCase.waitFor("the second take") { delegate.finished.count == 2 }
+        XCTAssertEqual(recorder.portNames, ports, "the same ports")
+        let second = try XCTUnwrap(recorder.finalReport)
+        let firstOutcome = outcome(reporting: try account(of: first)), secondAccount = try account(of: second)
+        XCTAssertEqual(delegate.finished, [firstOutcome == .complete, outcome(reporting: secondAccount) == .complete])
+        XCTAssertEqual(first.outcome, firstOutcome)
         XCTAssertEqual(first.frames, 24_000)
         XCTAssertEqual(second.frames, 12_000)
-        XCTAssertEqual(report.frames, 12_000, "the file holds the second take")
-        XCTAssertTrue(report.isIntact, report.description)
-        XCTAssertEqual(report.firstFrameTime, signalTime(try XCTUnwrap(second.startFrame)))
+        XCTAssertEqual(try check("again.wav").frames, 12_000, "the file holds the second take")
+        // Checked from the second take's start frame on.
+        assertAccountedFor(secondAccount)
         XCTAssertNotEqual(first.startFrame, second.startFrame)
     }
 
@@ -415,35 +409,32 @@ final class RecorderTests: JackTestCase {
         }
         XCTAssertEqual(Int64(FrameTime.distance(from: start, to: end)), length, "no frame after the end, none lost before it")
         XCTAssertEqual(length, report.frames)
-        XCTAssertEqual(length % 1_024, 0, "the take ends where a cycle begins: the first cycle at the new rate is not in it")
+        XCTAssertEqual(length % Int64(server.period), 0, "the take ends where a cycle begins: the first cycle at the new rate is not in it")
     }
 
     func testJcapPausesOnSIGUSR1AndLeavesThePauseOut() throws {
-        let (run, report) = try withoutXruns {
-            let jcap = try launchJcap(signalPorts(2) + ["-o", "usr1.wav"])
-            try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
-            usleep(400_000)
-            jcap.signal(SIGUSR1)
-            try Self.waitFor("the pause") { jcap.errorOutput.contains("paused at JACK frame") }
-            usleep(300_000)
-            jcap.signal(SIGUSR1)
-            try Self.waitFor("the resume") { jcap.errorOutput.contains("resumed at JACK frame") }
-            usleep(300_000)
-            jcap.signal(SIGINT)
-            let status = try jcap.wait(timeout: 20)
-            return ((status, jcap.errorOutput), try check("usr1.wav"))
-        }
-        XCTAssertEqual(run.0, 0, run.1)
+        let jcap = try launchJcap(signalPorts(2) + ["-o", "usr1.wav", "--meter", "json"])
+        try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
+        usleep(400_000)
+        jcap.signal(SIGUSR1)
+        try Self.waitFor("the pause") { jcap.errorOutput.contains("paused at JACK frame") }
+        usleep(300_000)
+        jcap.signal(SIGUSR1)
+        try Self.waitFor("the resume") { jcap.errorOutput.contains("resumed at JACK frame") }
+        usleep(300_000)
+        jcap.signal(SIGINT)
+        let run = (try jcap.wait(timeout: 20), jcap.errorOutput)
+        let account = try summaryAccount(jcap.output)
+        XCTAssertEqual(run.0, exitStatus(reporting: account), run.1)
         let pausedAt = try XCTUnwrap(number(after: "paused at JACK frame ", in: run.1))
         let resumedAt = try XCTUnwrap(number(after: "resumed at JACK frame ", in: run.1))
         let pauseLine = try XCTUnwrap(run.1.split(separator: "\n").first { $0.contains("paused at JACK frame") })
         let position = try XCTUnwrap(number(after: "(take frame ", in: String(pauseLine)))
         XCTAssertFalse(run.1.contains("period changed"), "activation is not a period change: \(run.1)")
-        XCTAssertTrue(report.isIntactInSegments, report.description)
-        XCTAssertEqual(report.segments.count, 2, report.description)
-        XCTAssertEqual(report.segments[0].frames, position)
-        XCTAssertEqual(signalDistance(from: report.segments[0].frameTime, to: signalTime(UInt32(pausedAt))), Int(position))
-        XCTAssertEqual(report.segments[1].frameTime, signalTime(UInt32(resumedAt)))
+        // Two runs, up to the pause frame and from the resume frame; every sample checked.
+        XCTAssertEqual(account.pauses, [.init(position: position, skippedFrames: Int64(FrameTime.distance(from: UInt32(pausedAt), to: UInt32(resumedAt))))])
+        XCTAssertEqual(FrameTime.advance(account.startFrame, by: Int(position)), UInt32(pausedAt))
+        assertAccountedFor(account)
         XCTAssertTrue(run.1.contains("paused 1 time"), run.1)
     }
 }

@@ -32,13 +32,15 @@ final class SessionArmingTests: JackTestCase {
     @discardableResult
     func recordAndCheck(_ session: StudioSession, frames: Int64, expected: [(label: String, signalChannels: [Int])],
                         line: UInt = #line) throws -> TakeLogEntry {
-        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
-        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
-        try withoutXruns {
+        do {
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate / 2)
             let take = try session.record(at: .frame(start), length: .frames(frames))
             let entry = try XCTUnwrap(finished(take).last, line: line)
-            XCTAssertEqual(entry.status, .complete, line: line)
+            // Every sample checked against what the take log reports of the take.
+            let account = try XCTUnwrap(TakeAccount(entry, folder: session.definition.folder), "\(entry)", line: line)
+            XCTAssertEqual(entry.status, takeStatus(reporting: account), line: line)
+            XCTAssertEqual(account.files.map(\.signalChannels), expected.map(\.signalChannels), line: line)
+            assertAccountedFor(account, line: line)
             XCTAssertEqual(entry.startFrame, start, line: line)
             XCTAssertEqual(entry.frames, frames, line: line)
             let number = String(format: "%03d", entry.take)
@@ -52,11 +54,8 @@ final class SessionArmingTests: JackTestCase {
             XCTAssertEqual(onDisk, entry.files.map(\.path).sorted(), "no file for a disarmed track", line: line)
             for (file, channels) in zip(entry.files, expected.map(\.signalChannels)) {
                 let sound = try SoundFile.open(readingFrom: session.definition.folder + "/" + file.path)
-                let report = TestSignalReport.check(file: sound, signalChannels: channels)
-                XCTAssertEqual(report.channels, channels.count, file.path, line: line)
-                XCTAssertEqual(report.frames, frames, file.path, line: line)
-                XCTAssertEqual(report.firstFrameTime, signalTime(start), "\(file.path) starts on frame \(start)", line: line)
-                XCTAssertTrue(report.isIntact, "\(file.path): \(report)", line: line)
+                XCTAssertEqual(sound.channels, channels.count, file.path, line: line)
+                XCTAssertEqual(sound.frames, frames, file.path, line: line)
                 // iXML names the file's tracks.
                 let ixml = try sound.chunk(id: "iXML").map { String(decoding: $0, as: UTF8.self) } ?? ""
                 for channel in channels {
@@ -112,18 +111,16 @@ final class SessionArmingTests: JackTestCase {
         XCTAssertEqual(session.armedTrackNames, [])
         XCTAssertThrowsError(try session.record()) { XCTAssertEqual($0 as? StudioSessionError, .noArmedTrack) }
         try session.setArmed(true, track: "Talkback")
-        // withoutXruns: the checks assert a complete take, the signal sample for sample from its start;
-        // a take an xrun padded is checked against jcap's reports only once the verifier reads them.
-        let talkback = try withoutXruns { () -> TakeLogEntry in
+        let talkback = try { () -> TakeLogEntry in
             let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate / 2)
             let entry = try XCTUnwrap(finished(try session.record(at: .frame(start), length: .frames(4_800))).last)
             XCTAssertEqual(entry.tracks.map(\.name), ["Talkback"])
-            let report = TestSignalReport.check(file: try SoundFile.open(readingFrom: definition.folder + "/" + entry.files[0].path),
-                                                signalChannels: [8])
-            XCTAssertEqual(report.firstFrameTime, signalTime(start))
-            XCTAssertTrue(report.isIntact, "\(report)")
+            let account = try XCTUnwrap(TakeAccount(entry, folder: definition.folder), "\(entry)")
+            XCTAssertEqual(account.startFrame, start)
+            XCTAssertEqual(account.files.map(\.signalChannels), [[8]])
+            assertAccountedFor(account)
             return entry
-        }
+        }()
         XCTAssertEqual(talkback.files.map(\.path), ["take-\(String(format: "%03d", talkback.take))-Talkback.wav"])
     }
 

@@ -51,6 +51,8 @@ final class SoundTriggerTests: JackTestCase {
 
     func testEachSoundIsATakeFromAPreRollBeforeItsFirstSampleToTheStopLengthAfterItsLast() throws {
         var windows: [(from: UInt32, to: UInt32)] = []
+        // Repeated on xruns: the subject is the exact frame sound triggers on, and an xrun that skips
+        // frames around it moves that frame (and the gated signal is not the plain code the verifier reads).
         let jcap = try withoutXruns { () -> Subprocess in
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
             let now = observer.estimatedFrameTime
@@ -97,6 +99,8 @@ final class SoundTriggerTests: JackTestCase {
             .replacingOccurrences(of: "name = \"L\"\nsource = \"gate2:out_1\"\n", with: "name = \"L\"\nsource = \"gate2:out_1\"\ngroup = \"pair\"\n")
             .write(toFile: session, atomically: true, encoding: .utf8)
         var window: (from: UInt32, to: UInt32) = (0, 0)
+        // Repeated on xruns: the subject is the exact frame sound triggers on, and an xrun that skips
+        // frames around it moves that frame (and the gated signal is not the plain code the verifier reads).
         let jcap = try withoutXruns { () -> Subprocess in
             try? FileManager.default.removeItem(atPath: path("gated"))
             let first = loudFrame(from: FrameTime.advance(observer.estimatedFrameTime, by: 192_000))

@@ -34,9 +34,8 @@ final class TransportFollowTests: JackTestCase {
 
     func testEachRollIsATakeFromTheFrameTheTransportRollsToTheFrameItStops() throws {
         var rolls: [(roll: UInt32, stop: UInt32)] = []
-        let jcap = try withoutXruns { () -> Subprocess in
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
-            let jcap = try launchJcap(signalPorts(2) + ["--transport", "--meter", "none", "-o", "roll.wav"])
+        let jcap = try { () -> Subprocess in
+            let jcap = try launchJcap(signalPorts(2) + ["--transport", "--meter", "json", "-o", "roll.wav"])
             try Self.waitFor("jcap to wait for the transport") { jcap.errorOutput.contains("waiting for the JACK transport") }
             // Two rolls, the second 0.4 s after the first stops: jcap has armed the next take by then.
             rolls = try driveTransport([(48_000, 48_000 + 30_000), (48_000 + 30_000 + 19_200, 48_000 + 30_000 + 19_200 + 25_000)])
@@ -45,14 +44,19 @@ final class TransportFollowTests: JackTestCase {
             }
             jcap.signal(SIGINT)
             return jcap
-        }
-        XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
+        }()
+        _ = try jcap.wait(timeout: 20)
+        // Each take checked against its summary line (the cancelled wait at the end has one too).
+        let accounts = try summaryAccounts(jcap.output).filter { !$0.files.isEmpty }
+        XCTAssertEqual(try jcap.wait(timeout: 20), exitStatus(reportingAll: accounts), jcap.errorOutput)
         XCTAssertEqual(rolls.count, 2)
-        for (index, roll) in rolls.enumerated() {
+        XCTAssertEqual(accounts.count, 2)
+        for (index, (roll, account)) in zip(rolls, accounts).enumerated() {
             let file = "roll-00\(index + 1).wav"
             let report = try check(file)
-            XCTAssertTrue(report.isIntact, "\(file): \(report)")
-            XCTAssertEqual(report.firstFrameTime, signalTime(roll.roll), "\(file) starts on the roll's frame")
+            XCTAssertEqual(account.files.map(\.path), [path(file)])
+            assertAccountedFor(account, file)
+            XCTAssertEqual(account.startFrame, roll.roll, "\(file) starts on the roll's frame")
             XCTAssertEqual(report.frames, Int64(FrameTime.distance(from: roll.roll, to: roll.stop)), "\(file) ends on the stop's frame")
             XCTAssertTrue(jcap.errorOutput.contains("the transport rolled at JACK frame \(roll.roll)"), jcap.errorOutput)
             XCTAssertTrue(jcap.errorOutput.contains("JACK frames \(roll.roll) to \(roll.stop)"), jcap.errorOutput)
@@ -65,19 +69,19 @@ final class TransportFollowTests: JackTestCase {
         try "[session]\nname = \"rolls\"\nformat = \"wav\"\nbit_depth = \"float\"\n\n[[track]]\nname = \"One\"\nsource = \"sig:out_1\"\n"
             .write(toFile: session, atomically: true, encoding: .utf8)
         var rolls: [(roll: UInt32, stop: UInt32)] = []
-        let jcap = try withoutXruns { () -> Subprocess in
-            try? FileManager.default.removeItem(atPath: path("rolls"))
+        let jcap = try { () -> Subprocess in
             let jcap = try launchJcap(["session", session, "--transport", "--meter", "none"])
             try Self.waitFor("the session to wait for the transport") { jcap.errorOutput.contains("waiting for the JACK transport") }
             rolls = try driveTransport([(38_400, 38_400 + 12_000), (38_400 + 12_000 + 24_000, 38_400 + 12_000 + 24_000 + 7_000)],
                                        timebase: true)
             try Self.waitFor("the second take to be logged") {
-                ((try? TakeLog(folder: path("rolls")).entries()) ?? []).filter { $0.status == .complete }.count == 2
+                ((try? TakeLog(folder: path("rolls")).entries()) ?? []).filter { $0.status != .recording }.count == 2
             }
             jcap.signal(SIGINT)
             return jcap
-        }
-        XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
+        }()
+        let accounts = try takeLogAccounts(folder: path("rolls"))
+        XCTAssertEqual(try jcap.wait(timeout: 20), exitStatus(reportingAll: accounts), jcap.errorOutput)
         let entries = try TakeLog(folder: path("rolls")).entries()
         XCTAssertEqual(entries.map(\.take), [1, 2])
         // The transport rolls on from where it stopped: its frame at the second roll is the
@@ -91,29 +95,30 @@ final class TransportFollowTests: JackTestCase {
             let frame = Int64(try XCTUnwrap(entry.transportFrame))
             let ticks = frame * 2 * 1_920 / Int64(server.sampleRate), beats = ticks / 1_920
             XCTAssertEqual(entry.bbt, TransportBBT(bar: Int(beats / 4 + 1), beat: Int(beats % 4 + 1), tick: Int(ticks % 1_920)).description)
-            let report = TestSignalReport.check(file: try SoundFile.open(readingFrom: path("rolls/take-00\(entry.take)-One.wav")),
-                                                signalChannels: [0])
-            XCTAssertTrue(report.isIntact, report.description)
-            XCTAssertEqual(report.firstFrameTime, signalTime(roll.roll))
+            let account = try takeLogAccount(folder: path("rolls"), take: entry.take)
+            XCTAssertEqual(account.files.map(\.signalChannels), [[0]])
+            XCTAssertEqual(entry.status, takeStatus(reporting: account))
+            assertAccountedFor(account)
         }
     }
 
     func testAPreRollKeepsTheFramesBeforeTheRoll() throws {
         var rolls: [(roll: UInt32, stop: UInt32)] = []
-        let jcap = try withoutXruns { () -> Subprocess in
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
-            let jcap = try launchJcap(signalPorts(2) + ["--transport", "--pre-roll", "4800f", "--meter", "none", "-o", "pre.wav"])
+        let jcap = try { () -> Subprocess in
+            let jcap = try launchJcap(signalPorts(2) + ["--transport", "--pre-roll", "4800f", "--meter", "json", "-o", "pre.wav"])
             try Self.waitFor("jcap to wait for the transport") { jcap.errorOutput.contains("waiting for the JACK transport") }
             rolls = try driveTransport([(48_000, 48_000 + 9_600)])
             try Self.waitFor("the take to be written") { jcap.errorOutput.contains("jcap: wrote ") }
             jcap.signal(SIGINT)
             return jcap
-        }
-        XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
+        }()
+        _ = try jcap.wait(timeout: 20)
+        let account = try XCTUnwrap(try summaryAccounts(jcap.output).first { !$0.files.isEmpty }, jcap.output)
+        XCTAssertEqual(try jcap.wait(timeout: 20), exitStatus(reporting: account), jcap.errorOutput)
         let roll = try XCTUnwrap(rolls.first)
         let report = try check("pre-001.wav")
-        XCTAssertTrue(report.isIntact, report.description)
-        XCTAssertEqual(report.firstFrameTime, signalTime(FrameTime.advance(roll.roll, by: -4_800)), "4800 frames before the roll")
+        assertAccountedFor(account)
+        XCTAssertEqual(account.startFrame, FrameTime.advance(roll.roll, by: -4_800), "4800 frames before the roll")
         XCTAssertEqual(report.frames, Int64(FrameTime.distance(from: roll.roll, to: roll.stop)) + 4_800)
     }
 

@@ -162,6 +162,20 @@ struct TakeLogTests {
         #expect(try log.entries().first?.triggerPosition == 24_000)
     }
 
+    @Test("late and uncertain spans are written after the lost ones and read back (a session take's late copies reach its log)")
+    func lateAndUncertainKeys() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.status = .placementUncertain
+        entry.late = [TakeLogSpan(position: 633_600, frames: 256)]
+        entry.uncertain = [TakeLogSpan(position: 230_656, frames: 256)]
+        try log.append(entry)
+        let line = try folder.logText()
+        #expect(line.contains(#""late":[{"position":633600,"frames":256}],"uncertain":[{"position":230656,"frames":256}],"pauses""#), "\(line)")
+        let read = try #require(try log.entries().first)
+        #expect(read.late == entry.late && read.uncertain == entry.uncertain)
+    }
+
     @Test("an overdub's key: the take it played, the JACK frame it played on and the playback latency, after the trigger position; read back and kept by later records")
     func overdubKey() throws {
         let log = folder.log

@@ -24,6 +24,8 @@ struct MeterSnapshotTests {
         state.framesToStart = 4_800
         #expect(MeterSnapshot(state, shortensNames: true).state == .countdown(frames: 4_800))
         state.mode = .stopping
+        #expect(MeterSnapshot(state, shortensNames: true).state == .countdown(frames: 4_800),
+                "a waiting take being cancelled never recorded: not shown as recording")
         state.position = 96_000
         snapshot = MeterSnapshot(state, shortensNames: false)
         #expect(snapshot.state == .recording, "a take being finished still shows as recording")

@@ -166,6 +166,9 @@ extension TakeLogRecord {
         object.add("tracks", tracks.map { .array($0.map(\.orderedJSON)) })
         object.add("xruns", xruns.map { .array($0.map(\.orderedJSON)) })
         object.add("lost", lost.map { .array($0.map(\.orderedJSON)) })
+        // Written only when there are some, as TakeLogEntry's Encodable does.
+        object.add("late", late.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
+        object.add("uncertain", uncertain.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
         object.add("markers", markers.map { .array($0.map(\.orderedJSON)) })
         switch mark {

@@ -1,0 +1,68 @@
+import Foundation
+import JackCapture
+
+extension TakeAccount {
+    /// What `jcap --meter json` said of a take in its summary line (`{"summary":{...}}`, see
+    /// docs/command-line.md): start frame, files with their channels' sources and aligned latencies,
+    /// pauses, lost, late and uncertain spans. Nil for any other line, or a take without a start or
+    /// with a source that is no test-signal port.
+    public init?(meterSummaryLine line: some StringProtocol) {
+        guard let summary = try? JSONDecoder().decode(MeterSummaryLine.self, from: Data(line.utf8)).summary,
+              let start = summary.start_frame else { return nil }
+        var files: [File] = []
+        for file in summary.files {
+            var channels: [Int] = [], shifts: [Int] = []
+            for number in file.channels {
+                guard summary.channels.indices.contains(number - 1),
+                      let channel = TakeAccount.signalChannel(ofPort: summary.channels[number - 1].source) else { return nil }
+                channels.append(channel)
+                shifts.append(summary.channels[number - 1].aligned_latency ?? 0)
+            }
+            files.append(File(path: file.path, signalChannels: channels, shifts: shifts, firstPosition: file.position, frames: file.frames))
+        }
+        let pauses = summary.pauses.compactMap { pause in
+            pause.to_frame.map { Pause(position: pause.position, skippedFrames: Int64(FrameTime.distance(from: pause.from_frame, to: $0))) }
+        }
+        self.init(startFrame: start, files: files, pauses: pauses, lostSpans: summary.lost.map(\.span),
+                  lateCopySpans: summary.late.map(\.span), uncertainSpans: summary.uncertain.map(\.span))
+    }
+}
+
+/// The fields of `--meter json`'s summary line the verifier needs.
+private struct MeterSummaryLine: Decodable {
+    struct Span: Decodable {
+        let position: Int64
+        let frames: Int64
+        var span: LostSpan { LostSpan(position: position, frames: frames) }
+    }
+
+    struct Pause: Decodable {
+        let position: Int64
+        let from_frame: UInt32
+        let to_frame: UInt32?
+    }
+
+    struct File: Decodable {
+        let path: String
+        let channels: [Int]
+        let position: Int64
+        let frames: Int64?
+    }
+
+    struct Channel: Decodable {
+        let source: String
+        let aligned_latency: Int?
+    }
+
+    struct Summary: Decodable {
+        let start_frame: UInt32?
+        let files: [File]
+        let lost: [Span]
+        let late: [Span]
+        let uncertain: [Span]
+        let pauses: [Pause]
+        let channels: [Channel]
+    }
+
+    let summary: Summary
+}

@@ -1,0 +1,25 @@
+import JackCapture
+
+extension TakeAccount {
+    /// What a library take reported: its start frame, files (each segment's at its take
+    /// position), pauses, lost spans, late copies and uncertain placements. `signalChannels` gives the test-signal
+    /// channel of each take channel; by default it is read from each source's `out_N` name.
+    /// Nil for a take that recorded nothing or has a source that is no test-signal port.
+    public init?(_ report: TakeReport, signalChannels: [Int]? = nil) {
+        guard let start = report.startFrame else { return nil }
+        let channels = signalChannels ?? report.sources.compactMap(TakeAccount.signalChannel(ofPort:))
+        guard channels.count == report.channels else { return nil }
+        let latencies = report.latencyAlignment?.latencies ?? Array(repeating: 0, count: channels.count)
+        let files = report.segments.flatMap { segment in
+            segment.files.map { file in
+                File(path: file.path, signalChannels: file.channels.map { channels[$0] }, shifts: file.channels.map { latencies[$0] },
+                     firstPosition: segment.position, frames: report.fileSampleRate == report.sampleRate ? file.frames : nil)
+            }
+        }
+        let pauses = report.pauses.compactMap { pause in
+            pause.toFrame.map { Pause(position: pause.position, skippedFrames: Int64(FrameTime.distance(from: pause.fromFrame, to: $0))) }
+        }
+        self.init(startFrame: start, files: files, pauses: pauses, lostSpans: report.lostSpans,
+                  lateCopySpans: report.lateCopySpans, uncertainSpans: report.uncertainSpans)
+    }
+}
