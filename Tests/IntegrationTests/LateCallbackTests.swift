@@ -39,4 +39,36 @@ final class LateCallbackTests: JackTestCase {
         XCTAssertTrue(file.isIntact, "every sample at its true position: \(file) \(file.firstWrong)")
         XCTAssertEqual(file.firstFrameTime, signalTime(try XCTUnwrap(report.startFrame)), "the first frame is the start frame")
     }
+
+    /// Callbacks late by up to twelve periods: the server skips the client for the cycles it
+    /// spends spinning, so a gap follows each late callback, and a run of late readings longer
+    /// than the timeline looks ahead. Every frame must be at its true position or inside what the
+    /// take reports (lost, late copy, placement uncertain), and each stall must be reported.
+    func testLongStallsAreReportedWhereverPlacementIsAGuess() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "stalls"
+        configuration.sources = .ports((1...8).map { "sig:out_\($0)" })
+        configuration.outputPath = path("stalls.wav")
+        configuration.duration = .frames(6 * 48_000)
+        let session = try OneTake(configuration: configuration)
+        try session.start()
+        try Self.waitFor("recording") { session.status.position > 0 }
+        let periods = [1.5, 2.5, 3.5, 4.5, 6.5, 8.5, 12.5]
+        for length in periods {
+            usleep(400_000)
+            session.engine.stallNextCycle(microseconds: Int(length * Double(server.period) * 1_000_000 / Double(server.sampleRate)))
+            try Self.waitFor("the late cycle") { session.engine.state.pointee.stallMicroseconds.load(ordering: .relaxed) == 0 }
+        }
+        try Self.waitFor("the take to end", timeout: 20) { session.isFinished }
+        let report = session.finish()
+
+        XCTAssertEqual(report.frames, 6 * 48_000)
+        // A stall of a period and a half is caught up with no loss; the longer ones lose cycles,
+        // and the late cycle before each gap cannot be told from one after it.
+        XCTAssertGreaterThanOrEqual(report.uncertainSpans.count, 1, "the guesses are reported: \(report.events)")
+        XCTAssertFalse(report.lostSpans.isEmpty, "the server skipped the stalled client: \(report.events)")
+        XCTAssertEqual(report.outcome, .lostFrames)
+        assertAccountedFor(try account(of: report), "events: \(report.events)")
+    }
 }
