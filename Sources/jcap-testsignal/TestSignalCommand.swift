@@ -179,6 +179,30 @@ struct TestSignalCommand: ParsableCommand {
     }
 
     struct Verify: ParsableCommand {
+        /// An account of a file whose recorder reported nothing: it starts where its first frame with
+        /// signal on every channel says, and what comes before (a new client's first cycles, ports
+        /// connected one by one) is excused as lost.
+        static func unreportedAccount(of path: String, firstChannel: Int) throws -> TakeAccount {
+            let sound = try SoundFile.open(readingFrom: path)
+            let channels = sound.channels
+            var buffer = [Float](repeating: 0, count: 4_096 * channels)
+            var position: Int64 = 0
+            while true {
+                let read = buffer.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: 4_096) }
+                if read <= 0 { break }
+                for frame in 0..<read where (0..<channels).allSatisfy({ buffer[frame * channels + $0] != 0 }) {
+                    guard let decoded = TestSignal.frameTime(decoding: buffer[frame * channels], channel: firstChannel) else { continue }
+                    let at = position + Int64(frame)
+                    let start = UInt32(truncatingIfNeeded: Int64(decoded) - at)
+                    return TakeAccount(startFrame: start,
+                                       files: [.init(path: path, signalChannels: Array(firstChannel..<(firstChannel + channels)))],
+                                       lostSpans: at > 0 ? [LostSpan(position: 0, frames: at)] : [])
+                }
+                position += Int64(read)
+            }
+            return TakeAccount(startFrame: 0, files: [.init(path: path, signalChannels: Array(firstChannel..<(firstChannel + channels)))])
+        }
+
         static let configuration = CommandConfiguration(
             abstract: "Check every sample of a recording of the test signal.")
 
@@ -197,6 +221,9 @@ struct TestSignalCommand: ParsableCommand {
         @Option(help: ArgumentHelp("A session folder: every take its take log names is checked against what the log reports of it.", valueName: "folder"))
         var log: String?
 
+        @Flag(help: "The file's recorder reported no positions (another recorder): every sample must be the signal at its place counted from the file's first frame of signal, its leading silence aside, as if nothing had been reported; the count of samples that are not is what it lost or moved without saying where.")
+        var withoutReport = false
+
         func validate() throws {
             guard firstChannel >= 1 else { throw ValidationError("--first-channel counts from 1") }
             if report != nil || log != nil {
@@ -207,6 +234,7 @@ struct TestSignalCommand: ParsableCommand {
             }
             guard !files.isEmpty else { throw ValidationError("name the recorded file") }
             guard continuity || files.count == 1 else { throw ValidationError("several files only with --continuity") }
+            guard !(continuity && withoutReport) else { throw ValidationError("--continuity or --without-report, not both") }
         }
 
         func run() throws {
@@ -236,6 +264,13 @@ struct TestSignalCommand: ParsableCommand {
                         failed = failed || !verification.isAccountedFor
                     }
                     if failed { throw ExitCode(1) }
+                    return
+                }
+                if withoutReport {
+                    let account = try Self.unreportedAccount(of: files[0], firstChannel: firstChannel - 1)
+                    let verification = TakeVerification.verify(account)
+                    print(verification)
+                    if !verification.isAccountedFor { throw ExitCode(1) }
                     return
                 }
                 if continuity {
