@@ -34,6 +34,9 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
     public var silentReportedSamples: Int64 = 0
     /// Samples inside reported late-copy or uncertain periods (anything goes there).
     public var excusedSamples: Int64 = 0
+    /// Of those, the samples that are not the signal at their true position: how often a period
+    /// reported as a late copy or a guess truly was one.
+    public var excusedMisplacedSamples: Int64 = 0
     public var misplacedSamples: Int64 = 0
     public var firstMisplaced: [MisplacedSample] = []
     public var falseSpans: [FalseSpan] = []
@@ -47,7 +50,8 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "\(checkedSamples) samples in \(files) file\(files == 1 ? "" : "s"): \(misplacedSamples) unreported misplaced, "
             + "\(falseSpans.count) falsely reported lost span\(falseSpans.count == 1 ? "" : "s"), "
-            + "\(silentReportedSamples) silent in reported lost spans, \(excusedSamples) in reported late/uncertain periods"
+            + "\(silentReportedSamples) silent in reported lost spans, \(excusedSamples) in reported late/uncertain periods "
+            + "(\(excusedMisplacedSamples) of them not in place)"
         if !firstMisplaced.isEmpty {
             text += "; first misplaced: " + firstMisplaced.prefix(4).map {
                 "\($0.path) channel \($0.channel + 1) frame \($0.frame) (take position \($0.position)): expected frame time "
@@ -97,8 +101,13 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
                 let position = file.firstPosition + frame + Int64(local)
                 let base = local * channels
                 checkedSamples += Int64(channels)
+                let time = account.frameTime(atPosition: position)
                 if excused.contains(position) {
                     excusedSamples += Int64(channels)
+                    for channel in 0..<channels where buffer[base + channel]
+                        != TestSignal.sample(frameTime: FrameTime.advance(time, by: file.shifts[channel]), channel: file.signalChannels[channel]) {
+                        excusedMisplacedSamples += 1
+                    }
                     continue
                 }
                 if let span = lost.containing(position) {
@@ -111,7 +120,6 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
                     silentReportedSamples += Int64((0..<channels).filter { buffer[base + $0] == 0 }.count)
                     continue
                 }
-                let time = account.frameTime(atPosition: position)
                 for channel in 0..<channels {
                     let due = FrameTime.advance(time, by: file.shifts[channel])
                     let sample = buffer[base + channel]
