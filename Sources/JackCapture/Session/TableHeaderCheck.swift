@@ -39,7 +39,8 @@ enum TableHeaderCheck {
         var atLineStart = true
         // Open brackets and braces of values: inside one a `[` at a line's start is an array.
         var depth = 0
-        var index = 0
+        // toml++ reads past a UTF-8 byte order mark: the first line still starts after it.
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == newline { line += 1 }
