@@ -1,18 +1,36 @@
-/// Finds a table header with no name where one must start (`[` then a line break, `[[[`, `[ =`),
-/// before the text reaches toml++.
+/// Finds, before the text reaches toml++, the invalid TOML that toml++ 3.4.0 (TOMLKit's) asserts
+/// on instead of reporting: a debug build aborts, and a release build, where an assertion is an
+/// assumption for the optimiser, has undefined behaviour. Both found by fuzzing the session file
+/// reader (tools/fuzz session-file):
 ///
-/// Why: toml++ 3.4.0 (TOMLKit's) asserts that a header's name starts with a key character
-/// instead of reporting it (fixed upstream in marzer/tomlplusplus#301): a debug build aborts and a
-/// release build, where the assertion is an assumption for the optimiser, has undefined behaviour.
-/// Found by fuzzing the session file reader (tools/fuzz session-file).
-///
-/// A header is a `[` that starts a line (after spaces or tabs) outside strings, comments and
-/// values (arrays and inline tables may span lines); its name must start with a bare-key
-/// character (`A-Z a-z 0-9 _ -`) or a quote, after spaces or tabs and a second `[`. A `]` or the
-/// end of the text there is left to toml++, which reports both.
-enum TableHeaderCheck {
-    /// The 1-based line of the first header whose name starts with anything else, or nil.
-    static func lineOfNamelessHeader(_ text: String) -> Int? {
+/// - a table header with no name where one must start (`[` then a line break, `[[[`, `[ =`);
+///   fixed upstream in marzer/tomlplusplus#301. A header is a `[` that starts a line (after spaces
+///   or tabs) outside strings, comments and values (arrays and inline tables may span lines); its
+///   name must start with a bare-key character (`A-Z a-z 0-9 _ -`) or a quote, after spaces or
+///   tabs and a second `[`. A `]` or the end of the text there is left to toml++, which reports both.
+/// - a value that is a date followed by `T` and no time (`1979-05-27Tx`): toml++ takes it for a
+///   date-time and asserts that a digit follows the `T`.
+enum TOMLPreflight {
+    enum Problem: Equatable {
+        case namelessHeader(line: Int)
+        case dateWithoutTime(line: Int)
+
+        var line: Int {
+            switch self {
+            case .namelessHeader(let line), .dateWithoutTime(let line): line
+            }
+        }
+
+        var message: String {
+            switch self {
+            case .namelessHeader: "not valid TOML: a table header needs a name after its '[' ([session], [[track]])"
+            case .dateWithoutTime: "not valid TOML: a date followed by 'T' needs a time (1979-05-27T07:32:00Z)"
+            }
+        }
+    }
+
+    /// The first problem in the text, or nil.
+    static func firstProblem(_ text: String) -> Problem? {
         let bytes = Array(text.utf8)
         enum Place { case code, comment, basic, multilineBasic, literal, multilineLiteral }
         func starts(_ pattern: String, at index: Int) -> Bool {
@@ -20,6 +38,16 @@ enum TableHeaderCheck {
             return index + pattern.count <= bytes.count && bytes[index..<index + pattern.count].elementsEqual(pattern)
         }
         func isSpace(_ index: Int) -> Bool { index < bytes.count && (bytes[index] == 0x20 || bytes[index] == 0x09) }
+        func isDigit(_ index: Int) -> Bool { index < bytes.count && bytes[index] >= 0x30 && bytes[index] <= 0x39 }
+        /// `YYYY-MM-DDT` at `index` followed by anything but a digit (the end is reported by toml++).
+        func isDateWithoutTime(at index: Int) -> Bool {
+            let dashes = [4, 7]
+            for offset in 0..<10 where dashes.contains(offset) ? bytes[safe: index + offset] != UInt8(ascii: "-") : !isDigit(index + offset) {
+                return false
+            }
+            guard let separator = bytes[safe: index + 10], separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") else { return false }
+            return index + 11 < bytes.count && !isDigit(index + 11)
+        }
         func namesStart(at index: Int) -> Bool {
             guard index < bytes.count else { return true }
             let byte = bytes[index]
@@ -39,6 +67,8 @@ enum TableHeaderCheck {
         var atLineStart = true
         // Open brackets and braces of values: inside one a `[` at a line's start is an array.
         var depth = 0
+        // The last character of code before this one (a header's brackets excluded).
+        var previous: UInt8 = 0
         // toml++ reads past a UTF-8 byte order mark: the first line still starts after it.
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < bytes.count {
@@ -57,6 +87,11 @@ enum TableHeaderCheck {
                 }
                 let startsLine = atLineStart
                 atLineStart = false
+                // A value starts after '=', or '[' or ',' in an array.
+                if isDigit(index), previous == UInt8(ascii: "=") || previous == UInt8(ascii: ",") || previous == UInt8(ascii: "["),
+                   isDateWithoutTime(at: index) {
+                    return .dateWithoutTime(line: line)
+                }
                 if byte == UInt8(ascii: "#") {
                     place = .comment
                 } else if starts("\"\"\"", at: index) {
@@ -79,8 +114,9 @@ enum TableHeaderCheck {
                         next += 1
                         while isSpace(next) { next += 1 }
                     }
-                    if !namesStart(at: next) { return line }
+                    if !namesStart(at: next) { return .namelessHeader(line: line) }
                     // The header's own brackets close on its line; its name is read as code.
+                    previous = 0
                     index = next
                     continue
                 } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
@@ -88,6 +124,7 @@ enum TableHeaderCheck {
                 } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
                     depth = max(0, depth - 1)
                 }
+                if place == .code { previous = byte }
             case .comment:
                 if byte == newline {
                     place = .code
@@ -124,4 +161,8 @@ enum TableHeaderCheck {
         }
         return nil
     }
+}
+
+private extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
