@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 // Built on Linux only (JACK 2 and glibc; see Sources/JackCapture/Support/Platform.swift), so no
@@ -127,3 +128,13 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets (Fuzz/, run by tools/fuzz): only in a package built with JCAP_FUZZ set, since
+// they link against the fuzzer runtime (`-sanitize=fuzzer`), which supplies their main; the
+// normal build and tests never see them.
+if ProcessInfo.processInfo.environment["JCAP_FUZZ"] != nil {
+    for name in ["session-file", "time", "take-log", "take-repair"] {
+        package.targets.append(.executableTarget(name: "fuzz-" + name, dependencies: ["JackCapture"],
+                                                 path: "Fuzz/" + name))
+    }
+}

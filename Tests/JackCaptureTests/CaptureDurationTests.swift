@@ -73,6 +73,20 @@ extension CaptureDurationTests {
         #expect(throws: CaptureError.self) { try CaptureDuration(parsing: "999999999999h").frames(atSampleRate: 48_000) }
     }
 
+    /// Found by fuzzing (tools/fuzz time): the number was scaled to its fraction's digits in
+    /// unchecked 64-bit arithmetic, which trapped.
+    @Test("twelve whole digits with nine after the point are refused as too long, not a trap", arguments: [
+        "999999999999.000000000s", "999999999999.999999999", "10000000000.000000000ms", "+999999999999.000000000h",
+    ])
+    func decimalTooLongToCount(text: String) {
+        do throws(CaptureError) {
+            if text.hasPrefix("+") { _ = try StartTime(parsing: text) } else { _ = try CaptureDuration(parsing: text) }
+            Issue.record("'\(text)' parsed")
+        } catch {
+            #expect(error.description.contains("too long"), "\(error)")
+        }
+    }
+
     @Test("a duration built with no denominator is refused, not divided by zero")
     func zeroDenominator() {
         #expect(throws: CaptureError.self) { try CaptureDuration.seconds(numerator: 1, denominator: 0).frames(atSampleRate: 48_000) }

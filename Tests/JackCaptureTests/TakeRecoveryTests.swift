@@ -179,6 +179,27 @@ struct TakeRecoveryTests {
         #expect(try bytes(name) == repaired)
     }
 
+    /// Found by fuzzing (tools/fuzz take-repair): a killed 16-bit stereo WAV whose header says 25
+    /// frames and whose file holds 73 and a byte. The partial frame stays after the data, so the
+    /// header never ends where the file does, and every repair wrote (and fsynced) the same sizes
+    /// again and said it had repaired the file.
+    @Test("a repaired file ending in a partial frame is left alone the second time")
+    func idempotentWithPartialFrame() throws {
+        let name = "take-001.wav"
+        let killed = try #require(Data(base64Encoded: """
+            UklGRiQBAABXQVZFZm10IBAAAAABAAIAgLsAAADuAgAEABAAZGF0YWQAAAAAAAAAZACc/8gAOP8sAdT+kAFw/vQBDP5YAqj9
+            vAJE/SAD4PyEA3z86AMY/EwEtPuwBFD7FAXs+ngFiPrcBST6QAbA+aQGXPkIB/j4bAeU+NAHMPg0CMz3mAho9/wIBPdgCaD2
+            xAk89igK2PWMCnT18AoQ9VQLrPS4C0j0HAzk84AMgPPkDBzzSA248qwNVPIQDvDxdA6M8dgOKPE8D8TwoA9g8AQQ/O9oEJjv
+            zBA07zAR0O6UEWzu+BEI7lwSpO3AEkDtJBPc7IgTeOzsExTsUBSw67QUTOsYFejqfBWE6uAVIOpEFrzpqBZY6QwX9OhwF5Do
+            1Bcs6DgYyOecGGTnAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==
+            """, options: .ignoreUnknownCharacters))
+        try killed.write(to: URL(fileURLWithPath: folder.file(name)))
+        #expect(try TakeFileRepair.measureAndRepair(path: folder.file(name)) == .init(frames: 73, sampleRate: 48_000, repaired: true))
+        let repaired = try bytes(name)
+        #expect(try TakeFileRepair.measureAndRepair(path: folder.file(name)) == .init(frames: 73, sampleRate: 48_000, repaired: false))
+        #expect(try bytes(name) == repaired)
+    }
+
     @Test("a file closed normally, with a chunk after its audio, is not mistaken for a killed one")
     func trailingChunkIsNotAudio() throws {
         let name = "take-001.wav"

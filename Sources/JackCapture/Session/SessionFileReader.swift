@@ -97,6 +97,9 @@ struct SessionFileReader {
             let line = text.utf8[..<nul].count { $0 == UInt8(ascii: "\n") } + 1
             throw SessionFileError(path: path, line: line, message: "a NUL character: a session file is text")
         }
+        if let problem = TOMLPreflight.firstProblem(text) {
+            throw SessionFileError(path: path, line: problem.line, message: problem.message)
+        }
         do {
             return try TOMLTable(string: Self.replacingNULEscapes(text))
         } catch let error as TOMLParseError {

@@ -52,8 +52,14 @@ enum TakeFileRepair {
         var measured: (frames: Int64, sampleRate: Int)?
         if let layout = try file.waveLayout() {
             let plan = try layout.repairPlan(in: file)
-            if !plan.writes.isEmpty {
-                for write in plan.writes { try file.write(write.bytes, at: write.offset) }
+            // Only fields that would change: a file repaired before whose last frame was partial
+            // (its data ends a few bytes before the file does) is planned the same writes again.
+            var writes: [WaveLayout.Write] = []
+            for write in plan.writes where try file.read(write.bytes.count, at: write.offset) != write.bytes {
+                writes.append(write)
+            }
+            if !writes.isEmpty {
+                for write in writes { try file.write(write.bytes, at: write.offset) }
                 guard fsync(descriptor) == 0 else {
                     throw .cannotRepair(path: path, reason: String(cString: strerror(errno)))
                 }

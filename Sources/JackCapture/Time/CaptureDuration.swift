@@ -150,7 +150,10 @@ public enum CaptureDuration: Equatable, Sendable, CustomStringConvertible {
             }
             var denominator: Int64 = 1
             for _ in 0..<fraction.count { denominator *= 10 }
-            let numerator = (Int64(whole) ?? 0) * denominator + (Int64(fraction) ?? 0)
+            // Twelve whole digits and nine after the point can pass 64 bits (999999999999.000000000).
+            let (scaled, overflow) = (Int64(whole) ?? 0).multipliedReportingOverflow(by: denominator)
+            let (numerator, overflow2) = scaled.addingReportingOverflow(Int64(fraction) ?? 0)
+            guard !overflow, !overflow2 else { throw ParseFailure(reason: "'\(text)' is too long to count") }
             return Decimal(numerator: numerator, denominator: denominator)
         }
     }

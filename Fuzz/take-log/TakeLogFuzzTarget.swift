@@ -1,0 +1,49 @@
+import Foundation
+@testable import JackCapture
+
+/// The take log reader, from the bytes of a session folder's `takes.jsonl`: reading, the next
+/// take number, recovery of interrupted takes (under the session lock, as a session does before
+/// its first take) and `jcap takes`' listing must take any bytes without a trap, a hang or
+/// unbounded memory; a log that cannot be read is a `TakeLogError`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func takeLogFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = Data(UnsafeBufferPointer(start: data, count: size))
+    guard FileManager.default.createFile(atPath: takeLogScratch.log.path, contents: bytes) else {
+        fatalError("cannot write \(takeLogScratch.log.path)")
+    }
+    let log = takeLogScratch.log
+    _ = log.nextTakeNumber()
+    _ = try? log.entries()
+    guard let reading = try? log.read() else { return 0 }
+    _ = reading.skipped.map(\.description)
+    _ = TakeListing.lines(reading.entries, defaultSampleRate: 48_000, timeZone: TimeZone(identifier: "UTC")!)
+    // The JSON listing is spelled as the log is, so it reads back as the same takes.
+    let json = TakeListing.json(reading.entries)
+    guard let listed = try? JSONDecoder().decode([TakeLogEntry].self, from: Data(json.utf8)) else {
+        fatalError("the JSON listing does not read back: \(json)")
+    }
+    guard listed.map(\.take) == reading.entries.map(\.take) else { fatalError("the JSON listing lists other takes: \(json)") }
+    _ = try? log.recoverInterruptedTakes()
+    return 0
+}
+
+/// A session folder of this process's in the scratch folder tools/fuzz gives
+/// (JCAP_FUZZ_SCRATCH, else /tmp), locked for the whole run.
+let takeLogScratch: (log: TakeLog, lock: SessionLock) = {
+    let folder = (ProcessInfo.processInfo.environment["JCAP_FUZZ_SCRATCH"] ?? "/tmp") + "/take-log-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    guard let lock = try? SessionLock(folder: folder) else { fatalError("cannot lock \(folder)") }
+    return (TakeLog(folder: folder), lock)
+}()
+
+/// SwiftPM links an executable's `main` to `fuzz_take_log_main`: libFuzzer's driver runs from there.
+@_cdecl("fuzz_take_log_main")
+func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var argc = argc, argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv, takeLogFuzzTarget)
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
