@@ -123,4 +123,11 @@ extension JackTestCase {
         let jumps = (Self.signal?.output ?? "").split(separator: "\n").filter { $0.hasPrefix("clock jumped") }
         return jumps.isEmpty ? "the test signal's clock ran without a jump" : "the test signal's own clock: " + jumps.joined(separator: "; ")
     }
+
+    /// Fails unless `run`'s exit status is the one take 1's log entry calls for.
+    func assertStatusMatchesLog(_ run: (status: Int32, errors: String), folder: String,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let entry = try XCTUnwrap(try TakeLog(folder: folder).entries().first { $0.take == 1 }, run.errors, file: file, line: line)
+        XCTAssertEqual(run.status, ExitStatus(for: entry.status).rawValue, "\(entry.status): \(run.errors)", file: file, line: line)
+    }
 }
