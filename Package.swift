@@ -133,8 +133,9 @@ let package = Package(
 // they link against the fuzzer runtime (`-sanitize=fuzzer`), which supplies their main; the
 // normal build and tests never see them.
 if ProcessInfo.processInfo.environment["JCAP_FUZZ"] != nil {
+    package.targets.append(.target(name: "FuzzDriver", path: "Fuzz/FuzzDriver"))
     for name in ["session-file", "time", "take-log", "take-repair"] {
-        package.targets.append(.executableTarget(name: "fuzz-" + name, dependencies: ["JackCapture"],
+        package.targets.append(.executableTarget(name: "fuzz-" + name, dependencies: ["JackCapture", "FuzzDriver"],
                                                  path: "Fuzz/" + name))
     }
 }

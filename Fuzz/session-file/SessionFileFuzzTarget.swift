@@ -1,3 +1,4 @@
+import FuzzDriver
 import Glibc
 @testable import JackCapture
 
@@ -33,11 +34,5 @@ let sessionFilePath: String = {
 /// SwiftPM links an executable's `main` to `fuzz_session_file_main`: libFuzzer's driver runs from there.
 @_cdecl("fuzz_session_file_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc, argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, sessionFileFuzzTarget)
+    runFuzzer(argc, argv, sessionFileFuzzTarget)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32

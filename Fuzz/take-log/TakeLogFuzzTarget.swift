@@ -1,3 +1,4 @@
+import FuzzDriver
 import Foundation
 @testable import JackCapture
 
@@ -39,11 +40,5 @@ let takeLogScratch: (log: TakeLog, lock: SessionLock) = {
 /// SwiftPM links an executable's `main` to `fuzz_take_log_main`: libFuzzer's driver runs from there.
 @_cdecl("fuzz_take_log_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc, argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, takeLogFuzzTarget)
+    runFuzzer(argc, argv, takeLogFuzzTarget)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32

@@ -1,3 +1,4 @@
+import FuzzDriver
 @testable import JackCapture
 
 /// The time and duration parsers, as `--at`, `--for`, `--split` and `--buffer` (and a session's
@@ -47,11 +48,5 @@ public func timeFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
 /// SwiftPM links an executable's `main` to `fuzz_time_main`: libFuzzer's driver runs from there.
 @_cdecl("fuzz_time_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc, argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, timeFuzzTarget)
+    runFuzzer(argc, argv, timeFuzzTarget)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
