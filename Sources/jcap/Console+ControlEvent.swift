@@ -11,7 +11,7 @@ extension Console {
         case .awaitingTakes:
             if let text = wording.waitingLine { line(text) }
         case .takeStarted(let take):
-            announceStart(take)
+            announceStart(take, verbose: wording.verbose)
         case .sessionTakeStarted(let sessionTake, let overdub):
             announce(sessionTake)
             if let overdub { announce(overdub, sessionTake) }
@@ -21,7 +21,7 @@ extension Console {
         case .capture(let event):
             report(event, wording)
         case .segmentWritten(let segment, let take):
-            wrote(segment, of: take)
+            wrote(segment, of: take, verbose: wording.verbose)
         case .stopping(let take?, let frame, _):
             line("jcap: stopping take \(take)" + (wording.verbose ? " before JACK frame \(frame)" : ""))
         case .stopping(nil, let frame, let origin):
@@ -30,7 +30,12 @@ extension Console {
             if let text = Console.interruption(origin) { line("jcap: \(text)") }
         case .takeFinished(let take, let report):
             if mode == .json { StandardStreams.writeOutput(TakeSummaryJSON(report, names: wording.channelNames).encoded() + "\n") }
-            summarize(report, names: wording.channelNames, segmentsShown: take.splitInterval != nil)
+            var detail = TakeSummaryDetail()
+            detail.segmentsShown = take.splitInterval != nil
+            detail.showsFrames = wording.verbose || take.scheduledStart != nil
+            detail.startMicroseconds = report.startFrame.map { Take.wallClockMicroseconds(ofFrame: $0, on: take.jack) }
+            detail.xruns = SessionTake.xruns(in: report.events, period: take.jack.bufferSize)
+            summarize(report, names: wording.channelNames, detail: detail)
         case .transportAlreadyRolling(let session):
             line("jcap: the transport was already rolling when \(session ? "the take was" : "jcap got") ready; waiting for the next roll")
         case .sessionTakeFinished(let sessionTake, let entries):

@@ -143,14 +143,7 @@ extension Console {
                 line("jcap: take \(entry.take): " + (dead.count == 1 ? "dead track: " : "\(dead.count) dead tracks: ")
                     + dead.joined(separator: ", ") + " (below \(Int(DeadTrack.level)) dBFS: unpatched or silent)")
             }
-            let peaks = entry.tracks.map { track in
-                "\(track.name) " + MeterScreen(width: 80, height: 24).decibelText(Float(track.highestPeakDBFS ?? -160), width: 0)
-            }
-            if !peaks.isEmpty {
-                for (index, row) in Self.wrapped(peaks, width: min(120, Console.terminalSize().columns - 1) - 13).enumerated() {
-                    line((index == 0 ? "  peak dBFS: " : "             ") + row)
-                }
-            }
+            line(contentsOf: Self.peakTable(entry.tracks.map { ($0.name, Float($0.highestPeakDBFS ?? TakeLogTrack.peakFloor)) }))
         }
     }
 

@@ -1,3 +1,4 @@
+import JackCapture
 import Testing
 @testable import jcap
 
@@ -58,5 +59,16 @@ struct EngineerWordingTests {
         #expect(Console.positions([48_000], rate: 48_000, verbose: true) == "00:00:01.000 (take frame 48000)")
         #expect(Console.positions((1...40).map { Int64($0) * 4_800 }, rate: 48_000, verbose: false).hasSuffix(", 00:00:00.500 and 35 more"))
         #expect(Console.wrapped(["Kick -3.0", "Snare +1.2", "Vox -inf"], width: 22) == ["Kick -3.0  Snare +1.2", "Vox -inf"])
+    }
+
+    @Test("a take's counts named, spans as times, peaks signed with silence as -inf")
+    func recordSummaryPieces() {
+        #expect(Console.count(255_354, "clipped sample") == "255,354 clipped samples")
+        #expect(Console.count(1, "xrun") == "1 xrun")
+        let spans = [LostSpan(position: 48_000, frames: 1_024)]
+        #expect(Console.spans(spans, rate: 48_000, frames: false) == "00:00:01.000 for 00:00:00.021")
+        #expect(Console.spans(spans, rate: 48_000, frames: true) == "00:00:01.000 (1024 frames at 48000)")
+        let table = Console.peakTable([("out_1", 3), ("out_2", -12), ("out_3", -160), ("out_4", -200)])
+        #expect(table == ["  peak dBFS: out_1 +3.0  out_2 -12.0  out_3 -inf  out_4 -inf"])
     }
 }
