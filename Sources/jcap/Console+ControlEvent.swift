@@ -13,11 +13,12 @@ extension Console {
         case .takeStarted(let take):
             announceStart(take, verbose: wording.verbose)
         case .sessionTakeStarted(let sessionTake, let overdub):
-            announce(sessionTake)
-            if let overdub { announce(overdub, sessionTake) }
+            announce(sessionTake, verbose: wording.verbose)
+            if let overdub { announce(overdub, sessionTake, verbose: wording.verbose) }
         case .cuedTakeStarted(let sessionTake, let frame, let preRoll):
-            announce(sessionTake)
-            line("jcap: recording from \(wording.preRoll ?? preRoll.map { "\($0)" } ?? "") before JACK frame \(frame)")
+            announce(sessionTake, verbose: wording.verbose)
+            let ahead = wording.preRoll ?? preRoll.map { "\($0)" } ?? ""
+            line("jcap: recording from \(ahead) before " + (wording.verbose ? "JACK frame \(frame)" : "the cue"))
         case .capture(let event):
             report(event, wording)
         case .segmentWritten(let segment, let take):

@@ -113,12 +113,12 @@ final class OverdubTests: JackTestCase {
         let (run, entries) = try withoutXruns { () -> ((status: Int32, errors: String), [TakeLogEntry]) in
             _ = try recordTakeOne(session)
             let run = try runJcap(["session", session, "--overdub", "1", "--at", "+0.5s",
-                                   "--playback-port", "loop:playback_*", "--meter", "none"])
+                                   "--playback-port", "loop:playback_*", "--meter", "none", "-v"])
             return (run, try TakeLog(folder: path("dub")).entries())
         }
         XCTAssertEqual(run.status, 0, run.errors)
         XCTAssertTrue(run.errors.contains("dub-play:A -> loop:playback_1"), run.errors)
-        XCTAssertTrue(run.errors.contains("playback latency 300 frames"), run.errors)
+        XCTAssertTrue(run.errors.contains("playback latency 6.3 ms (300 frames)"), run.errors)
         let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, run.errors)
         XCTAssertEqual(overdub.status, .complete)
         XCTAssertEqual(overdub.frames, 24_000, "as long as the take it played")
@@ -187,7 +187,7 @@ final class OverdubTests: JackTestCase {
             _ = try recordTakeOne(session)
             playFrame = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let run = try runJcap(["session", session, "--overdub", "1", "--at", "@\(playFrame)", "--for", "4800f",
-                                   "--playback-port", "loop:playback_*", "--meter", "none"])
+                                   "--playback-port", "loop:playback_*", "--meter", "none", "-v"])
             return (run, try TakeLog(folder: path("dub")).entries())
         }
         XCTAssertEqual(run.status, 0, run.errors)
@@ -215,7 +215,7 @@ final class OverdubTests: JackTestCase {
                                       server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
             try Self.waitFor("the session") { jcap.errorOutput.contains("r plays take 1 from its start") }
             keys.fileHandleForWriting.write(Data("r".utf8))
-            try Self.waitFor("the overdub to start") { jcap.errorOutput.contains("take 1 plays from JACK frame") }
+            try Self.waitFor("the overdub to start") { jcap.errorOutput.contains("take 1 plays from its start; take 2 starts") }
             usleep(500_000)
             keys.fileHandleForWriting.write(Data("s".utf8))
             try Self.waitFor("the overdub to be logged") {
@@ -226,6 +226,9 @@ final class OverdubTests: JackTestCase {
             return (status, jcap.errorOutput, try TakeLog(folder: path("dub")).entries())
         }
         XCTAssertEqual(status, 0, errors)
+        XCTAssertFalse(errors.contains("JACK frame") || errors.contains("starting at frame") || errors.contains("frames each"),
+                       "times, not frames, without -v: \(errors)")
+        XCTAssertTrue(errors.contains("playback latency 6.3 ms\n"), errors)
         let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, errors)
         XCTAssertEqual(overdub.overdub?.take, 1)
         XCTAssertGreaterThan(overdub.frames, 0)

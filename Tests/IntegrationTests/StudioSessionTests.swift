@@ -224,7 +224,7 @@ final class StudioSessionTests: JackTestCase {
         let session = try writeSession("preroll")
         let (jcap, cue, entries) = try { () -> (Subprocess, Int64, [TakeLogEntry]) in
             let keys = Pipe()
-            let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--pre-roll", "0.5s", "--meter", "none"],
+            let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--pre-roll", "0.5s", "--meter", "none", "-v"],
                                       server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
             try Self.waitFor("the session") { jcap.errorOutput.contains("before the r key") }
             usleep(1_000_000)  // longer than the pre-roll: all of it is held

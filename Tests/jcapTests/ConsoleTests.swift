@@ -71,4 +71,12 @@ struct EngineerWordingTests {
         let table = Console.peakTable([("out_1", 3), ("out_2", -12), ("out_3", -160), ("out_4", -200)])
         #expect(table == ["  peak dBFS: out_1 +3.0  out_2 -12.0  out_3 -inf  out_4 -inf"])
     }
+
+    @Test("an overdub's outputs in one line; its latency in milliseconds, frames only with -v")
+    func overdubPieces() {
+        #expect(SourceRanges.text(names: (1...8).map { "dub-play:T\($0)" }, sources: (1...8).map { "system:playback_\($0)" }, arrow: " -> ")
+            == "dub-play:T1..8 -> system:playback_1..8")
+        #expect(Console.latencyText(300, rate: 48_000, verbose: false) == "6.3 ms")
+        #expect(Console.latencyText(300, rate: 48_000, verbose: true) == "6.3 ms (300 frames)")
+    }
 }
