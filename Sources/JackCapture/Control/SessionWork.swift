@@ -224,7 +224,7 @@ final class SessionWork: ControlledWork {
             return .needsPlayback(command)
         case .toggleMute(let track), .toggleSolo(let track):
             // An overdub monitoring the played take as a mix (--mix) mutes and solos its tracks.
-            guard let overdub else { return .needsPlayback(command) }
+            guard let overdub else { return .needsMix(command) }
             var solo = false
             if case .toggleSolo = command { solo = true }
             return overdub.player.toggleInMix(track: track, solo: solo) ? nil : .needsMix(command)
