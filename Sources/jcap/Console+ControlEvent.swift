@@ -26,7 +26,7 @@ extension Console {
         case .stopping(let take?, let frame, _):
             line("jcap: stopping take \(take)" + (wording.verbose ? " before JACK frame \(frame)" : ""))
         case .stopping(nil, let frame, let origin):
-            line("jcap: \(Console.interruption(origin).map { $0 + ", " } ?? "")stopping before JACK frame \(frame)")
+            line("jcap: \(Console.interruption(origin).map { $0 + ", " } ?? "")stopping" + (wording.verbose ? " before JACK frame \(frame)" : ""))
         case .quitting(let origin):
             if let text = Console.interruption(origin) { line("jcap: \(text)") }
         case .takeFinished(let take, let report):

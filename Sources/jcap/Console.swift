@@ -120,7 +120,31 @@ final class Console {
             if !wording.verbose { return }
             line("jcap: \(event)")
         case .sampleRateChanged, .serverShutDown: line("jcap: error: \(event)")
-        default: line("jcap: \(event)")
+        default:
+            if !wording.verbose, let rate = wording.sampleRate, let text = Console.eventText(event, sampleRate: rate) {
+                line("jcap: " + text)
+            } else {
+                line("jcap: \(event)")
+            }
+        }
+    }
+
+    /// An event of a take said in the engineer's terms: where in the take it fell as a time,
+    /// without JACK frame numbers (`-v` has them); nil for the events said as they are.
+    static func eventText(_ event: CaptureEvent, sampleRate: Int) -> String? {
+        func time(_ position: Int64) -> String { clockText(frames: position, sampleRate: sampleRate) }
+        switch event {
+        case .paused(_, let position): return "paused at \(time(position))"
+        case .resumed(_, let position): return "resumed at \(time(position))"
+        case .portConnected(let channel, let source, _, let position):
+            return "channel \(channel + 1): \(source) connected at \(time(position))"
+        case .portDisconnected(let channel, let source, _, let position):
+            return "channel \(channel + 1): \(source) disconnected at \(time(position)); recording silence"
+        case .bufferSizeChanged(let frames, _, let position):
+            return "JACK period changed to \(frames) frames at \(time(position)); recording goes on"
+        case .triggered(_, let position): return "triggered, \(time(position)) into the take"
+        case .transportRolled(_, _, let bbt): return "the transport rolled" + (bbt.map { " at bar \($0)" } ?? "")
+        default: return nil
         }
     }
 

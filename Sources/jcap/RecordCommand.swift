@@ -116,6 +116,7 @@ struct RecordCommand: ParsableCommand {
         if keys.isActive && !plan.takeAfterTake { console.line("jcap: space pauses and resumes, q or Enter stops") }
         var wording = EventWording()
         wording.verbose = verbose
+        wording.sampleRate = capture.sampleRate
         wording.channelNames = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
         wording.waitingLine = waiting.waitingLine(followsTransport: configuration.followsTransport,
                                                   preRoll: configuration.preRoll, eachTake: "a take")

@@ -84,7 +84,7 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testInterruptKeepsEveryFrameUpToTheStopFrame() throws {
-        let jcap = try signalledTake(signalPorts(8) + ["-o", "int.wav", "--meter", "json"], after: 1.2, SIGINT)
+        let jcap = try signalledTake(signalPorts(8) + ["-o", "int.wav", "--meter", "json", "-v"], after: 1.2, SIGINT)
         let account = try summaryAccount(jcap.output)
         XCTAssertEqual(try jcap.wait(), exitStatus(reporting: account), jcap.errorOutput)
         let stop = try XCTUnwrap(number(after: "stopping before JACK frame ", in: jcap.errorOutput), jcap.errorOutput)

@@ -155,7 +155,7 @@ final class SessionConsoleTests: JackTestCase {
         try terminal.waitForScreen("READY again") { $0.contains { $0.contains("READY") } }
         terminal.type("q")
         XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
-        XCTAssertFalse(terminal.transcript.contains("disconnected near"),
+        XCTAssertFalse(terminal.transcript.contains(" disconnected at "),
                        "an unpatching between takes is told when it happens, not again at the next take: \(terminal.transcript)")
         let takes = try runJcap(["takes", path("live.toml")])
         XCTAssertEqual(takes.status, 0, takes.errors)

@@ -79,4 +79,13 @@ struct EngineerWordingTests {
         #expect(Console.latencyText(300, rate: 48_000, verbose: false) == "6.3 ms")
         #expect(Console.latencyText(300, rate: 48_000, verbose: true) == "6.3 ms (300 frames)")
     }
+
+    @Test("a take's events at their times in the take, no JACK frames")
+    func eventsAsTimes() {
+        #expect(Console.eventText(.paused(frameTime: 123_456, position: 48_000), sampleRate: 48_000) == "paused at 00:00:01.000")
+        #expect(Console.eventText(.portDisconnected(channel: 1, source: "crashing:out_1", frameTime: 9, position: 72_000), sampleRate: 48_000)
+            == "channel 2: crashing:out_1 disconnected at 00:00:01.500; recording silence")
+        #expect(Console.eventText(.triggered(frameTime: 9, position: 4_800), sampleRate: 48_000) == "triggered, 00:00:00.100 into the take")
+        #expect(Console.eventText(.xrun(frameTime: 9, position: 1), sampleRate: 48_000) == nil)
+    }
 }
