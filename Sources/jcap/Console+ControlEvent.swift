@@ -11,26 +11,32 @@ extension Console {
         case .awaitingTakes:
             if let text = wording.waitingLine { line(text) }
         case .takeStarted(let take):
-            announceStart(take)
+            announceStart(take, verbose: wording.verbose)
         case .sessionTakeStarted(let sessionTake, let overdub):
-            announce(sessionTake)
-            if let overdub { announce(overdub, sessionTake) }
+            announce(sessionTake, verbose: wording.verbose)
+            if let overdub { announce(overdub, sessionTake, verbose: wording.verbose) }
         case .cuedTakeStarted(let sessionTake, let frame, let preRoll):
-            announce(sessionTake)
-            line("jcap: recording from \(wording.preRoll ?? preRoll.map { "\($0)" } ?? "") before JACK frame \(frame)")
+            announce(sessionTake, verbose: wording.verbose)
+            let ahead = wording.preRoll ?? preRoll.map { "\($0)" } ?? ""
+            line("jcap: recording from \(ahead) before " + (wording.verbose ? "JACK frame \(frame)" : "the cue"))
         case .capture(let event):
             report(event, wording)
         case .segmentWritten(let segment, let take):
-            wrote(segment, of: take)
+            wrote(segment, of: take, verbose: wording.verbose)
         case .stopping(let take?, let frame, _):
             line("jcap: stopping take \(take)" + (wording.verbose ? " before JACK frame \(frame)" : ""))
         case .stopping(nil, let frame, let origin):
-            line("jcap: \(Console.interruption(origin).map { $0 + ", " } ?? "")stopping before JACK frame \(frame)")
+            line("jcap: \(Console.interruption(origin).map { $0 + ", " } ?? "")stopping" + (wording.verbose ? " before JACK frame \(frame)" : ""))
         case .quitting(let origin):
             if let text = Console.interruption(origin) { line("jcap: \(text)") }
         case .takeFinished(let take, let report):
             if mode == .json { StandardStreams.writeOutput(TakeSummaryJSON(report, names: wording.channelNames).encoded() + "\n") }
-            summarize(report, names: wording.channelNames, segmentsShown: take.splitInterval != nil)
+            var detail = TakeSummaryDetail()
+            detail.segmentsShown = take.splitInterval != nil
+            detail.showsFrames = wording.verbose || take.scheduledStart != nil
+            detail.startMicroseconds = report.startFrame.map { Take.wallClockMicroseconds(ofFrame: $0, on: take.jack) }
+            detail.xruns = SessionTake.xruns(in: report.events, period: take.jack.bufferSize)
+            summarize(report, names: wording.channelNames, detail: detail)
         case .transportAlreadyRolling(let session):
             line("jcap: the transport was already rolling when \(session ? "the take was" : "jcap got") ready; waiting for the next roll")
         case .sessionTakeFinished(let sessionTake, let entries):

@@ -40,20 +40,44 @@ extension Console {
         for line in skipped { self.line("jcap: warning: the take log \(log.path), \(line)") }
     }
 
+    /// The take played and where its ports go, in one compact block (`dub-play:T1..8 ->
+    /// system:playback_1..8`); `verbose`: a line per port and the frame numbers.
     func describe(_ overdub: SessionOverdub, verbose: Bool = false) {
         let played = overdub.playedTake
         let length = clockText(frames: played.frames, sampleRate: played.sampleRate) + (verbose ? ", \(played.frames) frames" : "")
         line("jcap: overdub of take \(played.take) (\(length)): client '\(overdub.player.clientName ?? "")', "
-            + "playback latency \(overdub.playbackLatency) frames")
-        for (port, connections) in zip(overdub.player.portNames, overdub.player.connections) {
-            line("  \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
+            + "playback latency " + Self.latencyText(overdub.playbackLatency, rate: played.sampleRate, verbose: verbose))
+        let ports = Array(zip(overdub.player.portNames, overdub.player.connections))
+        if verbose {
+            for (port, connections) in ports {
+                line("  \(port) \(connections.isEmpty ? "(patch by hand)" : "-> " + connections.joined(separator: ", "))")
+            }
+            return
         }
+        let single = ports.filter { $0.1.count == 1 }
+        if !single.isEmpty { line("  " + SourceRanges.text(names: single.map(\.0), sources: single.map { $0.1[0] }, arrow: " -> ")) }
+        for (port, connections) in ports where connections.count > 1 { line("  \(port) -> " + connections.joined(separator: ", ")) }
+        let unpatched = ports.filter { $0.1.isEmpty }.map(\.0)
+        if !unpatched.isEmpty { line("  " + SourceRanges.text(names: unpatched) + " (patch by hand)") }
     }
 
-    func announce(_ overdub: SessionOverdub, _ sessionTake: SessionTake) {
+    /// `6.3 ms`; `verbose`: `6.3 ms (300 frames)`.
+    static func latencyText(_ frames: Int, rate: Int, verbose: Bool) -> String {
+        let tenths = (Int64(frames) * 10_000 + Int64(max(1, rate)) / 2) / Int64(max(1, rate))
+        return "\(tenths / 10).\(tenths % 10) ms" + (verbose ? " (\(frames) frames)" : "")
+    }
+
+    /// How the played take and the overdub line up; `verbose`: on which JACK frame.
+    func announce(_ overdub: SessionOverdub, _ sessionTake: SessionTake, verbose: Bool = false) {
         guard let alignment = sessionTake.overdubAlignment else { return }
-        line("jcap: take \(alignment.take) plays from JACK frame \(alignment.playbackStartFrame); take \(sessionTake.numbers.lowerBound) "
-            + "starts \(alignment.playbackLatency) frames later on the converters' clock, aligned to it")
+        let latency = Self.latencyText(alignment.playbackLatency, rate: overdub.playedTake.sampleRate, verbose: false)
+        if verbose {
+            line("jcap: take \(alignment.take) plays from JACK frame \(alignment.playbackStartFrame); take \(sessionTake.numbers.lowerBound) "
+                + "starts \(alignment.playbackLatency) frames later on the converters' clock, aligned to it")
+        } else {
+            line("jcap: take \(alignment.take) plays from its start; take \(sessionTake.numbers.lowerBound) "
+                + "starts \(latency) later on the converters' clock, aligned to it")
+        }
     }
 
     /// The player's underruns after an overdub: each shifts the rest of the playback against
@@ -66,17 +90,20 @@ extension Console {
         }
     }
 
-    func announce(_ sessionTake: SessionTake) {
+    /// `verbose`: the start and length in frames; else the length as a time.
+    func announce(_ sessionTake: SessionTake, verbose: Bool = false) {
         let take = sessionTake.recording
         var text = sessionTake.numbers.count == 1 ? "jcap: recording take \(sessionTake.numbers.lowerBound)"
             : "jcap: recording takes \(sessionTake.numbers.lowerBound) to \(sessionTake.numbers.upperBound) back to back"
         text += " (\(take.files.count) file\(take.files.count == 1 ? "" : "s"))"
-        if let start = take.scheduledStart { text += ", starting at frame \(start)" }
+        if verbose, let start = take.scheduledStart { text += ", starting at frame \(start)" }
         if let start = take.scheduledWallClockStart {
             text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
         }
         if let frames = take.durationFrames {
-            text += take.splitInterval != nil ? ", \(frames) frames in all" : ", \(frames / Int64(sessionTake.numbers.count)) frames each"
+            let each = take.splitInterval != nil ? frames : frames / Int64(sessionTake.numbers.count)
+            text += ", " + (verbose ? "\(each) frames" : clockText(frames: each, sampleRate: take.jack.sampleRate))
+                + (take.splitInterval != nil ? " in all" : " each")
         }
         if let split = take.splitInterval { text += splitAnnouncement(split, each: "take") }
         line(text)
@@ -143,14 +170,7 @@ extension Console {
                 line("jcap: take \(entry.take): " + (dead.count == 1 ? "dead track: " : "\(dead.count) dead tracks: ")
                     + dead.joined(separator: ", ") + " (below \(Int(DeadTrack.level)) dBFS: unpatched or silent)")
             }
-            let peaks = entry.tracks.map { track in
-                "\(track.name) " + MeterScreen(width: 80, height: 24).decibelText(Float(track.highestPeakDBFS ?? -160), width: 0)
-            }
-            if !peaks.isEmpty {
-                for (index, row) in Self.wrapped(peaks, width: min(120, Console.terminalSize().columns - 1) - 13).enumerated() {
-                    line((index == 0 ? "  peak dBFS: " : "             ") + row)
-                }
-            }
+            line(contentsOf: Self.peakTable(entry.tracks.map { ($0.name, Float($0.highestPeakDBFS ?? TakeLogTrack.peakFloor)) }))
         }
     }
 

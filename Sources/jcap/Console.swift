@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import JackCapture
 
 /// `--meter`: how jcap shows a take while it runs.
@@ -69,21 +70,32 @@ final class Console {
         return ExitCode(ExitStatus(for: error).rawValue)
     }
 
-    func describe(_ client: CaptureClient) {
-        line("jcap: client '\(client.jack.name)', \(client.sampleRate) Hz, \(client.jack.bufferSize)-frame periods")
-        for (index, (port, source)) in zip(client.portNames, client.sources).enumerated() {
-            let wiring = client.connectsPorts ? "<- \(source)" : "(patch by hand)"
-            line("  channel \(index + 1): \(port) \(wiring)")
+    /// The client and its channels' sources in one compact block (`in_1..8 <- sig:out_1..8`);
+    /// `verbose`: a line per channel with its port.
+    func describe(_ client: CaptureClient, verbose: Bool = false) {
+        line("jcap: client '\(client.jack.name)', \(client.sampleRate) Hz, \(client.jack.bufferSize)-frame periods, "
+            + "\(client.portNames.count) channel\(client.portNames.count == 1 ? "" : "s")")
+        if verbose {
+            for (index, (port, source)) in zip(client.portNames, client.sources).enumerated() {
+                let wiring = client.connectsPorts ? "<- \(source)" : "(patch by hand)"
+                line("  channel \(index + 1): \(port) \(wiring)")
+            }
+        } else if client.connectsPorts {
+            line("  " + SourceRanges.text(names: client.portNames, sources: client.sources))
+        } else {
+            line("  " + SourceRanges.text(names: client.portNames) + " (patch by hand)")
         }
     }
 
-    func announceStart(_ take: Take) {
+    func announceStart(_ take: Take, verbose: Bool = false) {
         var text = "jcap: recording \(take.format.displayName) to \(take.path)"
         if let start = take.scheduledStart { text += ", starting at frame \(start)" }
         if let start = take.scheduledWallClockStart {
             text += ", starting at \(WallClockTime.localDescription(microsecondsSinceEpoch: start))"
         }
-        if let frames = take.durationFrames { text += ", \(frames) frames" }
+        if let frames = take.durationFrames {
+            text += ", " + clockText(frames: frames, sampleRate: take.jack.sampleRate) + (verbose ? " (\(frames) frames)" : "")
+        }
         if let split = take.splitInterval { text += splitAnnouncement(split) }
         line(text)
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
@@ -104,10 +116,35 @@ final class Console {
         switch event {
         case .started, .stopped, .overrun, .framesSkipped, .fileSplit: return
         case .xrun, .portConnected:
-            if wording.session && !wording.verbose { return }
+            // Counted on the status line and summed up after the take.
+            if !wording.verbose { return }
             line("jcap: \(event)")
         case .sampleRateChanged, .serverShutDown: line("jcap: error: \(event)")
-        default: line("jcap: \(event)")
+        default:
+            if !wording.verbose, let rate = wording.sampleRate, let text = Console.eventText(event, sampleRate: rate) {
+                line("jcap: " + text)
+            } else {
+                line("jcap: \(event)")
+            }
+        }
+    }
+
+    /// An event of a take said in the engineer's terms: where in the take it fell as a time,
+    /// without JACK frame numbers (`-v` has them); nil for the events said as they are.
+    static func eventText(_ event: CaptureEvent, sampleRate: Int) -> String? {
+        func time(_ position: Int64) -> String { clockText(frames: position, sampleRate: sampleRate) }
+        switch event {
+        case .paused(_, let position): return "paused at \(time(position))"
+        case .resumed(_, let position): return "resumed at \(time(position))"
+        case .portConnected(let channel, let source, _, let position):
+            return "channel \(channel + 1): \(source) connected at \(time(position))"
+        case .portDisconnected(let channel, let source, _, let position):
+            return "channel \(channel + 1): \(source) disconnected at \(time(position)); recording silence"
+        case .bufferSizeChanged(let frames, _, let position):
+            return "JACK period changed to \(frames) frames at \(time(position)); recording goes on"
+        case .triggered(_, let position): return "triggered, \(time(position)) into the take"
+        case .transportRolled(_, _, let bbt): return "the transport rolled" + (bbt.map { " at bar \($0)" } ?? "")
+        default: return nil
         }
     }
 
@@ -200,9 +237,24 @@ final class Console {
 
     // MARK: Summary
 
-    /// `segmentsShown`: the take was split and each file was told of as it closed (`wrote(_:of:)`);
-    /// the summary then gives the whole take instead of one file.
-    func summarize(_ report: TakeReport, names: [String], segmentsShown: Bool = false) {
+    /// What a take's summary says beyond its report: where the take started on the wall clock,
+    /// the server's xruns in it, and how much frame detail the user asked for.
+    struct TakeSummaryDetail {
+        /// The take was split and each file was told of as it closed (`wrote(_:of:)`): the summary
+        /// then gives the whole take instead of one file.
+        var segmentsShown = false
+        /// `-v`, or a start given in frames (`--at @F`): JACK and file frame numbers are said.
+        var showsFrames = false
+        /// When the take's first frame was captured, in microseconds since the epoch.
+        var startMicroseconds: Int64?
+        /// The server's xruns in the take, each with the frames JACK skipped because of it.
+        var xruns: [(position: Int64, frames: Int64)] = []
+    }
+
+    /// A take's problems first (pauses, losses, uncertain placement, xruns, clips), then its
+    /// summary as the last lines: the file, its length and start in local time, and every
+    /// channel's peak in a compact table. Frame numbers only when `detail.showsFrames`.
+    func summarize(_ report: TakeReport, names: [String], detail: TakeSummaryDetail = TakeSummaryDetail()) {
         endDisplay()
         switch report.outcome {
         case .cancelled:
@@ -216,40 +268,34 @@ final class Console {
             return
         default: break
         }
-        let files = report.segments.count
-        var text = segmentsShown ? "jcap: recorded \(files) file\(files == 1 ? "" : "s"): " : "jcap: wrote \(report.path): "
-        text += "\(report.frames) frames (\(clockText(frames: report.frames, sampleRate: report.sampleRate))), "
-        text += "\(report.channels) channels, \(report.format.displayName)"
-        if report.fileSampleRate != report.sampleRate {
-            text += ", resampled from \(report.sampleRate) to \(report.fileSampleRate) Hz (\(report.fileFrames) frames in the file)"
-        }
-        if let start = report.startFrame, let end = report.endFrame {
-            text += ", JACK frames \(start) to \(end)"
-        }
-        line(text)
+        let rate = report.sampleRate
+        let frames = detail.showsFrames
+        func at(_ positions: [Int64]) -> String { Self.positions(positions, rate: rate, verbose: frames) }
         let pauses = report.pauses
         if !pauses.isEmpty {
-            line("jcap: paused \(pauses.count) time\(pauses.count == 1 ? "" : "s"), left out of the file: " + pauses.map {
-                "at file frame \($0.position), JACK frames \($0.fromFrame) to \($0.toFrame.map(String.init) ?? "the end")"
-            }.joined(separator: "; "))
+            line("jcap: paused \(pauses.count) time\(pauses.count == 1 ? "" : "s"), left out of the file, at " + pauses.prefix(5).map {
+                clockText(frames: $0.position, sampleRate: rate)
+                    + (frames ? " (file frame \($0.position), JACK frames \($0.fromFrame) to \($0.toFrame.map(String.init) ?? "the end"))" : "")
+            }.joined(separator: ", ") + (pauses.count > 5 ? " and \(pauses.count - 5) more" : ""))
         }
-        if let levels = report.channelLevels {
-            let screen = MeterScreen(width: 80, height: 24)
-            for (name, level) in zip(names, levels) {
-                let clips = level.clipCount == 0 ? "no clips"
-                    : "\(groupedDigits(level.clipCount)) clipped sample\(level.clipCount == 1 ? "" : "s")"
-                line("  \(name): peak \(screen.decibelText(level.highestPeak, width: 0)) dBFS, \(clips)")
-            }
-        }
-        line("jcap: xruns \(report.xruns), lost frames \(report.lostFrames)")
         if !report.lostSpans.isEmpty {
-            line("jcap: lost \(report.lostFrames) frames, written as silence at file positions: "
-                + report.lostSpans.map(\.description).joined(separator: "; "))
+            line("jcap: lost \(groupedDigits(report.lostFrames)) frames (\(clockText(frames: report.lostFrames, sampleRate: rate))), "
+                + "written as silence at " + Self.spans(report.lostSpans, rate: rate, frames: frames))
         }
         let uncertain = report.uncertainSpans
         if !uncertain.isEmpty {
-            line("jcap: placement uncertain (callbacks ran late around an xrun; these frames may belong up to a few periods earlier) at file positions: "
-                + uncertain.map(\.description).joined(separator: "; "))
+            line("jcap: placement uncertain (callbacks ran late around an xrun; these frames may belong up to a few periods earlier) at "
+                + Self.spans(uncertain, rate: rate, frames: frames))
+        }
+        if !detail.xruns.isEmpty {
+            let skipped = detail.xruns.reduce(Int64(0)) { $0 + $1.frames }
+            line("jcap: \(Self.count(detail.xruns.count, "xrun")), \(groupedDigits(skipped)) frames skipped by JACK, at "
+                + at(detail.xruns.map(\.position)))
+        }
+        if let levels = report.channelLevels {
+            for (name, level) in zip(names, levels) where level.clipCount > 0 {
+                line("jcap: \(name): \(Self.count(level.clipCount, "clipped sample"))")
+            }
         }
         switch report.outcome {
         case .serverShutDown:
@@ -260,5 +306,54 @@ final class Console {
             line("jcap: error: the JACK server's sample rate changed from \(from) to \(to) Hz; the take stopped there and the file is complete up to it")
         default: break
         }
+        let files = report.segments.count
+        var text = detail.segmentsShown ? "jcap: recorded \(Self.count(files, "file")): " : "jcap: wrote \(report.path): "
+        text += clockText(frames: report.frames, sampleRate: rate) + (frames ? " (\(report.frames) frames)" : "")
+        text += ", \(report.channels) channel\(report.channels == 1 ? "" : "s"), \(report.format.displayName)"
+        if report.fileSampleRate != report.sampleRate {
+            text += ", resampled from \(report.sampleRate) to \(report.fileSampleRate) Hz"
+                + (frames ? " (\(report.fileFrames) frames in the file)" : "")
+        }
+        if let start = detail.startMicroseconds {
+            text += ", started " + Self.localTime(Date(timeIntervalSince1970: Double(start) / 1_000_000))
+        }
+        if frames, let start = report.startFrame, let end = report.endFrame {
+            text += ", JACK frames \(start) to \(end)"
+        }
+        line(text)
+        line("jcap: " + (report.xruns == 0 && report.lostFrames == 0 ? "no xruns, nothing lost"
+            : "\(Self.count(Int(report.xruns), "xrun")), \(groupedDigits(report.lostFrames)) frames lost"))
+        if let levels = report.channelLevels {
+            line(contentsOf: Self.peakTable(zip(names, levels).map { ($0, $1.highestPeak) }))
+        }
+    }
+
+    /// `1 xrun`, `3 xruns`, `255,354 clipped samples`.
+    static func count<Number: BinaryInteger>(_ number: Number, _ noun: String) -> String {
+        "\(groupedDigits(Int64(number))) \(noun)\(number == 1 ? "" : "s")"
+    }
+
+    /// Spans of a take as times with their lengths, the first five and a count of the rest;
+    /// `frames`: each span's file position and length in frames too.
+    static func spans(_ spans: [LostSpan], rate: Int, frames: Bool) -> String {
+        var text = spans.prefix(5).map {
+            clockText(frames: $0.position, sampleRate: rate) + (frames ? " (\($0))" : " for \(clockText(frames: $0.frames, sampleRate: rate))")
+        }.joined(separator: ", ")
+        if spans.count > 5 { text += " and \(spans.count - 5) more" }
+        return text
+    }
+
+    /// Every channel's peak, signed dBFS with silence as `-inf`, in rows under `peak dBFS:`.
+    static func peakTable(_ peaks: [(name: String, decibels: Float)]) -> [String] {
+        let screen = MeterScreen(width: 80, height: 24)
+        let cells = peaks.map { "\($0.name) " + screen.decibelText($0.decibels, width: 0) }
+        guard !cells.isEmpty else { return [] }
+        return Self.wrapped(cells, width: min(120, Console.terminalSize().columns - 1) - 13).enumerated().map { index, row in
+            (index == 0 ? "  peak dBFS: " : "             ") + row
+        }
+    }
+
+    func line(contentsOf lines: [String]) {
+        for text in lines { line(text) }
     }
 }

@@ -14,6 +14,9 @@ struct EventWording {
     var session = false
     /// `-v`: frame numbers, a line per xrun and connection, a line per track at the start.
     var verbose = false
+    /// The server's sample rate: events then say where they fell as times in the take (frames
+    /// only with `verbose`); nil: as the library words them.
+    var sampleRate: Int?
     /// The session's name, for `--meter json`'s take summaries.
     var sessionName: String?
 }

@@ -265,15 +265,7 @@ struct MeterScreen {
     // MARK: Pieces
 
     func decibelText(_ decibels: Float, width: Int) -> String {
-        let text: String
-        if decibels <= ChannelMeters.floor {
-            text = "-inf"
-        } else {
-            let tenths = Int((decibels * 10).rounded())
-            let sign = tenths < 0 ? "-" : (tenths > 0 ? "+" : " ")
-            let magnitude = abs(tenths)
-            text = "\(sign)\(magnitude / 10).\(magnitude % 10)"
-        }
+        let text = DecibelText.text(Double(decibels))
         return String(repeating: " ", count: max(0, width - text.count)) + text
     }
 

@@ -80,6 +80,9 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var meters: MeterOption
 
+    @Flag(name: .shortAndLong, help: "A line per channel, xrun and connection, and frame numbers in what the console says.")
+    var verbose = false
+
     func run() throws {
         let signals = ControlSignals()
         // A file-size limit (ulimit -f) then fails the write with EFBIG, which the take reports
@@ -104,7 +107,7 @@ struct RecordCommand: ParsableCommand {
             throw console.fail(error)
         }
         defer { capture.close() }
-        console.describe(capture)
+        console.describe(capture, verbose: verbose)
         capture.isMeteringEnabled = console.wantsMeters
 
         let plan = RecordingPlan(configuration: configuration)
@@ -112,6 +115,8 @@ struct RecordCommand: ParsableCommand {
         defer { keys.restore() }
         if keys.isActive && !plan.takeAfterTake { console.line("jcap: space pauses and resumes, q or Enter stops") }
         var wording = EventWording()
+        wording.verbose = verbose
+        wording.sampleRate = capture.sampleRate
         wording.channelNames = MeterSnapshot.channelNames(sources: configuration.connectsPorts ? capture.sources : capture.portNames)
         wording.waitingLine = waiting.waitingLine(followsTransport: configuration.followsTransport,
                                                   preRoll: configuration.preRoll, eachTake: "a take")

@@ -164,7 +164,7 @@ struct SessionCommand: ParsableCommand {
 
         var wording = EventWording(shortensNames: false, channelNames: session.trackNames,
                                    waitingLine: nil, preRoll: waiting.preRoll, session: true, verbose: verbose,
-                                   sessionName: session.definition.name)
+                                   sampleRate: session.client.sampleRate, sessionName: session.definition.name)
         let plan: SessionPlan
         var surfaces: [ControlSurface] = [SignalSurface(signals)]
         var keys: TerminalKeys?

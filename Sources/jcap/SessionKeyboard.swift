@@ -8,7 +8,9 @@ import JackCapture
 /// a track's number arms or disarms it; x clears the clip indicators; m drops a marker in the
 /// take; c, f and g mark the last take circled, false start or no good (again: cleared); n types
 /// a note for it (a line, Enter saves it, Esc leaves the note as it was); `?` shows the keys. Enter does nothing on its own (it
-/// ends a typed track number).
+/// ends a typed track number). An overdub monitoring the played take as a mix (`--mix`) mutes a
+/// track with `M` and its number, solos it with `S` and its number (capitals: lower-case m and s
+/// drop a marker and stop), as `jcap play --mix` does with its digits.
 ///
 /// Track numbers of more than one digit are typed digit by digit: a number goes through as soon
 /// as no longer number starts with it (with 12 tracks, 2 at once; 1 waits for a second digit),
@@ -19,6 +21,11 @@ struct SessionKeyboard {
     /// The digits typed toward a track number, and when the last came.
     private(set) var typedNumber = ""
     private var typedAt = Date.distantPast
+    /// `M` or `S` came first: the number typed next mutes or solos that track of the mix
+    /// (`.toggleMute` or `.toggleSolo`) instead of arming it.
+    private var mixKey: MixKey?
+
+    enum MixKey { case mute, solo }
 
     /// What a key typed now asks for: commands, the help, or a line to say.
     enum Action: Equatable {
@@ -72,12 +79,14 @@ struct SessionKeyboard {
         }
         var actions = finishNumber(state)
         switch key {
+        case UInt8(ascii: "M"): mixKey = .mute
+        case UInt8(ascii: "S"): mixKey = .solo
         case UInt8(ascii: "r"), UInt8(ascii: "R"): actions.append(.command(.record))
         case UInt8(ascii: " "): actions.append(.command(.togglePause))
-        case UInt8(ascii: "s"), UInt8(ascii: "S"): actions.append(.command(.requestStop))
+        case UInt8(ascii: "s"): actions.append(.command(.requestStop))
         case UInt8(ascii: "d"), UInt8(ascii: "D"): actions.append(.command(.discardLastTake))
         case UInt8(ascii: "x"), UInt8(ascii: "X"): actions.append(.command(.clearClips))
-        case UInt8(ascii: "m"), UInt8(ascii: "M"): actions.append(.command(.dropMarker))
+        case UInt8(ascii: "m"): actions.append(.command(.dropMarker))
         case UInt8(ascii: "c"), UInt8(ascii: "C"): actions.append(toggle(.circled, state))
         case UInt8(ascii: "f"), UInt8(ascii: "F"): actions.append(toggle(.falseStart, state))
         case UInt8(ascii: "g"), UInt8(ascii: "G"): actions.append(toggle(.noGood, state))
@@ -109,8 +118,14 @@ struct SessionKeyboard {
     /// The typed number's track armed if it was disarmed, disarmed if armed; nothing for a
     /// number no track has.
     private mutating func finishNumber(_ state: ControlState) -> [Action] {
-        defer { typedNumber = "" }
+        let mix = mixKey
+        defer { typedNumber = ""; mixKey = nil }
         guard let number = Int(typedNumber), (1...state.meters.count).contains(number) else { return [] }
+        switch mix {
+        case .mute?: return [.command(.toggleMute(track: number))]
+        case .solo?: return [.command(.toggleSolo(track: number))]
+        case nil: break
+        }
         let track = state.meters[number - 1].name
         return [.command(state.armedTracks.contains(track) ? .disarm(track: track) : .arm(track: track))]
     }
@@ -122,5 +137,6 @@ struct SessionKeyboard {
         "      m marker here   c circled   f false start   g no good (last take;",
         "      the same key again clears)   n note for the last take   x clear CLIP",
         "      d discard the last take (y confirms)   ? these keys",
+        "      M N / S N mute / solo track N of an overdub's --mix",
     ]
 }

@@ -1,8 +1,9 @@
 /// Tracks and their sources said in one line, runs of numbered names folded into ranges:
 /// `Signal 1..6 <- sig:out_1..6, Pair L <- sig:out_7, Vox <- system:capture_9`.
 enum SourceRanges {
-    /// `names` (each with its source, if given), consecutive numbers folded.
-    static func text(names: [String], sources: [String]? = nil) -> String {
+    /// `names` (each with its source, if given), consecutive numbers folded; `arrow` points from
+    /// name to source (` -> ` for where outputs go).
+    static func text(names: [String], sources: [String]? = nil, arrow: String = " <- ") -> String {
         var runs: [(first: Int, last: Int)] = []
         for index in names.indices {
             if let run = runs.last, run.last == index - 1, follows(names[index - 1], names[index]),
@@ -14,7 +15,7 @@ enum SourceRanges {
         }
         return runs.map { run in
             var text = range(names[run.first], names[run.last], single: run.first == run.last)
-            if let sources { text += " <- " + range(sources[run.first], sources[run.last], single: run.first == run.last) }
+            if let sources { text += arrow + range(sources[run.first], sources[run.last], single: run.first == run.last) }
             return text
         }.joined(separator: ", ")
     }

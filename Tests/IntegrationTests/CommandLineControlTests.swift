@@ -12,7 +12,7 @@ final class CommandLineControlTests: JackTestCase {
             var master: Int32 = -1, slave: Int32 = -1
             XCTAssertEqual(openpty(&master, &slave, nil, nil, nil), 0, "a pseudo-terminal")
             let terminal = FileHandle(fileDescriptor: master, closeOnDealloc: true)
-            let jcap = try Subprocess(try Executables.built("jcap"), signalPorts(2) + ["-o", "keys.wav", "--meter", "json"], server: server.name,
+            let jcap = try Subprocess(try Executables.built("jcap"), signalPorts(2) + ["-o", "keys.wav", "--meter", "json", "-v"], server: server.name,
                                       directory: directory, standardInput: FileHandle(fileDescriptor: slave, closeOnDealloc: true))
             try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
             XCTAssertTrue(jcap.errorOutput.contains("space pauses and resumes, q or Enter stops"), jcap.errorOutput)

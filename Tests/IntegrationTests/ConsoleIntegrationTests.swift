@@ -84,13 +84,16 @@ final class ConsoleIntegrationTests: JackTestCase {
             let run = try runJcap(signalPorts(3) + ["--for", "0.5s", "-o", "summary.wav"])
             let undisturbed = Self.serverXruns.load(ordering: .relaxed) == xrunsBefore
             XCTAssertEqual(run.status, exitStatus(reportedOnConsole: run.errors), run.errors)
+            let table = try XCTUnwrap(run.errors.split(separator: "\n").last { $0.hasPrefix("  peak dBFS: ") }, run.errors)
             for channel in 1...3 {
-                XCTAssertNotNil(run.errors.range(of: "  out_\(channel): peak -[0-9.]+ dBFS, no clips", options: .regularExpression),
-                                run.errors)
+                XCTAssertNotNil(table.range(of: "out_\(channel) -[0-9]+\\.[0-9]( |$)", options: .regularExpression), run.errors)
             }
+            XCTAssertFalse(run.errors.contains("clipped sample"), "no clips: \(run.errors)")
+            XCTAssertTrue(run.errors.hasSuffix(table + "\n"), "the peaks are the last lines: \(run.errors)")
             // The counts of a take the server did not disturb are 0; of one it did, what jcap saw.
-            XCTAssertTrue(undisturbed ? run.errors.contains("xruns 0, lost frames 0")
-                              : run.errors.range(of: "xruns [0-9]+, lost frames [0-9]+", options: .regularExpression) != nil, run.errors)
+            XCTAssertTrue(undisturbed ? run.errors.contains("jcap: no xruns, nothing lost")
+                              : run.errors.range(of: "jcap: ([0-9,]+ xruns?, [0-9,]+ frames lost|no xruns, nothing lost)",
+                                                 options: .regularExpression) != nil, run.errors)
         }
     }
 

@@ -101,7 +101,7 @@ final class FileSplitTests: JackTestCase {
         try withoutXruns {
             let moment = try startBeforeABoundary()
             let expectedFrames = (0..<3).map { frameNear(wallClock: moment.boundary + Int64($0) * 2 * Self.second) }
-            let jcap = try launchJcap(signalPorts(2) + ["--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "json"])
+            let jcap = try launchJcap(signalPorts(2) + ["--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "json", "-v"])
             let run = (status: try jcap.wait(), errors: jcap.errorOutput)
             let account = try summaryAccount(jcap.output)
             XCTAssertEqual(run.status, exitStatus(reporting: account), run.errors)
@@ -126,11 +126,11 @@ final class FileSplitTests: JackTestCase {
             // A line for each file as it closes, with its JACK frames; then the whole take.
             let lines = run.errors.split(separator: "\n").map(String.init)
             for (name, report) in zip(names, reports) {
-                let line = try XCTUnwrap(lines.first { $0.hasPrefix("jcap: wrote \(name): \(report.frames) frames") }, run.errors)
+                let line = try XCTUnwrap(lines.first { $0.hasPrefix("jcap: wrote \(name): ") && $0.contains("(\(report.frames) frames)") }, run.errors)
                 let jackFirst = try XCTUnwrap(number(after: "JACK frames ", in: line), line)
                 XCTAssertEqual(UInt32(jackFirst), report.first, line)
             }
-            XCTAssertTrue(run.errors.contains("jcap: recorded 4 files: 240000 frames"), run.errors)
+            XCTAssertTrue(run.errors.contains("jcap: recorded 4 files: 00:00:05.000 (240000 frames)"), run.errors)
             XCTAssertTrue(run.errors.contains("a new file on every 2s boundary of the clock"), run.errors)
         }
     }

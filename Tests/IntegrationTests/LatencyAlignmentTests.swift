@@ -71,7 +71,7 @@ final class LatencyAlignmentTests: JackTestCase {
     func testAnImmediateStartHasRealSoundOnEveryChannelFromItsFirstFrame() throws {
         // Started "now", the channel with less latency is delayed by 700 frames: its delay line
         // must hold real sound, not silence, when the take begins.
-        let run = try runJcapReporting(ports([1, 2, 3]) + ["--align-latency", "--for", "9600f", "-o", "now.wav"])
+        let run = try runJcapReporting(ports([1, 2, 3]) + ["--align-latency", "--for", "9600f", "-o", "now.wav", "-v"])
         let reported = try XCTUnwrap(run.account, run.errors)
         XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
         let start = try XCTUnwrap(number(after: "JACK frames ", in: run.errors), run.errors)

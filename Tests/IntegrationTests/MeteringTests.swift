@@ -146,7 +146,7 @@ extension MeteringTests {
             for quality in ["best", "fastest"] {
                 let name = "resampled-\(quality).wav"
                 let run = try runJcap(["--port", "minus20:out_1", "--port", "fullscale:out_1", "--for", "2s", "--rate", "44100",
-                                       "--src-quality", quality, "--bit-depth", "float", "-o", name])
+                                       "--src-quality", quality, "--bit-depth", "float", "-o", name, "-v"])
                 XCTAssertEqual(run.status, 0, run.errors)
                 XCTAssertTrue(run.errors.contains("resampled from 48000 to 44100 Hz (88200 frames in the file)"), run.errors)
                 let file = try SoundFile.open(readingFrom: path(name))

@@ -113,12 +113,12 @@ final class OverdubTests: JackTestCase {
         let (run, entries) = try withoutXruns { () -> ((status: Int32, errors: String), [TakeLogEntry]) in
             _ = try recordTakeOne(session)
             let run = try runJcap(["session", session, "--overdub", "1", "--at", "+0.5s",
-                                   "--playback-port", "loop:playback_*", "--meter", "none"])
+                                   "--playback-port", "loop:playback_*", "--meter", "none", "-v"])
             return (run, try TakeLog(folder: path("dub")).entries())
         }
         XCTAssertEqual(run.status, 0, run.errors)
         XCTAssertTrue(run.errors.contains("dub-play:A -> loop:playback_1"), run.errors)
-        XCTAssertTrue(run.errors.contains("playback latency 300 frames"), run.errors)
+        XCTAssertTrue(run.errors.contains("playback latency 6.3 ms (300 frames)"), run.errors)
         let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, run.errors)
         XCTAssertEqual(overdub.status, .complete)
         XCTAssertEqual(overdub.frames, 24_000, "as long as the take it played")
@@ -180,6 +180,50 @@ final class OverdubTests: JackTestCase {
         XCTAssertTrue(alone.errors.contains("--overdub too"), alone.errors)
     }
 
+    /// On a terminal, `M1` mutes track 1 (A) of the overdub's mix: the overdub's A and B
+    /// record the mix of BC alone. Without a mix, `M1` is refused in one line.
+    func testMuteKeyOfAnOverdubsMixOnATerminal() throws {
+        let session = try writeSession()
+        _ = try recordTakeOne(session)
+        let refused = try TerminalSession(try Executables.built("jcap"), ["session", session, "--overdub", "1"],
+                                          columns: 80, rows: 24, server: server.name, directory: directory)
+        try refused.waitForScreen("READY") { $0.contains { $0.contains("READY") } }
+        refused.type("M1")
+        try refused.waitFor("only a mix (--mix) can mute or solo a track")
+        refused.type("q")
+        XCTAssertEqual(try refused.wait(), 0, refused.transcript)
+
+        let terminal = try TerminalSession(try Executables.built("jcap"),
+                                           ["session", session, "--overdub", "1", "--mix",
+                                            "--playback-port", "loop:playback_1", "--playback-port", "loop:playback_2"],
+                                           columns: 80, rows: 24, server: server.name, directory: directory)
+        try terminal.waitForScreen("READY") { $0.contains { $0.contains("READY") } }
+        terminal.type("?")
+        try terminal.waitFor("M N / S N mute / solo track N of an overdub's --mix")
+        terminal.type("M1")
+        terminal.type("r")
+        try terminal.waitForScreen("take 2 recording") { $0.contains { $0.contains("REC") } }
+        usleep(300_000)
+        terminal.type("ss")
+        try Self.waitFor("take 2 to be logged") {
+            ((try? TakeLog(folder: self.path("dub")).entries()) ?? []).contains { $0.take == 2 && $0.status != .recording }
+        }
+        terminal.type("q")
+        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        XCTAssertFalse(terminal.transcript.contains("only a mix"), terminal.transcript)
+
+        let bc = try samples(takeFile(1, "BC")).data
+        let mix = PlaybackMix(pans: [0, 0])
+        let left = try samples(takeFile(2, "A")).data
+        XCTAssertGreaterThan(left.count, 4_800, "the overdub ran a while")
+        // Past the first periods (a gain ramps for 10 ms), the left is BC's alone: A is muted.
+        let wrong = (2_048..<left.count).first { frame in
+            abs(left[frame] - bc[2 * frame] * mix.gain(file: 1, channels: 2, output: 0, volume: 1)) > 1e-6
+        }
+        XCTAssertNil(wrong.map { "sample \($0): \(left[$0]) recorded" }, "the mix's left without A")
+        XCTAssertTrue((2_048..<left.count).contains { left[$0] != 0 }, "BC still plays")
+    }
+
     func testAnOverdubOnAChosenFrameLogsItAndThePlayerStartsThere() throws {
         let session = try writeSession(alignLatency: true)
         var playFrame: UInt32 = 0
@@ -189,7 +233,7 @@ final class OverdubTests: JackTestCase {
             _ = try recordTakeOne(session)
             playFrame = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
             let run = try runJcap(["session", session, "--overdub", "1", "--at", "@\(playFrame)", "--for", "4800f",
-                                   "--playback-port", "loop:playback_*", "--meter", "none"])
+                                   "--playback-port", "loop:playback_*", "--meter", "none", "-v"])
             return (run, try TakeLog(folder: path("dub")).entries())
         }
         XCTAssertEqual(run.status, 0, run.errors)
@@ -217,7 +261,7 @@ final class OverdubTests: JackTestCase {
                                       server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
             try Self.waitFor("the session") { jcap.errorOutput.contains("r plays take 1 from its start") }
             keys.fileHandleForWriting.write(Data("r".utf8))
-            try Self.waitFor("the overdub to start") { jcap.errorOutput.contains("take 1 plays from JACK frame") }
+            try Self.waitFor("the overdub to start") { jcap.errorOutput.contains("take 1 plays from its start; take 2 starts") }
             usleep(500_000)
             keys.fileHandleForWriting.write(Data("s".utf8))
             try Self.waitFor("the overdub to be logged") {
@@ -228,6 +272,9 @@ final class OverdubTests: JackTestCase {
             return (status, jcap.errorOutput, try TakeLog(folder: path("dub")).entries())
         }
         XCTAssertEqual(status, 0, errors)
+        XCTAssertFalse(errors.contains("JACK frame") || errors.contains("starting at frame") || errors.contains("frames each"),
+                       "times, not frames, without -v: \(errors)")
+        XCTAssertTrue(errors.contains("playback latency 6.3 ms\n"), errors)
         let overdub = try XCTUnwrap(entries.first { $0.take == 2 }, errors)
         XCTAssertEqual(overdub.overdub?.take, 1)
         XCTAssertGreaterThan(overdub.frames, 0)

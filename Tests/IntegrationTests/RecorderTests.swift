@@ -413,7 +413,7 @@ final class RecorderTests: JackTestCase {
     }
 
     func testJcapPausesOnSIGUSR1AndLeavesThePauseOut() throws {
-        let jcap = try launchJcap(signalPorts(2) + ["-o", "usr1.wav", "--meter", "json"])
+        let jcap = try launchJcap(signalPorts(2) + ["-o", "usr1.wav", "--meter", "json", "-v"])
         try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
         usleep(400_000)
         jcap.signal(SIGUSR1)

@@ -155,7 +155,7 @@ final class SessionConsoleTests: JackTestCase {
         try terminal.waitForScreen("READY again") { $0.contains { $0.contains("READY") } }
         terminal.type("q")
         XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
-        XCTAssertFalse(terminal.transcript.contains("disconnected near"),
+        XCTAssertFalse(terminal.transcript.contains(" disconnected at "),
                        "an unpatching between takes is told when it happens, not again at the next take: \(terminal.transcript)")
         let takes = try runJcap(["takes", path("live.toml")])
         XCTAssertEqual(takes.status, 0, takes.errors)
@@ -255,6 +255,34 @@ final class SessionConsoleTests: JackTestCase {
         XCTAssertEqual(verbose.status, 0, verbose.errors)
         XCTAssertTrue(verbose.errors.contains("  T5: quietly:T5 <- sig:out_5"), verbose.errors)
         XCTAssertTrue(verbose.errors.contains("14400 frames, from JACK frame "), verbose.errors)
+    }
+
+    /// `jcap record` on a terminal speaks as a session does: 64 sources in one line, the take's
+    /// summary last (length, start in local time, counts, every peak in a compact table) and no
+    /// frame numbers; -v gives a line per channel and the frames.
+    func testRecordOnATerminalSaysLittleAndTheSummaryComesLast() throws {
+        let terminal = try open(["--port", "sig:out_*", "--for", "0.5s", "-o", "rec.wav"])
+        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        let text = terminal.transcript
+        XCTAssertTrue(text.contains("jcap:in_1..64 <- sig:out_1..64"), text)
+        XCTAssertFalse(text.contains("channel 10:"), "no line per channel without -v: \(text)")
+        XCTAssertFalse(text.contains("JACK frame"), "no frame numbers without -v: \(text)")
+        let lines = text.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let summary = try XCTUnwrap(lines.lastIndex { $0.hasPrefix("jcap: wrote rec.wav: 00:00:00.500, 64 channels, ") }, text)
+        XCTAssertNotNil(lines[summary].range(of: "started [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}$", options: .regularExpression),
+                        "the start in local time: \(lines[summary])")
+        XCTAssertTrue(lines[summary + 1] == "jcap: no xruns, nothing lost"
+                      || lines[summary + 1].range(of: "^jcap: [0-9,]+ xruns?, [0-9,]+ frames lost$", options: .regularExpression) != nil,
+                      lines[summary + 1])
+        XCTAssertTrue(lines[summary + 2].hasPrefix("peak dBFS: out_1 "), text)
+        XCTAssertTrue(lines[(summary + 2)...].joined().contains("out_64 "), "every peak, and they are the last lines: \(text)")
+        XCTAssertLessThan(lines.count - summary, 24, "the summary fits the 80×24 screen: \(text)")
+
+        let verbose = try open(["--port", "sig:out_*", "--for", "0.5s", "-o", "verbose.wav", "-v"])
+        XCTAssertEqual(try verbose.wait(), 0, verbose.transcript)
+        XCTAssertTrue(verbose.transcript.contains("channel 10: jcap:in_10 <- sig:out_10"), verbose.transcript)
+        XCTAssertTrue(verbose.transcript.contains("00:00:00.500 (24000 frames), 64 channels"), verbose.transcript)
+        XCTAssertTrue(verbose.transcript.contains(", JACK frames "), verbose.transcript)
     }
 
     /// READY names the next take (for slating) and the disk time as hours and minutes; a stop

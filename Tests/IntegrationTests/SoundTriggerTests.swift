@@ -71,7 +71,7 @@ final class SoundTriggerTests: JackTestCase {
             }
             try Self.waitFor("the gated signal") { observer.audioOutputPorts().contains("gate:out_2") }
             let jcap = try launchJcap(["--port", "gate:out_1", "--port", "gate:out_2", "--trigger", "-40dB",
-                                       "--trigger-stop", "0.25s", "--pre-roll", "0.1s", "--meter", "none", "--bit-depth", "float", "-o", "sound.wav"])
+                                       "--trigger-stop", "0.25s", "--pre-roll", "0.1s", "--meter", "none", "--bit-depth", "float", "-o", "sound.wav", "-v"])
             try Self.waitFor("jcap to wait for sound") { jcap.errorOutput.contains("waiting for sound at -40dB") }
             XCTAssertGreaterThan(FrameTime.distance(from: observer.estimatedFrameTime, to: first), Self.preRoll,
                                  "jcap got ready only after the pre-roll before the first window began")

@@ -62,7 +62,7 @@ final class StudioSessionTests: JackTestCase {
             var parts = tm()
             localtime_r(&seconds, &parts)
             at = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, Int(target % 1_000_000) / 1_000)
-            let recorder = try launchJcap(signalPorts(1) + ["--at", at, "--for", "2400f", "-o", "alone.wav"])
+            let recorder = try launchJcap(signalPorts(1) + ["--at", at, "--for", "2400f", "-o", "alone.wav", "-v"])
             usleep(400_000)
             let run = try runJcap(["session", session, "--at", at, "--for", "2400f", "--meter", "none"])
             XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
@@ -224,7 +224,7 @@ final class StudioSessionTests: JackTestCase {
         let session = try writeSession("preroll")
         let (jcap, cue, entries) = try { () -> (Subprocess, Int64, [TakeLogEntry]) in
             let keys = Pipe()
-            let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--pre-roll", "0.5s", "--meter", "none"],
+            let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--pre-roll", "0.5s", "--meter", "none", "-v"],
                                       server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
             try Self.waitFor("the session") { jcap.errorOutput.contains("before the r key") }
             usleep(1_000_000)  // longer than the pre-roll: all of it is held

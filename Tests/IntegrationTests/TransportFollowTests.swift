@@ -35,7 +35,7 @@ final class TransportFollowTests: JackTestCase {
     func testEachRollIsATakeFromTheFrameTheTransportRollsToTheFrameItStops() throws {
         var rolls: [(roll: UInt32, stop: UInt32)] = []
         let jcap = try { () -> Subprocess in
-            let jcap = try launchJcap(signalPorts(2) + ["--transport", "--meter", "json", "-o", "roll.wav"])
+            let jcap = try launchJcap(signalPorts(2) + ["--transport", "--meter", "json", "-o", "roll.wav", "-v"])
             try Self.waitFor("jcap to wait for the transport") { jcap.errorOutput.contains("waiting for the JACK transport") }
             // Two rolls, the second 0.4 s after the first stops: jcap has armed the next take by then.
             rolls = try driveTransport([(48_000, 48_000 + 30_000), (48_000 + 30_000 + 19_200, 48_000 + 30_000 + 19_200 + 25_000)])

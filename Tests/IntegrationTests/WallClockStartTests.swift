@@ -37,9 +37,9 @@ final class WallClockStartTests: JackTestCase {
             for file in ["a.wav", "b.wav"] { try? FileManager.default.removeItem(atPath: path(file)) }
             let launched = WallClockTime.nowMicrosecondsSinceEpoch()
             let (first, second) = forms(moment(secondsAhead: ahead))
-            let a = try launchJcap(signalPorts(2) + ["--at", first, "--for", "2400f", "-o", "a.wav", "--meter", "json"])
+            let a = try launchJcap(signalPorts(2) + ["--at", first, "--for", "2400f", "-o", "a.wav", "--meter", "json", "-v"])
             usleep(useconds_t(apart * 1_000_000))
-            let b = try launchJcap(signalPorts(2) + ["--at", second, "--for", "2400f", "-o", "b.wav", "--meter", "json"])
+            let b = try launchJcap(signalPorts(2) + ["--at", second, "--for", "2400f", "-o", "b.wav", "--meter", "json", "-v"])
             // Once the moment has passed (and a period more), xruns no longer bear on the start.
             let started = launched + Int64((ahead + 0.2) * 1_000_000)
             let wait = started - WallClockTime.nowMicrosecondsSinceEpoch()
@@ -95,7 +95,7 @@ final class WallClockStartTests: JackTestCase {
             let exact = try StartTime(parsing: text).wallClockMicroseconds()!
             expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
                 + UInt64(exact - WallClockTime.nowMicrosecondsSinceEpoch()))
-            let jcap = try launchJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav", "--meter", "json"])
+            let jcap = try launchJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav", "--meter", "json", "-v"])
             let wait = target + 200_000 - WallClockTime.nowMicrosecondsSinceEpoch()
             if wait > 0 { usleep(useconds_t(wait)) }
             closeXrunWindow()

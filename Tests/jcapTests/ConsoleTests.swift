@@ -1,3 +1,4 @@
+import JackCapture
 import Testing
 @testable import jcap
 
@@ -58,5 +59,33 @@ struct EngineerWordingTests {
         #expect(Console.positions([48_000], rate: 48_000, verbose: true) == "00:00:01.000 (take frame 48000)")
         #expect(Console.positions((1...40).map { Int64($0) * 4_800 }, rate: 48_000, verbose: false).hasSuffix(", 00:00:00.500 and 35 more"))
         #expect(Console.wrapped(["Kick -3.0", "Snare +1.2", "Vox -inf"], width: 22) == ["Kick -3.0  Snare +1.2", "Vox -inf"])
+    }
+
+    @Test("a take's counts named, spans as times, peaks signed with silence as -inf")
+    func recordSummaryPieces() {
+        #expect(Console.count(255_354, "clipped sample") == "255,354 clipped samples")
+        #expect(Console.count(1, "xrun") == "1 xrun")
+        let spans = [LostSpan(position: 48_000, frames: 1_024)]
+        #expect(Console.spans(spans, rate: 48_000, frames: false) == "00:00:01.000 for 00:00:00.021")
+        #expect(Console.spans(spans, rate: 48_000, frames: true) == "00:00:01.000 (1024 frames at 48000)")
+        let table = Console.peakTable([("out_1", 3), ("out_2", -12), ("out_3", -160), ("out_4", -200)])
+        #expect(table == ["  peak dBFS: out_1 +3.0  out_2 -12.0  out_3 -inf  out_4 -inf"])
+    }
+
+    @Test("an overdub's outputs in one line; its latency in milliseconds, frames only with -v")
+    func overdubPieces() {
+        #expect(SourceRanges.text(names: (1...8).map { "dub-play:T\($0)" }, sources: (1...8).map { "system:playback_\($0)" }, arrow: " -> ")
+            == "dub-play:T1..8 -> system:playback_1..8")
+        #expect(Console.latencyText(300, rate: 48_000, verbose: false) == "6.3 ms")
+        #expect(Console.latencyText(300, rate: 48_000, verbose: true) == "6.3 ms (300 frames)")
+    }
+
+    @Test("a take's events at their times in the take, no JACK frames")
+    func eventsAsTimes() {
+        #expect(Console.eventText(.paused(frameTime: 123_456, position: 48_000), sampleRate: 48_000) == "paused at 00:00:01.000")
+        #expect(Console.eventText(.portDisconnected(channel: 1, source: "crashing:out_1", frameTime: 9, position: 72_000), sampleRate: 48_000)
+            == "channel 2: crashing:out_1 disconnected at 00:00:01.500; recording silence")
+        #expect(Console.eventText(.triggered(frameTime: 9, position: 4_800), sampleRate: 48_000) == "triggered, 00:00:00.100 into the take")
+        #expect(Console.eventText(.xrun(frameTime: 9, position: 1), sampleRate: 48_000) == nil)
     }
 }

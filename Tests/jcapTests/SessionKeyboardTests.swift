@@ -102,4 +102,18 @@ struct SessionKeyboardTests {
         #expect(type("zz\u{1B}", &keyboard, state) == [.say("note not changed")])
         #expect(type("s", &keyboard, state) == [.command(.requestStop)], "keys are commands again")
     }
+
+    @Test("M and a number mutes a track of an overdub's mix, S and a number solos it; m and s keep their meaning")
+    func muteAndSolo() {
+        var keyboard = SessionKeyboard()
+        let state = Self.state(tracks: 12, armed: [1])
+        #expect(type("M3", &keyboard, state) == [.command(.toggleMute(track: 3))])
+        #expect(type("S12", &keyboard, state) == [.command(.toggleSolo(track: 12))])
+        #expect(type("S1\r", &keyboard, state) == [.command(.toggleSolo(track: 1))], "Enter ends the number")
+        #expect(type("3", &keyboard, state) == [.command(.arm(track: "T3"))], "a number alone arms again")
+        #expect(type("Mr", &keyboard, state) == [.command(.record)], "another key cancels M")
+        #expect(type("m", &keyboard, state) == [.command(.dropMarker)])
+        #expect(type("s", &keyboard, state) == [.command(.requestStop)])
+        #expect(SessionKeyboard.help.contains { $0.contains("M N / S N mute / solo track N") })
+    }
 }

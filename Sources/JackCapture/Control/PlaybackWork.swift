@@ -74,15 +74,9 @@ final class PlaybackWork: ControlledWork {
             return .notWhilePlaying(command)
         case .toggleMute(let track), .toggleSolo(let track):
             // Only a mix has tracks to mute; a number past its tracks does nothing.
-            guard let mix = player.mix else { return .needsMix(command) }
-            let file = track - 1
-            guard mix.pans.indices.contains(file) else { return nil }
-            if case .toggleMute = command {
-                player.setMuted(!mix.muted.contains(file), file: file)
-            } else {
-                player.setSoloed(!mix.soloed.contains(file), file: file)
-            }
-            return nil
+            var solo = false
+            if case .toggleSolo = command { solo = true }
+            return player.toggleInMix(track: track, solo: solo) ? nil : .needsMix(command)
         case .discardLastTake, .confirmDiscard, .arm, .disarm, .mark, .note, .clearClips, .dropMarker:
             return .needsSession(command)
         }

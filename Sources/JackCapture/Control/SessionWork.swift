@@ -222,8 +222,12 @@ final class SessionWork: ControlledWork {
             return nil
         case .seekTo, .seekBy:
             return .needsPlayback(command)
-        case .toggleMute, .toggleSolo:
-            return .needsPlayback(command)
+        case .toggleMute(let track), .toggleSolo(let track):
+            // An overdub monitoring the played take as a mix (--mix) mutes and solos its tracks.
+            guard let overdub else { return .needsMix(command) }
+            var solo = false
+            if case .toggleSolo = command { solo = true }
+            return overdub.player.toggleInMix(track: track, solo: solo) ? nil : .needsMix(command)
         }
     }
 

@@ -55,6 +55,17 @@ extension Player {
         }
     }
 
+    /// What a mute or solo key does (`jcap play --mix`, an overdub's `--mix`): toggles track
+    /// `track` (1-based: the mix's file `track - 1`); a number past the mix's files does nothing.
+    /// False when the player has no mix to mute or solo in.
+    package func toggleInMix(track: Int, solo: Bool) -> Bool {
+        guard let mix else { return false }
+        let file = track - 1
+        guard mix.pans.indices.contains(file) else { return true }
+        if solo { setSoloed(!mix.soloed.contains(file), file: file) } else { setMuted(!mix.muted.contains(file), file: file) }
+        return true
+    }
+
     private func changeMix(_ change: (inout PlaybackMix) -> Void) {
         control.withLock {
             guard var mix = $0.mix else { return }

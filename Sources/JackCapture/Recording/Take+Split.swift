@@ -88,7 +88,7 @@ extension Take {
     /// The wall-clock moment (microseconds since the Unix epoch) of a JACK frame: JACK's clock for
     /// the frame (jack_frames_to_time), moved by the offset between the wall clock and JACK's
     /// clock now.
-    static func wallClockMicroseconds(ofFrame frame: UInt32, on jack: JackClient) -> Int64 {
+    package static func wallClockMicroseconds(ofFrame frame: UInt32, on jack: JackClient) -> Int64 {
         Int64(jack.microseconds(atFrame: frame)) + WallClockToJack.wallMinusJackNanoseconds() / 1_000
     }
 

@@ -284,7 +284,7 @@ public final class SessionTake: Sendable {
 
     /// The server's xruns in a take, each with the frames JACK skipped because of it (0 when it
     /// cost the take nothing): an xrun and skipped frames within four periods are one.
-    static func xruns(in events: [CaptureEvent], period: Int) -> [(position: Int64, frames: Int64)] {
+    package static func xruns(in events: [CaptureEvent], period: Int) -> [(position: Int64, frames: Int64)] {
         var xruns: [(position: Int64, frames: Int64)] = []
         for event in events { if case .xrun(_, let position) = event { xruns.append((position, 0)) } }
         for event in events {

@@ -104,8 +104,7 @@ public enum TakeListing {
     static func peak(_ entry: TakeLogEntry) -> String {
         guard let highest = entry.tracks.compactMap(\.highestPeakDBFS).filter({ !$0.isNaN }).max() else { return "" }
         // Signed as a meter shows it, silence as -inf (as everywhere jcap shows a level).
-        let level = highest <= TakeLogTrack.peakFloor ? "peak -inf dBFS"
-            : String(format: highest >= 0.05 ? "peak %+.1f dBFS" : "peak %.1f dBFS", highest)
+        let level = "peak \(DecibelText.text(highest).trimmingCharacters(in: .whitespaces)) dBFS"
         let clipped = saturatingSum(entry.tracks.compactMap(\.clippedSamples).filter { $0 > 0 })
         return clipped > 0 ? "\(level), \(clipped) clipped" : level
     }

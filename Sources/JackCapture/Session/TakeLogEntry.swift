@@ -244,7 +244,7 @@ public struct TakeLogFile: Codable, Sendable, Equatable {
 /// One track of a take: what it was called, where it came from and how loud it got.
 public struct TakeLogTrack: Codable, Sendable, Equatable {
     /// The floor the log writes for a peak: silence is -inf dBFS, which JSON cannot hold.
-    public static let peakFloor = -160.0
+    public static let peakFloor = DecibelText.floor
 
     public var name: String
     /// The JACK port it recorded (`system:capture_3`).

@@ -17,7 +17,7 @@ final class SourceCrashTests: JackTestCase {
         try ("[session]\nname = \"crash\"\nformat = \"wav\"\nbit_depth = \"float\"\n\n"
             + "[[track]]\nname = \"Steady\"\nsource = \"sig:out_1\"\n\n[[track]]\nname = \"Crashing\"\nsource = \"crashing:out_1\"\n")
             .write(toFile: session, atomically: true, encoding: .utf8)
-        let jcap = try launchJcap(["session", session, "--for", "3s", "--meter", "none"])
+        let jcap = try launchJcap(["session", session, "--for", "3s", "--meter", "none", "-v"])
         try Self.waitFor("take 1") { jcap.errorOutput.contains("recording take 1") }
         usleep(1_000_000)
         let killedAfter = observer.estimatedFrameTime
