@@ -59,6 +59,8 @@ package final class ChannelMeters: Sendable {
     private struct State {
         var lastFrames: Int64 = 0
         var lastSums: [Double]
+        /// The running sums as last read (kept, so an update allocates nothing).
+        var sums: [Double]
         var meanSquares: [Double]
         var peaks: [Double]
         var holds: [Double]
@@ -69,6 +71,7 @@ package final class ChannelMeters: Sendable {
 
         init(channelCount count: Int) {
             lastSums = [Double](repeating: 0, count: count)
+            sums = lastSums
             meanSquares = lastSums
             peaks = lastSums
             holds = lastSums
@@ -98,7 +101,9 @@ package final class ChannelMeters: Sendable {
     }
 
     private func update(_ state: inout State) {
-        let frames = accumulators.meteredFrames.load(ordering: .acquiring)
+        // The sums and the frames of the same cycles: a sum a cycle ahead of the frame count would
+        // read that cycle's power as this window's (a busy machine's meters read hot).
+        let frames = accumulators.totals(into: &state.sums)
         let newFrames = frames - state.lastFrames
         guard newFrames > 0 else { return }
         state.lastFrames = frames
@@ -106,8 +111,7 @@ package final class ChannelMeters: Sendable {
         let averaging = 1 - exp(-seconds / Self.averagingTime)
         let release = pow(10, -Self.peakReleaseRate * seconds / 20)
         for channel in 0..<channelCount {
-            let sum = Double(bitPattern: UnsafeAtomic<UInt64>(at: accumulators.sumsOfSquares + channel)
-                .load(ordering: .relaxed))
+            let sum = state.sums[channel]
             let meanSquare = max(0, sum - state.lastSums[channel]) / Double(newFrames)
             state.lastSums[channel] = sum
             state.meanSquares[channel] += averaging * (meanSquare - state.meanSquares[channel])

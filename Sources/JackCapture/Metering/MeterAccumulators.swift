@@ -1,4 +1,5 @@
 import Atomics
+import Glibc
 
 /// What the meters gather: per channel, per cycle, the peak absolute sample and the sum of squares
 /// (the process callback, from every cycle), and over the take, the highest peak and the samples
@@ -20,6 +21,10 @@ package struct MeterAccumulators: @unchecked Sendable {
     let clipCounts: UnsafeMutablePointer<UnsafeAtomic<Int64>.Storage>
     /// Frames per channel measured since metering began (published after the sums).
     let meteredFrames: UnsafeAtomic<Int64>
+    /// Odd while the callback adds a cycle to the sums and frames: a sequence lock that the reader
+    /// retries on and the callback never waits for, so that the sums and the frames read between
+    /// two equal even values cover the same cycles (`totals(into:)`).
+    let cycleSequence: UnsafeAtomic<Int64>
 
     init(channelCount: Int) {
         self.channelCount = channelCount
@@ -34,6 +39,7 @@ package struct MeterAccumulators: @unchecked Sendable {
             (clipCounts + channel).initialize(to: .init(0))
         }
         meteredFrames = .create(0)
+        cycleSequence = .create(0)
     }
 
     func deallocate() {
@@ -42,6 +48,7 @@ package struct MeterAccumulators: @unchecked Sendable {
         takePeaks.deallocate()
         clipCounts.deallocate()
         meteredFrames.destroy()
+        cycleSequence.destroy()
     }
 
     /// One cycle of one channel, for the live meter.
@@ -88,10 +95,38 @@ package struct MeterAccumulators: @unchecked Sendable {
         }
     }
 
-    /// Publishes that `frames` more frames per channel have been measured.
+    /// Opens a cycle's measurements: every `measure`/`publish` of the cycle comes after this and
+    /// before `finishCycle`.
+    @_noAllocation @_noLocks
+    func beginCycle() {
+        cycleSequence.store(cycleSequence.load(ordering: .relaxed) + 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+    }
+
+    /// Publishes that `frames` more frames per channel have been measured, closing the cycle.
     @_noAllocation @_noLocks
     func finishCycle(frames: Int) {
-        meteredFrames.store(meteredFrames.load(ordering: .relaxed) + Int64(frames), ordering: .releasing)
+        meteredFrames.store(meteredFrames.load(ordering: .relaxed) + Int64(frames), ordering: .relaxed)
+        // The next even value, whether or not `beginCycle` opened the cycle.
+        cycleSequence.store((cycleSequence.load(ordering: .relaxed) | 1) + 1, ordering: .releasing)
+    }
+
+    /// The frames measured and each channel's running sum of squares, as of one moment between
+    /// two cycles (read again if a cycle was being added meanwhile). Not real-time: it may wait
+    /// for the callback to finish a cycle.
+    func totals(into sums: inout [Double]) -> Int64 {
+        while true {
+            let before = cycleSequence.load(ordering: .acquiring)
+            if before & 1 == 0 {
+                let frames = meteredFrames.load(ordering: .relaxed)
+                for channel in 0..<channelCount {
+                    sums[channel] = Double(bitPattern: UnsafeAtomic<UInt64>(at: sumsOfSquares + channel).load(ordering: .relaxed))
+                }
+                atomicMemoryFence(ordering: .acquiring)
+                if cycleSequence.load(ordering: .relaxed) == before { return frames }
+            }
+            sched_yield()
+        }
     }
 
     package struct Measurement {

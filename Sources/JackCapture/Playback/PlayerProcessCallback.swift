@@ -64,6 +64,7 @@ extension PlayerProcessState {
     /// Feeds what each port plays this cycle (after gain, silence included) to the meters.
     @_noAllocation @_noLocks
     private func measureOutputs(frames n: Int) {
+        meters.beginCycle()
         var index = 0
         while index < portCount {
             if let buffer = jack_port_get_buffer(ports[index], UInt32(n)) {

@@ -25,6 +25,7 @@ extension CaptureProcessState {
                                                 ordering: .acquiring).exchanged
         else { return }
         let metering = meteringEnabled.load(ordering: .relaxed)
+        if metering { meters.beginCycle() }
         let measuredWhileCopying = advanceTake(frameCount: nframes, metering: metering)
         if metering {
             if !measuredWhileCopying { measureLevels(frameCount: nframes) }
