@@ -17,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         // Studio session files (sessions/*.toml).
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The browser remote (`jcap session --remote`): HTTP and WebSocket.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // C interop: one system-library target per C library, each a module map and a shim header.
@@ -35,6 +38,12 @@ let package = Package(
             pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]
         ),
+        // OSC over UDP, for the OSC remote and the NSM session-manager client.
+        .systemLibrary(
+            name: "CLiblo",
+            pkgConfig: "liblo",
+            providers: [.apt(["liblo-dev"])]
+        ),
         // Linux calls glibc hides behind _GNU_SOURCE (sync_file_range(2)); no library to link.
         .systemLibrary(name: "CLinux"),
         .target(
@@ -46,6 +55,17 @@ let package = Package(
                 "CSamplerate",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        // Surfaces beyond the terminal, all driving the one control core: the browser remote, OSC
+        // and NSM. Apart from the library, so that the library needs neither NIO nor liblo.
+        .target(
+            name: "JackCaptureRemote",
+            dependencies: [
+                "JackCapture",
+                "CLiblo",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
         ),
         // The test signal (every sample encodes its frame time and channel) and its verifiers:
@@ -68,6 +88,7 @@ let package = Package(
             name: "jcap",
             dependencies: [
                 "JackCapture",
+                "JackCaptureRemote",
                 "TSanDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

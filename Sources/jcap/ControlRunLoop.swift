@@ -16,10 +16,12 @@ struct ControlRunLoop {
         while true {
             for surface in surfaces { surface.poll(core) }
             core.update()
-            for event in core.takeEvents() {
+            let events = core.takeEvents()
+            for event in events {
                 console.tell(event, wording)
                 status = .worst(status, ExitStatus(for: event))
             }
+            if !events.isEmpty { for surface in surfaces { surface.observe(events) } }
             if core.isFinished { break }
             // Passes of 10 ms (keys act at once), a redraw every fifth.
             if pass % 5 == 0 { console.show(MeterSnapshot(core.state, shortensNames: wording.shortensNames)) }
