@@ -66,7 +66,9 @@ let package = Package(
                 "CLiblo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            ]
+            ],
+            // The browser remote's page: HTML, CSS and JavaScript as they are (no build step).
+            resources: [.copy("Web/Page")]
         ),
         // The test signal (every sample encodes its frame time and channel) and its verifiers:
         // for jcap-testsignal, the tests and the benchmarks, not for recording.
