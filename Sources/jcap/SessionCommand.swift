@@ -1,5 +1,6 @@
 import ArgumentParser
 import JackCapture
+import JackCaptureRemote
 
 /// `jcap session FILE`: opens a studio session (sessions/README.md) and records take after take,
 /// or, with `--at`, `--for` or `--takes`, records unattended and exits with jcap's statuses.
@@ -73,6 +74,8 @@ struct SessionCommand: ParsableCommand {
 
     @OptionGroup var meters: MeterOption
 
+    @OptionGroup var remoteOptions: RemoteOption
+
     func run() throws {
         let signals = ControlSignals()
         Glibc.signal(SIGXFSZ, SIG_IGN)
@@ -93,6 +96,7 @@ struct SessionCommand: ParsableCommand {
                     throw CommandLineError.refusedValue(flag: "--split", value: split, error)
                 }
             }
+            try remoteOptions.check()
             if let at { start = try StartTime(parsing: at) }
             if let duration {
                 let parsed = try CaptureDuration(parsing: duration)
@@ -193,6 +197,14 @@ struct SessionCommand: ParsableCommand {
             }
             plan = .interactive
         }
+        let remote: WebRemote?
+        do {
+            remote = try remoteOptions.start(for: session.definition, takeLog: session.log, console: console)
+        } catch {
+            throw console.fail(error)
+        }
+        defer { remote?.stop() }
+        if let remote { surfaces.append(remote) }
         let status = ControlRunLoop(console: console, wording: wording)
             .run(ControlCore(session: session, overdub: overdubbing, plan: plan), surfaces: surfaces)
         if status != .success { throw ExitCode(status.rawValue) }

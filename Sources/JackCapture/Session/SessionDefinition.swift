@@ -39,6 +39,8 @@ public struct SessionDefinition: Sendable, Equatable {
     /// the transport, and the silence that ends a take started by sound.
     public var preRoll: CaptureDuration?
     public var triggerStop: CaptureDuration?
+    /// `[remote]`: the browser remote to serve, if the file asks for one.
+    public var remote: SessionRemote?
     /// Every track, in file order.
     public var tracks: [SessionTrack]
     /// The tracks with `arm` not false, in file order: armed when the session opens (every track
@@ -121,6 +123,11 @@ public struct SessionDefinition: Sendable, Equatable {
     /// `[session]` header's when the file does not set the key.
     package func error(sessionKey key: String, _ message: String) -> SessionFileError {
         SessionFileReader.Errors(path: sessionFilePath, locator: locator).session(key, message)
+    }
+
+    /// An error located at a `[remote]` key, for what only the remote can check (its token).
+    package func error(remoteKey key: String, _ message: String) -> SessionFileError {
+        SessionFileReader.Errors(path: sessionFilePath, locator: locator).remote(key, message)
     }
 
     /// The file name, without the folder, of take `number`'s file `file`: `take-007-Kick In.wav`

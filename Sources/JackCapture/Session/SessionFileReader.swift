@@ -18,6 +18,7 @@ struct SessionFileReader {
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
                               "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
     static let trackKeys = ["name", "source", "group", "arm", "pan"]
+    static let remoteKeys = ["address", "port", "token"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
         let document = try parseTOML()
@@ -46,10 +47,12 @@ struct SessionFileReader {
         let takeFiles = Self.takeFiles(armedTracks, layout: layout)
         try checkChannelCounts(takeFiles, tracks: tracks, format: format, errors)
 
-        return SessionDefinition(name: name, sessionFilePath: path, folder: folder, sampleRate: sampleRate,
-                                 settings: settings, fileExtension: fileExtension, format: format, layout: layout,
-                                 bufferSeconds: bufferSeconds, tracks: tracks, takeFiles: takeFiles, locator: locator,
-                                 alignsToCaptureLatency: alignsToCaptureLatency, scene: scene, tape: tape)
+        var definition = SessionDefinition(name: name, sessionFilePath: path, folder: folder, sampleRate: sampleRate,
+                                           settings: settings, fileExtension: fileExtension, format: format, layout: layout,
+                                           bufferSeconds: bufferSeconds, tracks: tracks, takeFiles: takeFiles, locator: locator,
+                                           alignsToCaptureLatency: alignsToCaptureLatency, scene: scene, tape: tape)
+        definition.remote = try remoteTable(document, errors)
+        return definition
     }
 
     /// The files a take writes: in `.mono`, one per ungrouped track and one per group, at the
@@ -190,7 +193,7 @@ struct SessionFileReader {
     }
 
     private func checkTopLevel(_ document: TOMLTable, _ errors: Errors) throws(SessionFileError) {
-        let unknown = document.keys.filter { $0 != "session" && $0 != "track" }
+        let unknown = document.keys.filter { $0 != "session" && $0 != "track" && $0 != "remote" }
         guard let key = errors.firstInFile(unknown, in: .root) else { return }
         // nil only for a key TOMLKit cannot look up (one with a NUL escape): still unknown.
         let type = document[key]?.type
@@ -225,6 +228,33 @@ struct SessionFileReader {
             throw errors.session(key, Self.unknownKeyMessage(key, in: "[session]", known: Self.sessionKeys))
         }
         return table
+    }
+
+    // MARK: - [remote]
+
+    /// `[remote]`: the browser remote's address, port and token (only their form here: the
+    /// token's characters are the remote's to check).
+    private func remoteTable(_ document: TOMLTable, _ errors: Errors) throws(SessionFileError) -> SessionRemote? {
+        guard let value = document["remote"] else { return nil }
+        guard value.type == .table, let table = value.table else {
+            throw errors.root("remote", "expected a [remote] table (port = 8080), not \(Self.describe(value))")
+        }
+        if let key = errors.firstInFile(table.keys.filter { !Self.remoteKeys.contains($0) }, in: .table("remote")) {
+            throw errors.remote(key, Self.unknownKeyMessage(key, in: "[remote]", known: Self.remoteKeys))
+        }
+        let keys = KeyReader(table: table) { key, message in errors.remote(key, message) }
+        guard let port = try keys.integer("port", expected: "a port number (port = 8080)") else {
+            throw errors.remote("port", "missing: the port the browser remote listens on (port = 8080)")
+        }
+        guard (0...65_535).contains(port) else {
+            throw errors.remote("port", "\(port) is not a port: 1 to 65535 (0: any free port)")
+        }
+        let address = try keys.string("address", expected: "an address in quotes (address = \"0.0.0.0\")")
+        if let address, address.trimmingWhitespace().isEmpty {
+            throw errors.remote("address", "empty: leave address out to listen on 127.0.0.1 (this machine only)")
+        }
+        let token = try keys.string("token", expected: "the token in quotes (token = \"...\")")
+        return SessionRemote(address: address, port: port, token: token)
     }
 
     // MARK: - [session]
@@ -675,6 +705,12 @@ extension SessionFileReader {
         func session(_ key: String, _ message: String) -> SessionFileError {
             let table = SessionFileLocator.Table.table("session")
             return SessionFileError(path: path, line: locator.line(ofKey: key, in: table) ?? locator.line(of: table), key: key, message: message)
+        }
+
+        func remote(_ key: String, _ message: String) -> SessionFileError {
+            let table = SessionFileLocator.Table.table("remote")
+            return SessionFileError(path: path, line: locator.line(ofKey: key, in: table) ?? locator.line(of: table), key: key,
+                                    context: "[remote]", message: message)
         }
 
         func track(_ index: Int, _ key: String, name: String?, _ message: String) -> SessionFileError {

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Drives jcap's browser remote in a real browser (Debian's Chromium, through Playwright) for
+BrowserRemoteTests.swift, and prints what it saw as one JSON object on standard output. The Swift
+test checks the take log and the files; this script checks the page.
+
+    browser_remote.py page URL SCREENSHOT      two pages: meters, arming, record, stop, mark, note
+    browser_remote.py watch URL TAKE MARK      a page shows take TAKE marked MARK (set by a key)
+    browser_remote.py security URL             tokens, origins, paths, garbage on the WebSocket
+
+Any failed expectation exits with status 1 and says which on standard error.
+"""
+import http.client
+import json
+import os
+import sys
+import time
+import urllib.parse
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+PHONE = {"width": 412, "height": 915}  # a phone in portrait
+WAIT_MS = 15000
+
+
+def fail(message):
+    print("browser_remote.py: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def launch(playwright):
+    # Chromium refuses to run as root with its sandbox.
+    args = ["--no-sandbox"] if os.geteuid() == 0 else []
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
+
+
+def open_page(context, url):
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(url)
+    page.wait_for_function("() => document.querySelectorAll('#tracks .track').length > 0")
+    return page
+
+
+def peak(page, track):
+    value = page.locator(f'[data-track="{track}"] .peak').get_attribute("data-peak")
+    return float(value) if value not in (None, "") else None
+
+
+def armed(page, track):
+    return "armed" in (page.locator(f'[data-track="{track}"]').get_attribute("class") or "")
+
+
+def wait_armed(page, track, expected):
+    page.wait_for_function(
+        "([track, expected]) => document.querySelector(`[data-track=\"${track}\"]`).classList.contains('armed') === expected",
+        arg=[track, expected])
+
+
+def wait_mode(page, mode):
+    page.wait_for_function("mode => document.body.dataset.mode === mode", arg=mode)
+
+
+def state_rate(page, seconds=2.0):
+    """State messages a second on the page's WebSocket (the meters' update rate)."""
+    count = page.evaluate("""seconds => new Promise(resolve => {
+        let n = 0;
+        const socket = new WebSocket(`ws://${location.host}/ws`);
+        socket.onmessage = (event) => { if (JSON.parse(event.data).type === 'state') n += 1; };
+        socket.onopen = () => setTimeout(() => { socket.close(); resolve(n); }, seconds * 1000);
+        socket.onerror = () => resolve(-1);
+    })""", seconds)
+    return count / seconds
+
+
+def page_scenario(url, screenshot):
+    seen = {}
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        context = browser.new_context(viewport=PHONE, device_scale_factor=2)
+        first = open_page(context, url)
+        second = open_page(context, url)
+
+        # The meters: the -20 dBFS sine reads -20 (one decimal), the code signal is loud; they move.
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            tone = peak(first, "Tone")
+            if tone is not None and abs(tone + 20) <= 0.5:
+                break
+            time.sleep(0.1)
+        seen["tonePeak"] = peak(first, "Tone")
+        seen["tonePeakSecondPage"] = peak(second, "Tone")
+        seen["kickPeak"] = peak(first, "Kick")
+        seen["stateRate"] = state_rate(first)
+        seen["session"] = first.locator("#session").text_content()
+        seen["nextTake"] = first.locator("#take").text_content()
+
+        # Arming from one page shows on the other.
+        first.locator('[data-track="Talk"] .arm').click()
+        wait_armed(second, "Talk", True)
+        second.locator('[data-track="Snare"] .arm').click()
+        wait_armed(first, "Snare", False)
+        seen["armed"] = {track: armed(second, track) for track in ["Kick", "Snare", "Tone", "Talk"]}
+
+        # Record from one page; both show it, red, with the timer running.
+        first.locator("#record").click()
+        wait_mode(first, "recording")
+        wait_mode(second, "recording")
+        seen["recordingTake"] = second.locator("#take").text_content()
+        seen["timerBackground"] = first.evaluate("getComputedStyle(document.getElementById('timer')).backgroundColor")
+        first.wait_for_function("() => { const [h, m, s] = document.getElementById('timer').textContent.split(':'); return parseFloat(s) >= 2.0 }")
+        # A take refuses arming: the refusal is shown.
+        second.locator('[data-track="Kick"] .arm').click()
+        second.wait_for_function("() => document.getElementById('message').classList.contains('refused')")
+        seen["refusal"] = second.locator("#message").text_content()
+        # A tap on Stop asks (on every page); Yes on the other page stops.
+        second.locator("#stop").click()
+        first.wait_for_selector("#question:not([hidden])")
+        seen["question"] = first.locator("#question-text").text_content()
+        first.locator("#confirm-yes").click()
+        wait_mode(first, "ready")
+        wait_mode(second, "ready")
+
+        # The take list: take 1 on both pages; a mark on one shows on the other; so does a note.
+        take = seen["recordingTake"].strip()
+        first.wait_for_selector(f'.take[data-take="{take}"]')
+        second.wait_for_selector(f'.take[data-take="{take}"]')
+        second.locator(f'.take[data-take="{take}"] [data-mark="circled"]').click()
+        first.wait_for_selector(f'.take[data-take="{take}"] [data-mark="circled"].on')
+        note = first.locator(f'.take[data-take="{take}"] .note')
+        note.fill("from the page")
+        note.press("Enter")
+        second.wait_for_function(
+            "take => document.querySelector(`.take[data-take=\"${take}\"] .note`).value === 'from the page'", arg=take)
+        row = first.locator(f'.take[data-take="{take}"]')
+        seen["takeRow"] = row.inner_text()
+        seen["files"] = [link.text_content() for link in row.locator(".files a").all()]
+        # A take file downloads through its link (the take list's, by take and index).
+        with first.expect_download() as download:
+            row.locator(".files a").first.click()
+        seen["downloadBytes"] = os.path.getsize(download.value.path())
+        seen["nextTakeAfter"] = first.locator("#take").text_content()
+        first.screenshot(path=screenshot, full_page=True)
+        browser.close()
+    return seen
+
+
+def watch_scenario(url, take, mark):
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = open_page(browser.new_context(viewport=PHONE), url)
+        page.wait_for_selector(f'.take[data-take="{take}"] [data-mark="{mark}"].on')
+        seen = {"takeRow": page.locator(f'.take[data-take="{take}"]').inner_text()}
+        browser.close()
+    return seen
+
+
+def http_status(base, path, headers=None, method="GET"):
+    """The status and body of a request sent as written (no client-side path clean-up)."""
+    parsed = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=10)
+    connection.putrequest(method, path, skip_accept_encoding=True)
+    for name, value in (headers or {}).items():
+        connection.putheader(name, value)
+    connection.endheaders()
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, body
+
+
+def security_scenario(url):
+    parsed = urllib.parse.urlsplit(url)
+    base = f"{parsed.scheme}://{parsed.netloc}"
+    token = urllib.parse.parse_qs(parsed.query)["token"][0]
+    seen = {}
+    seen["noToken"] = http_status(base, "/")[0]
+    seen["wrongToken"] = http_status(base, "/?token=not-the-token")[0]
+    seen["wrongCookie"] = http_status(base, "/remote.js", {"Cookie": "jcap_remote=not-the-token"})[0]
+    seen["rightToken"] = http_status(base, f"/?token={token}")[0]
+    seen["post"] = http_status(base, f"/?token={token}", method="POST")[0]
+    upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Host": parsed.netloc}
+    seen["webSocketNoToken"] = http_status(base, "/ws", dict(upgrade, Origin=base))[0]
+    seen["webSocketWrongToken"] = http_status(base, "/ws?token=not-the-token", dict(upgrade, Origin=base))[0]
+    seen["webSocketWrongOrigin"] = http_status(base, f"/ws?token={token}", dict(upgrade, Origin="http://evil.example"))[0]
+    seen["webSocketNoOrigin"] = http_status(base, f"/ws?token={token}", upgrade)[0]
+    seen["webSocketRight"] = http_status(base, f"/ws?token={token}", dict(upgrade, Origin=base))[0]
+    traversal = {}
+    for path in ["/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/remote.js/../../../../etc/passwd",
+                 "/takes/1/../../../../etc/passwd", "/takes/1/..%2f..%2f..%2fetc%2fpasswd", "/takes/../takes.jsonl",
+                 "/takes.jsonl", "/takes/1/-1", "/takes/99/0", "/takes/1/0/../../takes.jsonl", "//etc/passwd",
+                 "/Page/index.html", "/" + "a" * 5000]:
+        separator = "&" if "?" in path else "?"
+        status, body = http_status(base, path + separator + "token=" + token)
+        traversal[path[:60]] = {"status": status, "leaks": b"root:" in body or b'"take"' in body}
+    seen["traversal"] = traversal
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        context = browser.new_context(viewport=PHONE)
+        page = open_page(context, url)
+        # A page of another site, in the same browser (so with the cookie): its WebSocket is refused.
+        evil = context.new_page()
+        evil.route("http://evil.example/**", lambda route: route.fulfill(status=200, content_type="text/html",
+                                                                         body="<html><body>elsewhere</body></html>"))
+        evil.goto("http://evil.example/")
+        seen["foreignWebSocket"] = evil.evaluate("""url => new Promise(resolve => {
+            const socket = new WebSocket(url);
+            socket.onopen = () => resolve('opened');
+            socket.onerror = () => resolve('refused');
+            setTimeout(() => resolve('timeout'), 5000);
+        })""", f"ws://{parsed.netloc}/ws?token={token}")
+        # Garbage on a WebSocket of the page's own: each refused, none stops the state coming.
+        seen["garbage"] = page.evaluate("""() => new Promise(resolve => {
+            const socket = new WebSocket(`ws://${location.host}/ws`);
+            const told = [];
+            let states = 0;
+            socket.onmessage = (event) => {
+                const message = JSON.parse(event.data);
+                if (message.type === 'state') states += 1;
+                if (message.type === 'events') for (const e of message.events) told.push(e.text);
+            };
+            socket.onopen = () => {
+                socket.send('garbage {{{');
+                socket.send(new Uint8Array([0, 1, 2, 255]));
+                socket.send('{"command": "explode"}');
+                socket.send('{"command": "arm"}');
+                socket.send('{"command": "mark", "take": 1, "mark": "gold"}');
+                socket.send('{"command": 7}');
+                socket.send('[1, 2, 3]');
+                socket.send('x'.repeat(20000));
+                for (let i = 0; i < 500; i++) socket.send('flood ' + i);
+                const before = states;
+                setTimeout(() => { resolve({ told, statesAfter: states - before, open: socket.readyState === 1 }); socket.close(); }, 1500);
+            };
+            socket.onerror = () => resolve({ error: true });
+        })""")
+        # A message larger than a frame may be: that WebSocket is closed; the others go on.
+        seen["oversized"] = page.evaluate("""() => new Promise(resolve => {
+            const socket = new WebSocket(`ws://${location.host}/ws`);
+            socket.onopen = () => socket.send('y'.repeat(200000));
+            socket.onclose = (event) => resolve({ closed: true, code: event.code });
+            setTimeout(() => resolve({ closed: false }), 5000);
+        })""")
+        timer_before = page.locator("#timer").text_content()
+        time.sleep(1.0)
+        seen["timerBefore"] = timer_before
+        seen["timerAfter"] = page.locator("#timer").text_content()
+        seen["mode"] = page.evaluate("document.body.dataset.mode")
+        seen["link"] = page.locator("#link").text_content()
+        browser.close()
+    return seen
+
+
+def main():
+    if len(sys.argv) < 3:
+        fail(__doc__)
+    command, url = sys.argv[1], sys.argv[2]
+    if command == "page":
+        seen = page_scenario(url, sys.argv[3])
+    elif command == "watch":
+        seen = watch_scenario(url, sys.argv[3], sys.argv[4])
+    elif command == "security":
+        seen = security_scenario(url)
+    else:
+        fail(f"unknown scenario '{command}'")
+    print(json.dumps(seen))
+
+
+if __name__ == "__main__":
+    main()
