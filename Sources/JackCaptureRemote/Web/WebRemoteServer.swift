@@ -145,9 +145,19 @@ final class WebRemoteServer: Sendable {
         return asked == "\(bracketed.lowercased()):\(port)" || (url.port == nil && asked == bracketed.lowercased())
     }
 
+    /// A handshake refused here is answered 400 by the framework (a refused upgrade has no say in
+    /// its answer), and told on the console.
     private func upgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
-        // Refused here, the request goes on to `respond`, which answers why (and logs it once).
-        guard URI(head.path ?? "/").path == "/ws", access(head) == .allowed, Self.originMatches(head) else { return .dontUpgrade }
+        let path = URI(head.path ?? "/").path
+        let refusal: String? = switch access(head) {
+        case .noToken: "no token"
+        case .wrongToken: "a wrong token"
+        case .allowed: path != "/ws" ? "no WebSocket there" : Self.originMatches(head) ? nil : "from another origin"
+        }
+        if let refusal {
+            notices.refuse("refused a WebSocket for \(path.prefix(80)): \(refusal)")
+            return .dontUpgrade
+        }
         return .upgrade([:]) { [self] inbound, outbound, _ in
             await serve(inbound: inbound, outbound: outbound)
         }

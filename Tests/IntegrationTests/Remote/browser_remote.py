@@ -215,10 +215,10 @@ def security_scenario(url):
         seen["garbage"] = page.evaluate("""() => new Promise(resolve => {
             const socket = new WebSocket(`ws://${location.host}/ws`);
             const told = [];
-            let states = 0;
+            let states = 0, refused = 0;
             socket.onmessage = (event) => {
                 const message = JSON.parse(event.data);
-                if (message.type === 'state') states += 1;
+                if (message.type === 'state') { states += 1; refused = message.refusedMessages; }
                 if (message.type === 'events') for (const e of message.events) told.push(e.text);
             };
             socket.onopen = () => {
@@ -232,7 +232,7 @@ def security_scenario(url):
                 socket.send('x'.repeat(20000));
                 for (let i = 0; i < 500; i++) socket.send('flood ' + i);
                 const before = states;
-                setTimeout(() => { resolve({ told, statesAfter: states - before, open: socket.readyState === 1 }); socket.close(); }, 1500);
+                setTimeout(() => { resolve({ told, refused, statesAfter: states - before, open: socket.readyState === 1 }); socket.close(); }, 1500);
             };
             socket.onerror = () => resolve({ error: true });
         })""")

@@ -207,7 +207,19 @@ function makeTake(take) {
 
 // MARK: the buttons
 
+// The scale above the meters, each mark at its place (as the console's: -18 is the EBU alignment level).
+function drawScale() {
+  const scale = $("scale");
+  for (const db of [-60, -48, -36, -24, -18, -12, -6, 0]) {
+    const mark = document.createElement("span");
+    mark.textContent = String(db);
+    mark.style.left = `${position(db)}%`;
+    scale.append(mark);
+  }
+}
+
 function setUp() {
+  drawScale();
   $("record").addEventListener("click", () => send({ command: "record" }));
   $("pause").addEventListener("click", () => send({ command: state && state.mode === "paused" ? "resume" : "pause" }));
   $("discard").addEventListener("click", () => send({ command: "discardLastTake" }));
