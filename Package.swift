@@ -122,6 +122,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "JackCaptureRemoteTests",
+            dependencies: ["JackCapture", "JackCaptureRemote"]
+        ),
+        .testTarget(
             name: "JackCaptureTestSignalTests",
             dependencies: ["JackCapture", "JackCaptureTestSignal"]
         ),

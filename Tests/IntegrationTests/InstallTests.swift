@@ -56,5 +56,11 @@ final class InstallTests: XCTestCase {
         }
         let bashSyntax = try run("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/jcap"])
         XCTAssertEqual(bashSyntax.status, 0, bashSyntax.errors)
+
+        // The browser remote's page, where the installed jcap looks for it.
+        for name in ["index.html", "remote.css", "remote.js"] {
+            let installed = prefix + "/share/jcap/jcap_JackCaptureRemote.resources/Page/" + name
+            XCTAssertTrue(FileManager.default.fileExists(atPath: installed), installed)
+        }
     }
 }

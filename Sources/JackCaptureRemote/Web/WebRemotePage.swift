@@ -20,7 +20,7 @@ struct WebRemotePage: Sendable {
 
     static func load() throws(WebRemoteError) -> WebRemotePage {
         var files: [String: File] = [:]
-        let folder = Bundle.module.bundleURL.appendingPathComponent("Page")
+        let folder = resources.appendingPathComponent("Page")
         for item in served {
             guard let data = try? Data(contentsOf: folder.appendingPathComponent(item.resource)) else {
                 throw .pageMissing(folder.appendingPathComponent(item.resource).path)
@@ -28,5 +28,14 @@ struct WebRemotePage: Sendable {
             files[item.path] = File(contentType: item.contentType, bytes: Array(data))
         }
         return WebRemotePage(files: files)
+    }
+
+    /// The package's resources: installed (tools/install puts them in PREFIX/share/jcap, beside
+    /// PREFIX/bin), else `Bundle.module` (next to the program, or in the build folder).
+    static var resources: URL {
+        let bundle = "jcap_JackCaptureRemote.resources"
+        let installed = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("share/jcap/" + bundle)
+        if FileManager.default.fileExists(atPath: installed.appendingPathComponent("Page").path) { return installed }
+        return Bundle.module.bundleURL
     }
 }
