@@ -1,35 +1,52 @@
+import Foundation
 import Synchronization
 
 /// What the server refused (a malformed or oversized message, a request without the token, a
-/// wrong origin), for the console: counted, and a few lines kept until the run loop takes them,
-/// so a flood of garbage is one counter, not a flood of lines or of memory.
+/// wrong origin), for the console: every refusal counted, at most `linesPerSecond` of them told
+/// line by line and the rest as one "N more refused" line at most once a second, so a flood of
+/// garbage is a counter, not a flood of lines or of memory.
 final class WebRemoteNotices: Sendable {
     private struct Store {
         var refused = 0
         var lines: [String] = []
+        var windowStart = Date.distantPast
+        var toldInWindow = 0
         var dropped = 0
+        var lastSummary = Date.distantPast
     }
 
     private let store = Mutex(Store())
-    static let linesKept = 8
+    static let linesPerSecond = 8
 
-    func refuse(_ line: String) {
+    func refuse(_ line: String, now: Date = Date()) {
         store.withLock { store in
             store.refused += 1
-            if store.lines.count < Self.linesKept { store.lines.append(line) } else { store.dropped += 1 }
+            if now.timeIntervalSince(store.windowStart) >= 1 {
+                store.windowStart = now
+                store.toldInWindow = 0
+            }
+            if store.toldInWindow < Self.linesPerSecond {
+                store.toldInWindow += 1
+                store.lines.append(line)
+            } else {
+                store.dropped += 1
+            }
         }
     }
 
     /// How many requests and messages were refused since the start.
     var refusedCount: Int { store.withLock { $0.refused } }
 
-    /// The lines kept since the last call, and a last one for those not kept.
-    func takeLines() -> [String] {
+    /// The lines to tell since the last call.
+    func takeLines(now: Date = Date()) -> [String] {
         store.withLock { store in
             var lines = store.lines
-            if store.dropped > 0 { lines.append("\(store.dropped) more refused") }
             store.lines.removeAll()
-            store.dropped = 0
+            if store.dropped > 0 && now.timeIntervalSince(store.lastSummary) >= 1 {
+                lines.append("\(store.dropped) more refused")
+                store.dropped = 0
+                store.lastSummary = now
+            }
             return lines
         }
     }

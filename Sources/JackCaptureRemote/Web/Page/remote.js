@@ -207,10 +207,10 @@ function makeTake(take) {
 
 // MARK: the buttons
 
-// The scale above the meters, each mark at its place (as the console's: -18 is the EBU alignment level).
+// The scale above the meters, each mark at its place on the console's -60 to 0 dBFS scale.
 function drawScale() {
   const scale = $("scale");
-  for (const db of [-60, -48, -36, -24, -18, -12, -6, 0]) {
+  for (const db of [-60, -48, -36, -24, -12, 0]) {
     const mark = document.createElement("span");
     mark.textContent = String(db);
     mark.style.left = `${position(db)}%`;
