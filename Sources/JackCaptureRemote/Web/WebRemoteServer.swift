@@ -35,6 +35,8 @@ final class WebRemoteServer: Sendable {
     static let mostConnections = 64
 
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Set by `stop()`: every page's sender says goodbye, so the server need not wait for pages.
+    private let closing = Atomic<Bool>(false)
     private let ended = DispatchSemaphore(value: 0)
 
     init(address: WebRemoteAddress, token: WebRemoteToken, mailbox: ControlMailbox, takeLog: TakeLog, page: WebRemotePage,
@@ -57,7 +59,8 @@ final class WebRemoteServer: Sendable {
         let address = self.address
         let app = Application(
             responder: CallbackResponder { [self] request, context in await respond(to: request, context: context) },
-            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: Self.largestFrame, validateUTF8: true))) {
+            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: Self.largestFrame, closeTimeout: .seconds(1),
+                                                                          validateUTF8: true))) {
                 [self] head, _, _ in upgrade(head)
             },
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "jcap",
@@ -99,6 +102,7 @@ final class WebRemoteServer: Sendable {
             defer { task = nil }
             return task
         }) else { return }
+        closing.store(true, ordering: .relaxed)
         running.cancel()
         _ = ended.wait(timeout: .now() + 2)
     }
@@ -290,6 +294,10 @@ final class WebRemoteServer: Sendable {
         var eventSequence = mailbox.lastEventSequence
         var refusalSequence: UInt64 = 0
         while !Task.isCancelled {
+            if closing.load(ordering: .relaxed) {
+                try await outbound.close(.goingAway, reason: "jcap quit")
+                return
+            }
             if let state = feed.state(), state.revision != stateRevision {
                 try await outbound.write(.text(state.text))
                 stateRevision = state.revision

@@ -154,7 +154,8 @@ final class BrowserRemoteTests: JackTestCase {
     /// The remote behind a token (given with --remote-token) while a take records: requests
     /// without it or with a wrong one, a WebSocket from another origin, paths that try to leave
     /// the take list, garbage, a flood and an oversized message on the WebSocket are all refused;
-    /// the page goes on updating and the take goes on recording, its every sample in place.
+    /// a client that stops reading holds up nothing; the page goes on updating and the take goes
+    /// on recording, its every sample in place.
     func testTheRemoteRefusesWhatItMustAndTheTakeGoesOn() throws {
         let file = try writeSession("guarded", tone: false)
         let folder = path("guarded")
@@ -187,6 +188,7 @@ final class BrowserRemoteTests: JackTestCase {
             XCTAssertTrue([400, 404, 414].contains(answer["status"] as? Int ?? 0), "\(path): \(answer)")
             XCTAssertEqual(answer["leaks"] as? Bool, false, path)
         }
+        XCTAssertEqual(seen["stalledHandshake"] as? String, "HTTP/1.1 101", "a client that then never reads")
         XCTAssertEqual(seen["foreignWebSocket"] as? String, "refused", "a page of another site")
         let garbage = try XCTUnwrap(seen["garbage"] as? [String: Any], "\(seen)")
         let told = try XCTUnwrap(garbage["told"] as? [String])

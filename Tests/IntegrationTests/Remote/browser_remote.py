@@ -12,6 +12,7 @@ Any failed expectation exits with status 1 and says which on standard error.
 import http.client
 import json
 import os
+import socket
 import sys
 import time
 import urllib.parse
@@ -196,6 +197,14 @@ def security_scenario(url):
         traversal[path[:60]] = {"status": status, "leaks": b"root:" in body or b'"take"' in body}
     seen["traversal"] = traversal
 
+    # A client that completes the handshake and then never reads: it must hold up nothing.
+    stalled = socket.create_connection((parsed.hostname, parsed.port), timeout=10)
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    request = f"GET /ws?token={token} HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in
+                                                           dict(upgrade, Origin=base).items()) + "\r\n"
+    stalled.sendall(request.encode())
+    seen["stalledHandshake"] = stalled.recv(12).decode(errors="replace")
+
     with sync_playwright() as playwright:
         browser = launch(playwright)
         context = browser.new_context(viewport=PHONE)
@@ -250,6 +259,7 @@ def security_scenario(url):
         seen["mode"] = page.evaluate("document.body.dataset.mode")
         seen["link"] = page.locator("#link").text_content()
         browser.close()
+    stalled.close()
     return seen
 
 
