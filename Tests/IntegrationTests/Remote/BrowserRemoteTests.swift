@@ -79,7 +79,8 @@ final class BrowserRemoteTests: JackTestCase {
     /// Two pages on a phone-sized screen: the meters read the sine's level and move 25 times a
     /// second; arming, record, stop (asked, confirmed on the other page), a mark and a note from
     /// the pages show on both; then the keys make a take on the terminal. Both takes have the
-    /// same files and log, checked sample by sample, and the page shows the keys' take and mark.
+    /// same files and log, checked sample by sample, and the page shows the keys' take and mark;
+    /// a third take, from the page again, is stopped by holding Stop.
     func testThePageMakesTheTakeTheKeysMake() throws {
         let tone = try startTone()
         defer { tone.signal(SIGTERM); _ = try? tone.wait(timeout: 10) }
@@ -123,11 +124,16 @@ final class BrowserRemoteTests: JackTestCase {
         try terminal.waitFor("take 2: marked circled")
         let watched = try browser(["watch", url, "2", "circled"])
         XCTAssertTrue((watched["takeRow"] as? String)?.contains("take-002-Talk.wav") == true, "\(watched)")
+        XCTAssertEqual(watched["heldTake"] as? String, "3")
+        XCTAssertEqual(watched["questionShown"] as? Bool, false, "held, Stop stops without asking")
+        try Self.waitFor("take 3 logged as finished") {
+            (try? TakeLog(folder: folder).entries().last).map { $0.take == 3 && $0.status != .recording } ?? false
+        }
         terminal.type("q")
         let status = try terminal.wait()
 
         let entries = try TakeLog(folder: folder).entries()
-        XCTAssertEqual(entries.map(\.take), [1, 2], terminal.transcript)
+        XCTAssertEqual(entries.map(\.take), [1, 2, 3], terminal.transcript)
         let (fromPage, fromKeys) = (entries[0], entries[1])
         XCTAssertEqual(fromPage.mark, .circled)
         XCTAssertEqual(fromPage.note, "from the page")

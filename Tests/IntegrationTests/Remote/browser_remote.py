@@ -4,7 +4,8 @@ BrowserRemoteTests.swift, and prints what it saw as one JSON object on standard 
 test checks the take log and the files; this script checks the page.
 
     browser_remote.py page URL SCREENSHOT      two pages: meters, arming, record, stop, mark, note
-    browser_remote.py watch URL TAKE MARK      a page shows take TAKE marked MARK (set by a key)
+    browser_remote.py watch URL TAKE MARK      a page shows take TAKE marked MARK (set by a key),
+                                               then records a take stopped by holding Stop
     browser_remote.py security URL             tokens, origins, paths, garbage on the WebSocket
 
 Any failed expectation exits with status 1 and says which on standard error.
@@ -147,11 +148,24 @@ def page_scenario(url, screenshot):
 
 
 def watch_scenario(url, take, mark):
+    """The keys' take and mark on the page; then a take from the page stopped by holding Stop."""
     with sync_playwright() as playwright:
         browser = launch(playwright)
         page = open_page(browser.new_context(viewport=PHONE), url)
         page.wait_for_selector(f'.take[data-take="{take}"] [data-mark="{mark}"].on')
         seen = {"takeRow": page.locator(f'.take[data-take="{take}"]').inner_text()}
+        page.locator("#record").click()
+        wait_mode(page, "recording")
+        seen["heldTake"] = page.locator("#take").text_content()
+        page.wait_for_function("() => { const [h, m, s] = document.getElementById('timer').textContent.split(':'); return parseFloat(s) >= 1.5 }")
+        # Held for a second, Stop stops without asking; let go sooner, it would only ask.
+        page.locator("#stop").hover()
+        page.mouse.down()
+        page.wait_for_timeout(1300)
+        page.mouse.up()
+        wait_mode(page, "ready")
+        seen["questionShown"] = page.evaluate("() => !document.getElementById('question').hidden")
+        page.wait_for_selector(f'.take[data-take="{seen["heldTake"]}"]')
         browser.close()
     return seen
 
