@@ -57,12 +57,11 @@ final class WebRemoteServer: Sendable {
         let outcome = Mutex<Result<Int, WebRemoteError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let address = self.address
+        // A page that does not answer a close within a second is not waited for.
+        let webSocket = WebSocketServerConfiguration(maxFrameSize: Self.largestFrame, closeTimeout: .seconds(1), validateUTF8: true)
         let app = Application(
             responder: CallbackResponder { [self] request, context in await respond(to: request, context: context) },
-            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: Self.largestFrame, closeTimeout: .seconds(1),
-                                                                          validateUTF8: true))) {
-                [self] head, _, _ in upgrade(head)
-            },
+            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { [self] head, _, _ in upgrade(head) },
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "jcap",
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.mostConnections)),
             onServerRunning: { channel in

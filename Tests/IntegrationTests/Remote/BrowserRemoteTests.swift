@@ -80,7 +80,8 @@ final class BrowserRemoteTests: JackTestCase {
     /// second; arming, record, stop (asked, confirmed on the other page), a mark and a note from
     /// the pages show on both; then the keys make a take on the terminal. Both takes have the
     /// same files and log, checked sample by sample, and the page shows the keys' take and mark;
-    /// a third take, from the page again, is stopped by holding Stop.
+    /// a third take, from the page again, is stopped by holding Stop, then discarded from the
+    /// page (asked: No keeps it, Yes removes it).
     func testThePageMakesTheTakeTheKeysMake() throws {
         let tone = try startTone()
         defer { tone.signal(SIGTERM); _ = try? tone.wait(timeout: 10) }
@@ -129,11 +130,25 @@ final class BrowserRemoteTests: JackTestCase {
         try Self.waitFor("take 3 logged as finished") {
             (try? TakeLog(folder: folder).entries().last).map { $0.take == 3 && $0.status != .recording } ?? false
         }
+        var entries = try TakeLog(folder: folder).entries()
+        XCTAssertEqual(entries.map(\.take), [1, 2, 3], terminal.transcript)
+        let held = try codeSignalAccount(entries[2], folder: folder)
+        XCTAssertEqual(entries[2].status, takeStatus(reporting: held))
+        assertAccountedFor(held, "take 3, stopped by holding Stop")
+        var accounts = [held]
+
+        // Discarded from the page as d then y would: asked, kept on No, removed on Yes.
+        let discarded = try browser(["discard", url, "3"])
+        XCTAssertEqual(discarded["question"] as? String, "Discard take 3? Its files are deleted.")
+        XCTAssertEqual(discarded["takes"] as? [String], ["2", "1"])
         terminal.type("q")
         let status = try terminal.wait()
 
-        let entries = try TakeLog(folder: folder).entries()
+        entries = try TakeLog(folder: folder).entries()
         XCTAssertEqual(entries.map(\.take), [1, 2, 3], terminal.transcript)
+        XCTAssertEqual(entries[2].status, .discarded)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("take-003") }, [])
+        entries.removeLast()
         let (fromPage, fromKeys) = (entries[0], entries[1])
         XCTAssertEqual(fromPage.mark, .circled)
         XCTAssertEqual(fromPage.note, "from the page")
@@ -153,7 +168,7 @@ final class BrowserRemoteTests: JackTestCase {
             let onDisk = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("take-\(number)") }.sorted()
             XCTAssertEqual(onDisk, entry.files.map(\.path).sorted(), "no file for the disarmed Snare")
         }
-        let accounts = try entries.map { try codeSignalAccount($0, folder: folder) }
+        accounts += try entries.map { try codeSignalAccount($0, folder: folder) }
         XCTAssertEqual(status, exitStatus(reportingAll: accounts), terminal.transcript)
     }
 

@@ -6,6 +6,7 @@ test checks the take log and the files; this script checks the page.
     browser_remote.py page URL SCREENSHOT      two pages: meters, arming, record, stop, mark, note
     browser_remote.py watch URL TAKE MARK      a page shows take TAKE marked MARK (set by a key),
                                                then records a take stopped by holding Stop
+    browser_remote.py discard URL TAKE         discard the last take, TAKE: No keeps it, Yes discards it
     browser_remote.py security URL             tokens, origins, paths, garbage on the WebSocket
 
 Any failed expectation exits with status 1 and says which on standard error.
@@ -170,6 +171,29 @@ def watch_scenario(url, take, mark):
     return seen
 
 
+def discard_scenario(url, take):
+    """Discard the last take from the page: asked, No keeps it; asked again, Yes discards it."""
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = open_page(browser.new_context(viewport=PHONE), url)
+        page.wait_for_selector(f'.take[data-take="{take}"]')
+        seen = {}
+        page.locator("#discard").click()
+        page.wait_for_selector("#question:not([hidden])")
+        seen["question"] = page.locator("#question-text").text_content()
+        page.locator("#confirm-no").click()
+        page.wait_for_selector("#question", state="hidden")
+        page.wait_for_function("take => document.getElementById('message').textContent === `Take ${take} kept`", arg=take)
+        page.locator("#discard").click()
+        page.wait_for_selector("#question:not([hidden])")
+        page.locator("#confirm-yes").click()
+        page.wait_for_function("take => document.getElementById('message').textContent === `Take ${take} discarded`", arg=take)
+        page.wait_for_selector(f'.take[data-take="{take}"]', state="detached")
+        seen["takes"] = [row.get_attribute("data-take") for row in page.locator(".take").all()]
+        browser.close()
+    return seen
+
+
 def http_status(base, path, headers=None, method="GET"):
     """The status and body of a request sent as written (no client-side path clean-up)."""
     parsed = urllib.parse.urlsplit(base)
@@ -285,6 +309,8 @@ def main():
         seen = page_scenario(url, sys.argv[3])
     elif command == "watch":
         seen = watch_scenario(url, sys.argv[3], sys.argv[4])
+    elif command == "discard":
+        seen = discard_scenario(url, sys.argv[3])
     elif command == "security":
         seen = security_scenario(url)
     else:

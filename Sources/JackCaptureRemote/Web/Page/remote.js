@@ -249,7 +249,10 @@ function setUp() {
     }, STOP_HOLD_MS) };
   });
   stop.addEventListener("pointerup", release);
-  stop.addEventListener("pointerleave", () => { if (held && !held.done) { clearTimeout(held.timer); stop.classList.remove("holding"); held = null; } });
+  // Sliding off the button (or the browser taking the touch for a scroll) lets go without asking.
+  const abandon = () => { if (held && !held.done) { clearTimeout(held.timer); stop.classList.remove("holding"); held = null; } };
+  stop.addEventListener("pointerleave", abandon);
+  stop.addEventListener("pointercancel", abandon);
   stop.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") send({ command: "requestStop" }); });
   connect();
 }
