@@ -35,7 +35,10 @@ struct RemoteOption: ParsableArguments {
         } else if let fromFile {
             address = WebRemoteAddress(host: fromFile.address ?? WebRemoteAddress.defaultHost, port: fromFile.port)
         } else {
-            if let remoteToken { throw CommandLineError.badOption(flag: "--remote-token", value: remoteToken, expected: "--remote (or [remote] in the session file) too") }
+            if let remoteToken {
+                throw CommandLineError.badOption(flag: "--remote-token", value: remoteToken,
+                                                 expected: "--remote (or [remote] in the session file) too")
+            }
             return nil
         }
         let token: WebRemoteToken

@@ -80,8 +80,8 @@ final class BrowserRemoteTests: JackTestCase {
     /// second; arming, record, stop (asked, confirmed on the other page), a mark and a note from
     /// the pages show on both; then the keys make a take on the terminal. Both takes have the
     /// same files and log, checked sample by sample, and the page shows the keys' take and mark;
-    /// a third take, from the page again, is stopped by holding Stop, then discarded from the
-    /// page (asked: No keeps it, Yes removes it).
+    /// a third take, from the page again, paused and resumed, is stopped by holding Stop, then
+    /// discarded from the page (asked: No keeps it, Yes removes it).
     func testThePageMakesTheTakeTheKeysMake() throws {
         let tone = try startTone()
         defer { tone.signal(SIGTERM); _ = try? tone.wait(timeout: 10) }
@@ -127,11 +127,13 @@ final class BrowserRemoteTests: JackTestCase {
         XCTAssertTrue((watched["takeRow"] as? String)?.contains("take-002-Talk.wav") == true, "\(watched)")
         XCTAssertEqual(watched["heldTake"] as? String, "3")
         XCTAssertEqual(watched["questionShown"] as? Bool, false, "held, Stop stops without asking")
+        XCTAssertEqual(watched["pauseLabel"] as? String, "▶ Resume")
         try Self.waitFor("take 3 logged as finished") {
             (try? TakeLog(folder: folder).entries().last).map { $0.take == 3 && $0.status != .recording } ?? false
         }
         var entries = try TakeLog(folder: folder).entries()
         XCTAssertEqual(entries.map(\.take), [1, 2, 3], terminal.transcript)
+        XCTAssertEqual(entries[2].pauses.count, 1, "paused and resumed from the page")
         let held = try codeSignalAccount(entries[2], folder: folder)
         XCTAssertEqual(entries[2].status, takeStatus(reporting: held))
         assertAccountedFor(held, "take 3, stopped by holding Stop")

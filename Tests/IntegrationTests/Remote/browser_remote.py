@@ -149,7 +149,8 @@ def page_scenario(url, screenshot):
 
 
 def watch_scenario(url, take, mark):
-    """The keys' take and mark on the page; then a take from the page stopped by holding Stop."""
+    """The keys' take and mark on the page; then a take from the page, paused and resumed, stopped
+    by holding Stop."""
     with sync_playwright() as playwright:
         browser = launch(playwright)
         page = open_page(browser.new_context(viewport=PHONE), url)
@@ -158,6 +159,13 @@ def watch_scenario(url, take, mark):
         page.locator("#record").click()
         wait_mode(page, "recording")
         seen["heldTake"] = page.locator("#take").text_content()
+        # Paused and resumed from the page: the log keeps the pause.
+        page.locator("#pause").click()
+        wait_mode(page, "paused")
+        seen["pauseLabel"] = page.locator("#pause").text_content()
+        page.wait_for_timeout(500)
+        page.locator("#pause").click()
+        wait_mode(page, "recording")
         page.wait_for_function("() => { const [h, m, s] = document.getElementById('timer').textContent.split(':'); return parseFloat(s) >= 1.5 }")
         # Held for a second, Stop stops without asking; let go sooner, it would only ask.
         page.locator("#stop").hover()
