@@ -213,6 +213,7 @@ function drawScale() {
   for (const db of [-60, -48, -36, -24, -12, 0]) {
     const mark = document.createElement("span");
     mark.textContent = String(db);
+    if (db === -48 || db === -24) mark.className = "minor";
     mark.style.left = `${position(db)}%`;
     scale.append(mark);
   }
