@@ -1,6 +1,5 @@
 import Foundation
 import JackCapture
-import Synchronization
 
 /// What every page is sent, made once per change for all of them: the state's JSON per
 /// revision of the mailbox, the take list's JSON per change of the take log. Read from the
@@ -17,7 +16,7 @@ final class WebRemoteFeed: Sendable {
         var takes: (revision: UInt64, text: String)?
     }
 
-    private let cache = Mutex(Cache())
+    private let cache = Locked(Cache())
 
     init(mailbox: ControlMailbox, takeLog: TakeLog, notices: WebRemoteNotices) {
         self.mailbox = mailbox

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import JackCapture
 
 /// What the server refused (a malformed or oversized message, a request without the token, a
 /// wrong origin), for the console: every refusal counted, at most `linesPerSecond` of them told
@@ -15,7 +15,7 @@ final class WebRemoteNotices: Sendable {
         var lastSummary = Date.distantPast
     }
 
-    private let store = Mutex(Store())
+    private let store = Locked(Store())
     static let linesPerSecond = 8
 
     func refuse(_ line: String, now: Date = Date()) {

@@ -34,7 +34,7 @@ final class WebRemoteServer: Sendable {
     static let largestFrame = 1 << 16
     static let mostConnections = 64
 
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Locked<Task<Void, Never>?>(nil)
     /// Set by `stop()`: every page's sender says goodbye, so the server need not wait for pages.
     private let closing = Atomic<Bool>(false)
     private let ended = DispatchSemaphore(value: 0)
@@ -54,7 +54,7 @@ final class WebRemoteServer: Sendable {
 
     /// Listens, and returns the port once it does (the one taken, for port 0).
     func start(timeout: TimeInterval = 10) throws(WebRemoteError) -> Int {
-        let outcome = Mutex<Result<Int, WebRemoteError>?>(nil)
+        let outcome = Locked<Result<Int, WebRemoteError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let address = self.address
         // A page that does not answer a close within a second is not waited for.
