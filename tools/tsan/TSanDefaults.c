@@ -88,5 +88,16 @@ const char *__tsan_default_suppressions(void) {
     // being made, and a reader compares keys in the runtime's lock-free map.
     "race:swift::ConcurrentReadableHashMap\n"
     "race:swift_allocateGenericClassMetadata\n"
+
+    // Swift's concurrency runtime (libswift_Concurrency, not built with TSan), not jcap: a task that
+    // ran on a libdispatch worker is freed (AsyncTask::PrivateStorage::destroy) by the thread that
+    // drops the last reference to it, after the task published its completion with the runtime's
+    // own atomics. Seen when jcap's browser remote stops its server's task at quit.
+    "race:swift::AsyncTask::PrivateStorage::destroy\n"
+    // The same runtime's continuations: CheckedContinuation.resume(returning:) copies the value into
+    // the waiting task's context on the resuming thread (a SwiftNIO thread-pool thread), and the
+    // task reads it when its job runs on a libdispatch worker; the hand-over is the runtime's job
+    // queue. Seen when the browser remote opens a take file through SwiftNIO's file system.
+    "race:$sScc6resume9returningyxn_tF\n"
     ;
 }
