@@ -282,6 +282,24 @@ final class BrowserRemoteTests: JackTestCase {
                       run.errors)
     }
 
+    /// `[remote]` in the session file serves the remote as the options would, with the file's
+    /// token; a token there that cannot be one is the session file's error (20), at its line.
+    func testTheSessionFileAsksForTheRemote() throws {
+        let file = try writeSession("fromfile", tone: false)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        try (text + "\n[remote]\nport = 0\ntoken = \"from-the-file-2026\"\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let jcap = try launchJcap(["session", file, "--meter", "none"])
+        try Self.waitFor("the remote's URL") { remoteURL(in: jcap.errorOutput) != nil }
+        XCTAssertTrue(try XCTUnwrap(remoteURL(in: jcap.errorOutput)).hasSuffix("/?token=from-the-file-2026"), jcap.errorOutput)
+        jcap.signal(SIGTERM)
+        XCTAssertEqual(try jcap.wait(timeout: 30), 0, jcap.errorOutput)
+
+        try (text + "\n[remote]\nport = 0\ntoken = \"a b\"\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try runJcap(["session", file], timeout: 30)
+        XCTAssertEqual(run.status, 20, run.errors)
+        XCTAssertTrue(run.errors.contains("fromfile.toml:21: [remote]: token: 'a b' must be 8 to 256 characters long"), run.errors)
+    }
+
     /// The screenshot, kept as a test artifact where the test's folder does not remove it.
     func keepScreenshot(_ screenshot: String) throws {
         let artifacts = Self.packageRoot.appendingPathComponent(".build/test-artifacts")
