@@ -22,7 +22,7 @@ struct Jcap: ParsableCommand {
     /// failure, with its hint to `--help`.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(SessionManagerLaunch.arguments())
             try command.run()
         } catch {
             let status = exitCode(for: error)

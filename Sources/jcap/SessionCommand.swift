@@ -28,8 +28,8 @@ struct SessionCommand: ParsableCommand {
 
             """ + "\n" + ExitStatus.helpParagraph(for: .session))
 
-    @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md).", valueName: "file"))
-    var file: String
+    @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md). Under a session manager (NSM_URL set): the template of a new session, optional.", valueName: "file"))
+    var file: String?
 
     @OptionGroup var jack: ServerOption
 
@@ -124,9 +124,17 @@ struct SessionCommand: ParsableCommand {
         } catch {
             throw console.fail(error)
         }
+        let manager = try SessionManagerLaunch.manager(console: console)
+        var managed: SessionManagerLaunch?
+        if let manager {
+            managed = try SessionManagerLaunch.open(manager, template: file, signals: signals, console: console)
+            if managed == nil { return }
+        } else if file == nil {
+            throw ValidationError("missing the session file (jcap session FILE), or NSM_URL for a session manager")
+        }
         var definition: SessionDefinition
         do {
-            definition = try SessionDefinition.load(path: file)
+            if let managed { definition = managed.definition } else { definition = try SessionDefinition.load(path: file ?? "") }
             // An overdub is aligned to capture latency as well as playback latency.
             if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength
@@ -138,7 +146,7 @@ struct SessionCommand: ParsableCommand {
         do {
             session = try StudioSession(definition: definition, serverName: jack.server)
         } catch {
-            throw console.fail(error)
+            throw managed?.refuse(error, console: console) ?? console.fail(error)
         }
         defer { session.close() }
         var replaced: Set<String> = []
@@ -193,6 +201,7 @@ struct SessionCommand: ParsableCommand {
             }
             plan = .interactive
         }
+        if let managed { surfaces.append(managed.opened(session)) }
         let status = ControlRunLoop(console: console, wording: wording)
             .run(ControlCore(session: session, overdub: overdubbing, plan: plan), surfaces: surfaces)
         if status != .success { throw ExitCode(status.rawValue) }
