@@ -60,21 +60,27 @@ public final class NSMClient {
         let deadline = Self.now() + timeout
         while Self.now() < deadline {
             if stop() { return false }
+            var answer: OSCMessage?
             for message in endpoint.receive() {
-                guard message.path == Path.reply || message.path == Path.error,
-                      message.arguments.first??.stringValue == Path.announce else {
+                // What comes with or after the answer (the manager's open) is kept for later.
+                if answer == nil, message.path == Path.reply || message.path == Path.error,
+                   message.arguments.first??.stringValue == Path.announce {
+                    answer = message
+                } else {
                     held.append(message)
-                    continue
                 }
-                if message.path == Path.error {
-                    let code = message.arguments.count > 1 ? Int32(message.arguments[1]?.intValue ?? -1) : -1
-                    let text = message.arguments.count > 2 ? message.arguments[2]?.stringValue ?? "" : ""
-                    throw .announceRefused(code: code, message: text)
-                }
-                managerName = message.arguments.count > 2 ? message.arguments[2]?.stringValue : nil
-                return true
             }
-            usleep(10_000)
+            guard let answer else {
+                usleep(10_000)
+                continue
+            }
+            if answer.path == Path.error {
+                let code = answer.arguments.count > 1 ? Int32(answer.arguments[1]?.intValue ?? -1) : -1
+                let text = answer.arguments.count > 2 ? answer.arguments[2]?.stringValue ?? "" : ""
+                throw .announceRefused(code: code, message: text)
+            }
+            managerName = answer.arguments.count > 2 ? answer.arguments[2]?.stringValue : nil
+            return true
         }
         throw .noReply(url: url, seconds: timeout)
     }
@@ -83,8 +89,12 @@ public final class NSMClient {
     /// announce); nil when `stop` said so first (SIGTERM before a session: nothing to finish).
     public func waitForOpen(stop: () -> Bool) -> NSMOpenRequest? {
         while !stop() {
-            for message in receive() {
-                if let request = NSMOpenRequest(message) { return request }
+            let messages = receive()
+            for (index, message) in messages.enumerated() {
+                if let request = NSMOpenRequest(message) {
+                    held = Array(messages[(index + 1)...])
+                    return request
+                }
                 answerOutOfPlace(message)
             }
             usleep(10_000)

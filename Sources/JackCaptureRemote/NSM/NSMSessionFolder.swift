@@ -58,7 +58,7 @@ public struct NSMSessionFolder: Sendable {
             do { existing = try SessionDefinition.load(path: filePath) } catch {
                 throw .openFailed(.badProject, error.description)
             }
-            return try named(existing)
+            return try named(inFolder(existing))
         }
         var made: SessionDefinition
         do {
@@ -80,9 +80,16 @@ public struct NSMSessionFolder: Sendable {
         do { try SessionFileWriter.write(made, to: filePath) } catch {
             throw .openFailed(.createFailed, error.description)
         }
-        do { return try SessionDefinition.load(path: filePath) } catch {
+        do { return inFolder(try SessionDefinition.load(path: filePath)) } catch {
             throw .openFailed(.createFailed, error.description)
         }
+    }
+
+    /// `folder = "."` reads as `<folder>/.`: the same folder, named plainly for messages.
+    private func inFolder(_ definition: SessionDefinition) -> SessionDefinition {
+        var named = definition
+        if named.folder == folder + "/." { named.folder = folder }
+        return named
     }
 
     /// `definition` under the client id's name, read again from its text so that everything

@@ -34,6 +34,7 @@ final class NSMClientTests: JackTestCase {
         let python = try Subprocess(URL(fileURLWithPath: "/usr/bin/python3"), arguments, server: server.name, directory: directory)
         let status = try python.wait(timeout: 120)
         let transcript = python.output + python.errorOutput
+        print(transcript)
         XCTAssertEqual(status, 0, transcript, line: line)
         XCTAssertTrue(transcript.contains("\nPASS"), transcript, line: line)
         return transcript

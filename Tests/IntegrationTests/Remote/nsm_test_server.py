@@ -157,7 +157,13 @@ def finished(folder, take):
 
 
 def jack_ports(server, *flags):
-    return subprocess.run(["jack_lsp", "-s", server, *flags], capture_output=True, text=True, timeout=10).stdout
+    for _ in range(3):  # jack_lsp itself has been seen to list nothing once on a busy machine
+        listing = subprocess.run(["jack_lsp", "-s", server, *flags], capture_output=True, text=True, timeout=10)
+        if listing.returncode == 0 and listing.stdout:
+            break
+        time.sleep(0.5)
+    check(listing.returncode == 0 and listing.stdout, f"jack_lsp -s {server} failed ({listing.returncode}): {listing.stderr}")
+    return listing.stdout
 
 
 def step(text):
