@@ -23,7 +23,7 @@ struct Jcap: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot(SessionManagerLaunch.arguments())
-            try command.run()
+            try SessionManagerLaunch.runSwitching { try command.run() }
         } catch {
             let status = exitCode(for: error)
             if status == .success || error is ExitCode { exit(withError: error) }

@@ -74,7 +74,7 @@ struct SessionCommand: ParsableCommand {
     @OptionGroup var meters: MeterOption
 
     func run() throws {
-        let signals = ControlSignals()
+        let signals = SessionManagerLaunch.signals()
         Glibc.signal(SIGXFSZ, SIG_IGN)
         let console = Console(display: meters.meter)
         defer { console.endDisplay() }

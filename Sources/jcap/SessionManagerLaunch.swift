@@ -7,11 +7,48 @@ import JackCaptureRemote
 /// start their clients): announces jcap, waits for the manager's `open`, and makes the session
 /// it names (its folder, its client id as the JACK client name; the command line's session file
 /// only as the template of a new one). Then the session runs as any other, the manager one more
-/// surface (`NSMSurface`).
+/// surface (`NSMSurface`). When the manager switches sessions (`:switch:`), the command runs again
+/// (`runSwitching`) on the same connection, opening the session asked for.
 struct SessionManagerLaunch {
     let client: NSMClient
     let folder: NSMSessionFolder
     let definition: SessionDefinition
+
+    /// The manager's connection, kept for every session of the run: the manager knows jcap by
+    /// its port. Touched by the main thread only.
+    nonisolated(unsafe) private static var connected: NSMClient?
+    /// The surface of the session running now, whose `switchRequest` says what to open next.
+    nonisolated(unsafe) private static var surface: NSMSurface?
+    /// The open a switch asked for, for the next run's `open`.
+    nonisolated(unsafe) private static var pendingSwitch: NSMOpenRequest?
+
+    /// The process's one `ControlSignals`, for every run of the command: a second one would never
+    /// see a signal (libdispatch hands each to the first source made for it, kept for good).
+    nonisolated(unsafe) private static var processSignals: ControlSignals?
+
+    static func signals() -> ControlSignals {
+        if let processSignals { return processSignals }
+        let made = ControlSignals()
+        processSignals = made
+        return made
+    }
+
+    /// Runs the command (`run`) and, each time the manager switched sessions while it ran, again:
+    /// the worst exit status of the runs at the end.
+    static func runSwitching(_ run: () throws -> Void) throws {
+        var worst = ExitStatus.success
+        while true {
+            surface = nil
+            do {
+                try run()
+            } catch let code as ExitCode where surface?.switchRequest != nil {
+                worst = .worst(worst, ExitStatus(rawValue: code.rawValue) ?? .failure)
+            }
+            guard let request = surface?.switchRequest else { break }
+            pendingSwitch = request
+        }
+        if worst != .success { throw ExitCode(worst.rawValue) }
+    }
 
     /// The command line, but `jcap` alone with NSM_URL set is `jcap session`: a manager starts
     /// its clients by their executable's name (`X-NSM-Exec=jcap`), with no arguments.
@@ -26,12 +63,14 @@ struct SessionManagerLaunch {
     /// NSM_URL that is not an OSC URL is said and ignored, as the API asks.
     static func manager(environment: [String: String] = ProcessInfo.processInfo.environment,
                         console: Console) throws -> NSMClient? {
+        if let connected { return connected }
         guard let url = environment["NSM_URL"], !url.isEmpty else { return nil }
         do {
             guard let client = try NSMClient(url: url) else {
                 console.line("jcap: NSM_URL=\(url) is not an osc.udp:// URL: running without a session manager")
                 return nil
             }
+            connected = client
             return client
         } catch {
             throw fail(error, console: console)
@@ -43,13 +82,21 @@ struct SessionManagerLaunch {
     static func open(_ client: NSMClient, template: String?, signals: ControlSignals,
                      console: Console) throws -> SessionManagerLaunch? {
         let stop = { signals.stopSignal != nil }
-        do {
-            guard try client.announce(executable: CommandLine.arguments.first ?? "jcap", stop: stop) else { return nil }
-        } catch {
-            throw fail(error, console: console)
+        let request: NSMOpenRequest
+        if let switched = pendingSwitch {
+            pendingSwitch = nil
+            request = switched
+            console.line("jcap: the session manager switched to session '\(request.displayName)' (\(request.path))")
+        } else {
+            do {
+                guard try client.announce(executable: CommandLine.arguments.first ?? "jcap", stop: stop) else { return nil }
+            } catch {
+                throw fail(error, console: console)
+            }
+            console.line("jcap: under session manager \(client.managerName ?? "NSM") at \(client.url), waiting for a session")
+            guard let opened = client.waitForOpen(stop: stop) else { return nil }
+            request = opened
         }
-        console.line("jcap: under session manager \(client.managerName ?? "NSM") at \(client.url), waiting for a session")
-        guard let request = client.waitForOpen(stop: stop) else { return nil }
         let folder = NSMSessionFolder(request)
         do {
             let definition = try folder.definition(template: template)
@@ -65,7 +112,9 @@ struct SessionManagerLaunch {
     func opened(_ session: StudioSession) -> NSMSurface {
         client.reply(to: NSMClient.Path.open, "session '\(folder.request.displayName)' open: "
             + "\(session.definition.tracks.count) tracks, \(session.armedTrackNames.count) armed")
-        return NSMSurface(client: client, session: session, folder: folder)
+        let surface = NSMSurface(client: client, session: session, folder: folder)
+        Self.surface = surface
+        return surface
     }
 
     /// Tells the manager the session could not be opened (its `/error` to `open`), then fails

@@ -5,11 +5,10 @@ import Glibc
 /// `/nsm/client/open`, and every message to the manager, all from one OSC port, since the
 /// manager tells its clients apart by the address they send from.
 ///
-/// Capabilities: `:dirty:` (is_dirty after an arming change, is_clean after a save) and
-/// `:message:` (a status line when a take is recorded). Not `:switch:`: the session's JACK client,
-/// ports and folder lock live as long as the run loop, so a second `open` is refused with
-/// ERR_NOT_NOW rather than half-done; nor `:progress:` (opening and saving take milliseconds) or
-/// `:optional-gui:` (jcap has none).
+/// Capabilities: `:switch:` (another `open` while a session is open finishes the take, closes
+/// the session and opens the new one, from the same port), `:dirty:` (is_dirty after an arming
+/// change, is_clean after a save) and `:message:` (a status line when a take is recorded). Not
+/// `:progress:` (opening and saving take milliseconds) or `:optional-gui:` (jcap has none).
 public final class NSMClient {
     /// The OSC paths of the API.
     public enum Path {
@@ -28,7 +27,7 @@ public final class NSMClient {
     public static let apiVersionMinor: Int32 = 1
     /// The application name (also what the manager's client ids start with).
     public static let applicationName = "jcap"
-    public static let capabilities = ":dirty:message:"
+    public static let capabilities = ":switch:dirty:message:"
 
     /// `NSM_URL` as given.
     public let url: String

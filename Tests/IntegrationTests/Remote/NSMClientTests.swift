@@ -43,13 +43,20 @@ final class NSMClientTests: JackTestCase {
     var clientFolder: String { path("NSM Sessions/test session/jcap.nTEST") }
 
     /// Announce, open (folder, session file, JACK name), a take from the terminal, an arming
-    /// change (dirty), save (clean, the file), a refused second open, a take ended by SIGTERM:
-    /// every reply asserted by the server; the takes here, sample by sample.
-    func testASessionUnderTheManagerRecordsSavesAndQuitsOnSIGTERM() throws {
+    /// change (dirty), save (clean, the file), a switch to another session during a take, a take
+    /// there ended by SIGTERM: every reply asserted by the server; the takes here, sample by sample.
+    func testASessionUnderTheManagerRecordsSavesSwitchesAndQuitsOnSIGTERM() throws {
         let transcript = try runServer("session", template: try writeTemplate())
         let accounts = try takeLogAccounts(folder: clientFolder)
         XCTAssertEqual(accounts.count, 2, transcript)
         for account in accounts { assertAccountedFor(account, transcript) }
+        // The session switched to: a new folder from the template, its own take 1, every track armed.
+        let switched = path("NSM Sessions/test session/jcap.nOTHR")
+        let switchedAccounts = try takeLogAccounts(folder: switched)
+        XCTAssertEqual(switchedAccounts.count, 1, transcript)
+        for account in switchedAccounts { assertAccountedFor(account, transcript) }
+        XCTAssertEqual(try TakeLog(folder: switched).entries().first?.files.map(\.path),
+                       ["take-001-Kick.wav", "take-001-Snare.wav", "take-001-room.wav"])
         let entries = try TakeLog(folder: clientFolder).entries()
         XCTAssertEqual(entries.map(\.take), [1, 2])
         XCTAssertEqual(entries.first?.files.map(\.path), ["take-001-Kick.wav", "take-001-Snare.wav", "take-001-room.wav"])

@@ -8,7 +8,8 @@ each reply. Raw UDP and hand-encoded OSC, so that nothing of jcap's own speaks f
 Scenarios (--scenario):
   session   announce, open, JACK client named after the client id, a take from the terminal
             (r, s s), an arming change (is_dirty), save (reply, is_clean, the file), a second
-            open (refused, no :switch:), a take stopped by SIGTERM (exit 0)
+            open during a take (:switch: the take finished, the new session open under the new
+            client id), a take there stopped by SIGTERM (exit 0)
   default   `jcap` alone: the default session (In 1, In 2 on system:capture_1, 2), then SIGTERM
   refuse    the announce answered with /error: jcap exits 28
   bad-open  a template whose source the server lacks: /error to open, jcap exits non-zero
@@ -17,6 +18,7 @@ Prints one line per step passed; exits 1 at the first failure, naming it.
 import argparse, os, pty, signal, socket, struct, subprocess, sys, threading, time, tomllib, json, fcntl, termios
 
 CLIENT_ID = "jcap.nTEST"
+OTHER_ID = "jcap.nOTHR"
 # A take's statuses that finish it whole; frames lost or placement uncertain are what a busy
 # server's xruns cause, and the Swift test checks every sample against them.
 ACCEPTED = {"complete": 0, "placement uncertain": 9, "frames lost": 3}
@@ -178,7 +180,7 @@ def announce(server, jcap, executable):
     check(capabilities.startswith(":") and capabilities.endswith(":"), f"capabilities {capabilities!r} not colon-separated")
     check(set(capabilities.strip(":").split(":")) <= {"switch", "dirty", "progress", "message", "optional-gui"},
           f"unknown capability in {capabilities!r}")
-    check(":dirty:" in capabilities and ":switch:" not in capabilities, f"capabilities {capabilities!r}")
+    check(capabilities == ":switch:dirty:message:", f"capabilities {capabilities!r}")
     check(exe == executable, f"executable {exe!r}, not {executable!r}")
     check((major, minor) == (1, 1), f"API version {major}.{minor}")
     check(pid == jcap.process.pid, f"pid {pid}, not {jcap.process.pid}")
@@ -249,13 +251,28 @@ def run_session(options, server, jcap, folder):
     check(saved["session"]["name"] == CLIENT_ID, "saved name")
     step(f"save replied {args[1]!r}, is_clean, session.toml arm states {arms}")
 
-    server.send("/nsm/client/open", folder + "-other", "another", "jcap.nOTHR")
-    (_, tags, args), _ = server.expect("/error", first="/nsm/client/open")
-    check(tags == "sis" and args[1] == -8, f"second open: {args}")
-    step("a second open refused with ERR_NOT_NOW (no :switch:)")
-
     jcap.type("r")
     wait_for("take 2 recording", lambda: any(entry.get("take") == 2 for entry in log_entries(folder)))
+    time.sleep(1.0)
+
+    # :switch: another open while take 2 records: take 2 finished, the new session open.
+    other = os.path.join(os.path.dirname(folder), OTHER_ID)
+    server.send("/nsm/client/open", other, "another session", OTHER_ID)
+    (_, tags, args), _ = server.expect("/reply", timeout=20, first="/nsm/client/open")
+    check(tags == "ss", f"switch reply types {tags}")
+    entry = finished(folder, 2)
+    check(entry is not None and entry["status"] in ACCEPTED, f"take 2 after the switch: {entry}")
+    ports = jack_ports(options.server).split("\n")
+    check(f"{OTHER_ID}:{tracks[0][0]}" in ports, f"no JACK port {OTHER_ID}:{tracks[0][0]} after the switch: {ports}")
+    check(not any(port.startswith(CLIENT_ID + ":") for port in ports), f"{CLIENT_ID} still on the server: {ports}")
+    with open(os.path.join(other, "session.toml"), "rb") as file:
+        check(tomllib.load(file)["session"]["name"] == OTHER_ID, "the switched session's name")
+    step(f"switched while take 2 recorded: take 2 {entry['status']} ({entry['frames']} frames), "
+         f"{OTHER_ID} open: {args[1]!r}")
+
+    time.sleep(0.5)
+    jcap.type("r")
+    wait_for("take 1 of the switched session recording", lambda: any(entry.get("take") == 1 for entry in log_entries(other)))
     time.sleep(1.0)
     return tracks
 
@@ -291,15 +308,18 @@ def main():
             run_session(options, server, jcap, folder)
             jcap.process.send_signal(signal.SIGTERM)
             status = jcap.wait()
-            statuses = [ACCEPTED.get(entry["status"], -1) for entry in log_entries(folder) if entry["status"] != "recording"]
+            entries = log_entries(folder) + log_entries(os.path.join(options.root, OTHER_ID))
+            statuses = [ACCEPTED.get(entry["status"], -1) for entry in entries if entry["status"] != "recording"]
             expected = 3 if 3 in statuses else 9 if 9 in statuses else 0
             check(status == expected, f"jcap exited {status} after SIGTERM, not {expected} (the takes' statuses {statuses})")
             if options.scenario == "session":
-                entry = finished(folder, 2)
-                check(entry is not None and entry["status"] in ACCEPTED, f"take 2 after SIGTERM: {entry}")
-                check(entry["files"] and all(os.path.isfile(os.path.join(folder, file["path"])) for file in entry["files"]),
-                      "take 2's files")
-                step(f"SIGTERM finished take 2 ({entry['frames']} frames, {entry['status']}) and jcap exited {status}")
+                other = os.path.join(options.root, OTHER_ID)
+                entry = finished(other, 1)
+                check(entry is not None and entry["status"] in ACCEPTED, f"take 1 of {OTHER_ID} after SIGTERM: {entry}")
+                check(entry["files"] and all(os.path.isfile(os.path.join(other, file["path"])) for file in entry["files"]),
+                      "the take's files")
+                step(f"SIGTERM finished {OTHER_ID}'s take 1 ({entry['frames']} frames, {entry['status']}) "
+                     f"and jcap exited {status}")
             else:
                 step("SIGTERM: jcap exited 0")
     except Failure as failure:
