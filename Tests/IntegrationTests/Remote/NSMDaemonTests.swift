@@ -5,7 +5,8 @@ import XCTest
 import JackCaptureTestSignal
 
 /// jcap under the real nsmd (new-session-manager), driven as its GUIs drive it: server-control
-/// messages sent with liblo's oscsend. Debian bookworm packages no nsmd, so this runs where one is
+/// messages sent with liblo's oscsend: add, save, close, open, open a
+/// copy of the session (a switch), quit. Debian bookworm packages no nsmd, so this runs where one is
 /// on PATH (Debian trixie's new-session-manager, or built from its source: docs/remote.md) and
 /// is skipped elsewhere (`JCAPTEST_NSMD=/path/to/nsmd` names one off PATH); `NSMClientTests` tests the protocol against the API document everywhere.
 final class NSMDaemonTests: JackTestCase {
@@ -56,6 +57,8 @@ final class NSMDaemonTests: JackTestCase {
                                   directory: directory, environment: environment)
         try Self.waitFor("nsmd's OSC port") { nsmd.errorOutput.contains("Using OSC port \(port)") || !nsmd.process.isRunning }
         let log = { nsmd.output + nsmd.errorOutput }
+        // What nsmd said (its log is the record of every reply), without jcap's status lines.
+        defer { print("nsmd's log:\n" + log().split(separator: "\n").filter { !$0.hasPrefix("session jcap") }.joined(separator: "\n")) }
         let session = root + "/band"
 
         // nsmd launches `jcap` (X-NSM-Exec): the default session, named by its client id.
@@ -101,6 +104,22 @@ final class NSMDaemonTests: JackTestCase {
         try Self.waitFor("both open again", timeout: 30) {
             (try? observer.port(named: joined + ":Vox")) != nil && (try? observer.port(named: launched + ":In 2")) != nil
         }
+        try Self.waitFor("both replied to the open", timeout: 30) {
+            log().components(separatedBy: "replied with: session 'band' open").count == 5
+        }
+
+        // A copy of the session (as nsmd's duplicate makes, which crashes nsmd 1.6 here), opened
+        // while this one is: nsmd switches both (`:switch:`) instead of restarting them.
+        try FileManager.default.copyItem(atPath: session, toPath: root + "/band-copy")
+        let launches = log().components(separatedBy: "Launching").count
+        try oscsend(port, "/nsm/server/open", "s", "band-copy")
+        try Self.waitFor("both switched", timeout: 30) {
+            log().components(separatedBy: "replied with: session 'band-copy' open").count == 3
+        }
+        XCTAssertEqual(log().components(separatedBy: "to switch \"").count, 3, log())
+        XCTAssertEqual(log().components(separatedBy: "Launching").count, launches, "switched, not restarted")
+        XCTAssertNotNil(try? observer.port(named: joined + ":Vox"), log())
+        XCTAssertNotNil(try? observer.port(named: launched + ":In 1"), log())
         try oscsend(port, "/nsm/server/quit")
         XCTAssertEqual(try nsmd.wait(timeout: 30), 0, log())
     }
