@@ -37,7 +37,7 @@ final class NSMDaemonTests: JackTestCase {
         ((try? FileManager.default.contentsOfDirectory(atPath: session)) ?? []).filter { $0.hasPrefix("jcap.n") }.sorted()
     }
 
-    func testNsmdAddsSavesClosesAndReopensJcap() throws {
+    func testNsmdAddsSavesClosesReopensAndSwitchesJcap() throws {
         let nsmdPath: URL
         if let given = ProcessInfo.processInfo.environment["JCAPTEST_NSMD"] {
             nsmdPath = URL(fileURLWithPath: given)
@@ -108,7 +108,7 @@ final class NSMDaemonTests: JackTestCase {
             log().components(separatedBy: "replied with: session 'band' open").count == 5
         }
 
-        // A copy of the session (as nsmd's duplicate makes, which crashes nsmd 1.6 here), opened
+        // A copy of the session (as nsmd's duplicate makes; that crashed nsmd, built from its master branch, here), opened
         // while this one is: nsmd switches both (`:switch:`) instead of restarting them.
         try FileManager.default.copyItem(atPath: session, toPath: root + "/band-copy")
         let launches = log().components(separatedBy: "Launching").count
