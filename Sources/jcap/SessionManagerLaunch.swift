@@ -36,18 +36,20 @@ struct SessionManagerLaunch {
     /// Runs the command (`run`) and, each time the manager switched sessions while it ran, again:
     /// the worst exit status of the runs at the end.
     static func runSwitching(_ run: () throws -> Void) throws {
-        var worst = ExitStatus.success
+        // nil until a switch: a run that never switched ends as the command alone would.
+        var worst: ExitStatus?
         while true {
             surface = nil
             do {
                 try run()
-            } catch let code as ExitCode where surface?.switchRequest != nil {
-                worst = .worst(worst, ExitStatus(rawValue: code.rawValue) ?? .failure)
+            } catch let code as ExitCode where surface?.switchRequest != nil || worst != nil {
+                worst = .worst(worst ?? .success, ExitStatus(rawValue: code.rawValue) ?? .failure)
             }
             guard let request = surface?.switchRequest else { break }
+            worst = worst ?? .success
             pendingSwitch = request
         }
-        if worst != .success { throw ExitCode(worst.rawValue) }
+        if let worst, worst != .success { throw ExitCode(worst.rawValue) }
     }
 
     /// The command line, but `jcap` alone with NSM_URL set is `jcap session`: a manager starts

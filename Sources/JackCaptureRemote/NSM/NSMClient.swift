@@ -51,7 +51,8 @@ public final class NSMClient {
     /// answer: its `/reply` (its name kept), or its `/error`, thrown. Messages that come first
     /// (an eager manager's `open`) are kept for `waitForOpen`.
     ///
-    /// - Parameter stop: polled while waiting; true gives up (nil returned: a signal came).
+    /// - Parameter stop: polled while waiting; true gives up (false returned: a signal came).
+    /// - Returns: true once the manager accepted jcap.
     public func announce(executable: String, timeout: Double = 10, stop: () -> Bool) throws(NSMError) -> Bool {
         endpoint.send(Path.announce, [.string(Self.applicationName), .string(Self.capabilities), .string(executable),
                                       .int(Self.apiVersionMajor), .int(Self.apiVersionMinor), .int(Int32(getpid()))],
