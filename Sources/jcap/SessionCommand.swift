@@ -97,7 +97,7 @@ struct SessionCommand: ParsableCommand {
                 guard (0...65_535).contains(osc) else {
                     throw CommandLineError.badOption(flag: "--osc", value: "\(osc)", expected: "a UDP port, 1 to 65535 (0: any free port)")
                 }
-                oscSurface = OSCSurface(try OSCEndpoint(port: "\(osc)"))
+                oscSurface = OSCSurface(try OSCEndpoint(port: "\(osc)"), tell: console.line)
             }
             if let split {
                 do { splitInterval = try SplitInterval(parsing: split) } catch {

@@ -12,12 +12,19 @@ package final class OSCSurface: ControlSurface {
     private var toldState: [OSCArgument]?
     private var toldTracks: [[OSCArgument]] = []
     private var sampleRate = 0
+    /// Where a line for the person at jcap goes (malformed packets dropped), and how many were told.
+    private let tell: (String) -> Void
+    private var toldMalformed = 0
+    private var nextMalformedLine = ContinuousClock.now
 
     package static let messagesPerPoll = 64
     package static let mostSubscribers = 16
 
-    package init(_ endpoint: OSCEndpoint) {
+    /// `tell`: a line for jcap's console.
+    package init(_ endpoint: OSCEndpoint, tell: @escaping (String) -> Void = { _ in }) {
         self.endpoint = endpoint
+        self.tell = tell
+        toldMalformed = OSCEndpoint.malformedCount.load(ordering: .relaxed)
     }
 
     package var port: Int { endpoint.port }
@@ -25,6 +32,7 @@ package final class OSCSurface: ControlSurface {
 
     package func poll(_ core: ControlCore) {
         for message in endpoint.receive(limit: Self.messagesPerPoll) { handle(message, core) }
+        tellMalformed()
         guard !subscribers.isEmpty else { return }
         let state = core.state
         sampleRate = state.sampleRate
@@ -37,6 +45,16 @@ package final class OSCSurface: ControlSurface {
         for event in events {
             for report in OSCReport.take(event, sampleRate: sampleRate) { broadcast(report) }
         }
+    }
+
+    /// Packets liblo refused, told at most once a second (a flood of them is one line a second).
+    private func tellMalformed() {
+        let malformed = OSCEndpoint.malformedCount.load(ordering: .relaxed)
+        guard malformed > toldMalformed, ContinuousClock.now >= nextMalformedLine else { return }
+        let count = malformed - toldMalformed
+        tell("jcap: OSC: \(count) malformed packet\(count == 1 ? "" : "s") dropped (not OSC, or cut short)")
+        toldMalformed = malformed
+        nextMalformedLine = .now + .seconds(1)
     }
 
     // MARK: Requests

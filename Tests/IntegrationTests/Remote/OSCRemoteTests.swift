@@ -193,11 +193,10 @@ final class OSCRemoteTests: JackTestCase {
         let span = (meters.last?.time ?? 0) - (meters.first?.time ?? 0)
         let measured = Double(meters.count - 1) / span
         XCTAssertEqual(measured, 25, accuracy: 2.5, "\(meters.count) meter messages in \(span) s")
-        for meter in meters {
-            let (peak, average) = (Double(meter.arguments[1]) ?? 0, Double(meter.arguments[2]) ?? 0)
-            XCTAssertEqual(peak, -20, accuracy: 0.5, "\(meter.arguments)")
-            XCTAssertEqual(average, -23.01, accuracy: 0.5, "\(meter.arguments)")
-        }
+        let peaks = meters.map { Double($0.arguments[1]) ?? 0 }, averages = meters.map { Double($0.arguments[2]) ?? 0 }
+        XCTAssertGreaterThan(meters.count, 50)
+        XCTAssertTrue(peaks.allSatisfy { abs($0 + 20) <= 0.5 }, "peaks \(peaks.min() ?? 0) to \(peaks.max() ?? 0)")
+        XCTAssertTrue(averages.allSatisfy { abs($0 + 23.01) <= 0.5 }, "averages \(averages.min() ?? 0) to \(averages.max() ?? 0)")
         let others = dump.messages(after: from).filter { $0.path == "/jcap/meter" && $0.arguments.first != "Tone" }
         XCTAssertEqual(Set(others.compactMap(\.arguments.first)), ["A", "B", "C"], "every track's meter")
 
@@ -258,7 +257,15 @@ final class OSCRemoteTests: JackTestCase {
         try Self.waitFor("an error for each") {
             dump.messages(after: mark).filter { $0.path == "/jcap/error" }.count >= refused.count
         }
+        // liblo refused them all, and jcap said so.
+        let malformedTold = {
+            jcap.errorOutput.split(separator: "\n").compactMap { line in
+                line.hasPrefix("jcap: OSC: ") && line.contains(" malformed packet") ? Int(line.dropFirst(11).prefix { $0.isNumber }) : nil
+            }.reduce(0, +)
+        }
+        try Self.waitFor("the malformed packets told") { malformedTold() >= 201 }
         usleep(300_000)
+        XCTAssertEqual(malformedTold(), 201, jcap.errorOutput)
         let errors = dump.messages(after: mark).filter { $0.path == "/jcap/error" }.map(\.arguments)
         XCTAssertEqual(errors.count, refused.count, "\(errors)")
         for (error, message) in zip(errors, refused) {
