@@ -122,9 +122,11 @@ package final class OSCSurface: ControlSurface {
             again.rate = rate
             subscribers.append(again)
         } else {
-            guard subscribers.count < Self.mostSubscribers else {
-                refuse(message, "\(Self.mostSubscribers) subscribers already: unsubscribe one first")
-                return
+            // Full: the oldest goes (a subscriber that went away without unsubscribing, such as
+            // oscsend's port, is never told apart on UDP, so refusing would lock out the rest).
+            if subscribers.count >= Self.mostSubscribers {
+                let oldest = subscribers.removeFirst()
+                endpoint.send("/jcap/unsubscribed", [.int(Int32(oldest.address.port) ?? 0)], to: oldest.address)
             }
             subscribers.append(OSCSubscriber(address: address, rate: rate, nextMeters: .now))
         }

@@ -299,6 +299,30 @@ final class OSCRemoteTests: JackTestCase {
         assertAccountedFor(account)
     }
 
+    /// At most 16 subscribers: a 17th replaces the oldest, which is told and hears no more.
+    func testTheSeventeenthSubscriberReplacesTheOldest() throws {
+        let file = try writeSession("many")
+        let (jcap, port) = try openSession(file)
+        let dump = try OSCDump()
+        var mark = dump.count
+        try send(port, "/jcap/subscribe", "if", dump.port, 10.0)
+        try dump.expect("/jcap/subscribed", after: mark) { $0.first == "\(dump.port)" }
+        try dump.expect("/jcap/meter", after: mark) { $0.first == "A" }
+        // 15 more (nothing listens on their ports: UDP cannot tell), then the 17th.
+        mark = dump.count
+        for _ in 1...15 { try send(port, "/jcap/subscribe", "i", try OSCDump.freeUDPPort()) }
+        usleep(300_000)
+        XCTAssertFalse(dump.messages(after: mark).contains { $0.path == "/jcap/unsubscribed" }, "16 are allowed")
+        try send(port, "/jcap/subscribe", "i", try OSCDump.freeUDPPort())
+        try dump.expect("/jcap/unsubscribed", after: mark) { $0 == ["\(dump.port)"] }
+        usleep(300_000)
+        let after = dump.count
+        usleep(500_000)
+        XCTAssertEqual(dump.messages(after: after).count, 0, "no more meters for the oldest")
+        jcap.signal(SIGTERM)
+        XCTAssertEqual(try jcap.wait(timeout: 30), 0, jcap.errorOutput)
+    }
+
     /// A port taken is exit status 27, before the server is touched; one out of range is usage (64).
     func testATakenPortIsItsOwnExitStatus() throws {
         let file = try writeSession("taken")
