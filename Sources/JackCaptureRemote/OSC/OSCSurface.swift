@@ -19,6 +19,8 @@ package final class OSCSurface: ControlSurface {
 
     package static let messagesPerPoll = 64
     package static let mostSubscribers = 16
+    /// How far behind the meters may fall and still be caught up.
+    static let meterCatchUp = Duration.milliseconds(250)
 
     /// `tell`: a line for jcap's console.
     package init(_ endpoint: OSCEndpoint, tell: @escaping (String) -> Void = { _ in }) {
@@ -200,8 +202,9 @@ package final class OSCSurface: ControlSurface {
         for index in subscribers.indices where subscribers[index].nextMeters <= now {
             let interval = Duration.seconds(1 / subscribers[index].rate)
             let next = subscribers[index].nextMeters + interval
-            // Fallen behind (a stalled loop): the next on time, not a burst to catch up.
-            subscribers[index].nextMeters = next > now ? next : now + interval
+            // A short stall is caught up, a tick a poll, so the rate holds; after a long one the
+            // ticks missed are skipped rather than sent in a burst.
+            subscribers[index].nextMeters = next > now - Self.meterCatchUp ? next : now + interval
             for meter in meters where !endpoint.send(meter.path, meter.arguments, to: subscribers[index].address) {
                 failed.append(subscribers[index].address)
                 break
