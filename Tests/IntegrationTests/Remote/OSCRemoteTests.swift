@@ -323,6 +323,33 @@ final class OSCRemoteTests: JackTestCase {
         XCTAssertEqual(try jcap.wait(timeout: 30), 0, jcap.errorOutput)
     }
 
+    /// Unattended (`--at`, `--for`), OSC listens too: takes start by themselves, so `/jcap/record`
+    /// is refused, and the subscriber hears of the take and its end.
+    func testUnattendedTheSubscriberHearsTheTakeAndRecordIsRefused() throws {
+        let file = try writeSession("unattended")
+        let dump = try OSCDump()
+        let jcap = try Subprocess(try Executables.built("jcap"),
+                                  ["session", file, "--osc", "0", "--at", "+1s", "--for", "1s", "--meter", "none"],
+                                  server: server.name, directory: directory)
+        var port: Int64?
+        try Self.waitFor("jcap's OSC port") {
+            port = number(after: "jcap: OSC on UDP port ", in: jcap.errorOutput)
+            return port != nil || !jcap.process.isRunning
+        }
+        let osc = Int(try XCTUnwrap(port, jcap.errorOutput))
+        try send(osc, "/jcap/subscribe", "i", dump.port)
+        try send(osc, "/jcap/record")
+        try dump.expect("/jcap/error", after: 0) { $0.first == "/jcap/record" && $0.last?.hasPrefix("takes start by themselves") == true }
+        // The take was made (waiting for its start) before anyone subscribed: the state says so.
+        try dump.expect("/jcap/state", after: 0) { ["waiting", "recording"].contains($0.first ?? "") && $0[1] == "1" }
+        try dump.expect("/jcap/take", after: 0) { $0.count == 4 && $0[0] == "1" && $0[1] == "finished" }
+        let status = try jcap.wait(timeout: 30)
+        let take = try XCTUnwrap(try TakeLog(folder: path("unattended")).entries().first, jcap.errorOutput)
+        XCTAssertEqual(status, take.lost.isEmpty ? (take.uncertain.isEmpty ? 0 : 9) : 3, jcap.errorOutput)
+        XCTAssertEqual(take.frames, Int64(server.sampleRate))
+        assertAccountedFor(try takeLogAccount(folder: path("unattended"), take: 1))
+    }
+
     /// A port taken is exit status 27, before the server is touched; one out of range is usage (64).
     func testATakenPortIsItsOwnExitStatus() throws {
         let file = try writeSession("taken")
