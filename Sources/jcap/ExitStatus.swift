@@ -1,4 +1,5 @@
 import JackCapture
+import JackCaptureRemote
 
 /// jcap's exit statuses: one per kind of failure, so scripts can tell them apart.
 public enum ExitStatus: Int32, CaseIterable, Sendable {
@@ -47,6 +48,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case inputUnreadable = 24
     /// `jcap play`: a file stopped decoding partway (a damaged file); what came before it played.
     case decodeFailed = 25
+    /// `jcap session --osc`: the UDP port is taken (or cannot be listened on).
+    case oscUnavailable = 27
     /// Under a session manager (`NSM_URL`): it refused jcap's announce or did not answer it.
     case sessionManagerFailed = 28
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE) or is
@@ -138,6 +141,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case let error as StudioSessionError: self.init(for: error)
         case let error as PlayerError: self.init(for: error)
         case let error as JackError: self.init(for: CaptureError.jack(error))
+        case is OSCError: self = .oscUnavailable
         default: self = .failure
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JackCapture
+import JackCaptureRemote
 
 /// `jcap session FILE`: opens a studio session (sessions/README.md) and records take after take,
 /// or, with `--at`, `--for` or `--takes`, records unattended and exits with jcap's statuses.
@@ -71,6 +72,9 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "With --overdub: play take N as one stereo pair, <session>-play:mix_L and mix_R, each track at its pan from the session file (as 'jcap play --take N --mix').")
     var mix = false
 
+    @Option(name: .long, help: ArgumentHelp("Remote control over OSC on this UDP port, on every interface (0: any free port, printed): /jcap/record, /jcap/stop, /jcap/arm, /jcap/status, /jcap/subscribe... (README: Remote control: OSC).", valueName: "port"))
+    var osc: Int?
+
     @OptionGroup var meters: MeterOption
 
     func run() throws {
@@ -87,7 +91,14 @@ struct SessionCommand: ParsableCommand {
         var quietStop: CaptureDuration?
         var preRollLength: CaptureDuration?
         var splitInterval: SplitInterval?
+        var oscSurface: OSCSurface?
         do {
+            if let osc {
+                guard (0...65_535).contains(osc) else {
+                    throw CommandLineError.badOption(flag: "--osc", value: "\(osc)", expected: "a UDP port, 1 to 65535 (0: any free port)")
+                }
+                oscSurface = OSCSurface(try OSCEndpoint(port: "\(osc)"), tell: console.line)
+            }
             if let split {
                 do { splitInterval = try SplitInterval(parsing: split) } catch {
                     throw CommandLineError.refusedValue(flag: "--split", value: split, error)
@@ -200,6 +211,10 @@ struct SessionCommand: ParsableCommand {
                 console.line("jcap: r plays take \(overdubbing.playedTake.take) from its start and records the next take along with it")
             }
             plan = .interactive
+        }
+        if let oscSurface {
+            surfaces.append(oscSurface)
+            console.line("jcap: OSC on UDP port \(oscSurface.port) (\(oscSurface.url)): /jcap/status, /jcap/subscribe, /jcap/record, /jcap/stop...")
         }
         if let managed { surfaces.append(managed.opened(session)) }
         let status = ControlRunLoop(console: console, wording: wording)
