@@ -45,7 +45,8 @@ struct SessionManagerLaunch {
             } catch let code as ExitCode where surface?.switchRequest != nil || worst != nil {
                 worst = .worst(worst ?? .success, ExitStatus(rawValue: code.rawValue) ?? .failure)
             }
-            guard let request = surface?.switchRequest else { break }
+            // A SIGTERM that came with the switch ends jcap: the manager is quitting it.
+            guard let request = surface?.switchRequest, processSignals?.stopSignal == nil else { break }
             worst = worst ?? .success
             pendingSwitch = request
         }
