@@ -145,7 +145,9 @@ let package = Package(
                 "jcap-testsignal",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-            ]
+            ],
+            // The NSM test server the NSM tests run (Python, not a source of the target).
+            exclude: ["Remote/nsm_test_server.py"]
         ),
     ]
 )

@@ -50,6 +50,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case decodeFailed = 25
     /// `jcap session --osc`: the UDP port is taken (or cannot be listened on).
     case oscUnavailable = 27
+    /// Under a session manager (`NSM_URL`): it refused jcap's announce or did not answer it.
+    case sessionManagerFailed = 28
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE) or is
     /// out of its range (`jcap play --volume 1.5`, `--rate 3`), or a `--buffer` longer than this
     /// machine can hold.

@@ -29,8 +29,8 @@ struct SessionCommand: ParsableCommand {
 
             """ + "\n" + ExitStatus.helpParagraph(for: .session))
 
-    @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md).", valueName: "file"))
-    var file: String
+    @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md). Under a session manager (NSM_URL set): the template of a new session, optional.", valueName: "file"))
+    var file: String?
 
     @OptionGroup var jack: ServerOption
 
@@ -78,7 +78,7 @@ struct SessionCommand: ParsableCommand {
     @OptionGroup var meters: MeterOption
 
     func run() throws {
-        let signals = ControlSignals()
+        let signals = SessionManagerLaunch.signals()
         Glibc.signal(SIGXFSZ, SIG_IGN)
         let console = Console(display: meters.meter)
         defer { console.endDisplay() }
@@ -135,9 +135,17 @@ struct SessionCommand: ParsableCommand {
         } catch {
             throw console.fail(error)
         }
+        let manager = try SessionManagerLaunch.manager(console: console)
+        var managed: SessionManagerLaunch?
+        if let manager {
+            managed = try SessionManagerLaunch.open(manager, template: file, signals: signals, console: console)
+            if managed == nil { return }
+        } else if file == nil {
+            throw ValidationError("missing the session file (jcap session FILE), or NSM_URL for a session manager")
+        }
         var definition: SessionDefinition
         do {
-            definition = try SessionDefinition.load(path: file)
+            if let managed { definition = managed.definition } else { definition = try SessionDefinition.load(path: file ?? "") }
             // An overdub is aligned to capture latency as well as playback latency.
             if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength
@@ -149,7 +157,7 @@ struct SessionCommand: ParsableCommand {
         do {
             session = try StudioSession(definition: definition, serverName: jack.server)
         } catch {
-            throw console.fail(error)
+            throw managed?.refuse(error, console: console) ?? console.fail(error)
         }
         defer { session.close() }
         var replaced: Set<String> = []
@@ -208,6 +216,7 @@ struct SessionCommand: ParsableCommand {
             surfaces.append(oscSurface)
             console.line("jcap: OSC on UDP port \(oscSurface.port) (\(oscSurface.url)): /jcap/status, /jcap/subscribe, /jcap/record, /jcap/stop...")
         }
+        if let managed { surfaces.append(managed.opened(session)) }
         let status = ControlRunLoop(console: console, wording: wording)
             .run(ControlCore(session: session, overdub: overdubbing, plan: plan), surfaces: surfaces)
         if status != .success { throw ExitCode(status.rawValue) }
