@@ -151,7 +151,9 @@ let package = Package(
                 "jcap-testsignal",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-            ]
+            ],
+            // The Python scripts the NSM and browser remote tests run (not sources of the target).
+            exclude: ["Remote/nsm_test_server.py", "Remote/browser_remote.py"]
         ),
     ]
 )

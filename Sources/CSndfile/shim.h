@@ -107,4 +107,17 @@ static inline int jcap_sf_get_chunk_data(const SF_CHUNK_ITERATOR *iterator, void
     return sf_get_chunk_data(iterator, &chunk);
 }
 
+/// The sample offsets of the file's cue points (SFC_GET_CUE), at most `capacity` of them; the
+/// number of points, or -1 when the file has none or libsndfile cannot read them. SF_CUES is a
+/// struct with an array of 100 points, which Swift imports as a 100-element tuple.
+static inline int jcap_sf_cue_offsets(SNDFILE *file, uint32_t *offsets, int capacity) {
+    SF_CUES cues;
+    if (sf_command(file, SFC_GET_CUE, &cues, sizeof(cues)) == SF_FALSE) return -1;
+    int count = (int)cues.cue_count;
+    for (int index = 0; index < count && index < capacity && index < 100; index++) {
+        offsets[index] = cues.cue_points[index].sample_offset;
+    }
+    return count;
+}
+
 #endif

@@ -150,15 +150,16 @@ final class Console {
 
     // MARK: The live display
 
-    /// Shows one update; called about 20 times a second.
-    func show(_ snapshot: MeterSnapshot) {
+    /// Shows one update; called about 20 times a second. `showsFrames` (`-v`): the status line for
+    /// pipes gives the position in frames too.
+    func show(_ snapshot: MeterSnapshot, showsFrames: Bool = false) {
         switch mode {
         case .silent:
             return
         case .json:
             if lineIsDue(every: .milliseconds(100)) { StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n") }
         case .statusLines:
-            if lineIsDue(every: .seconds(1)) { StandardStreams.writeOutput(Console.statusLine(snapshot) + "\n") }
+            if lineIsDue(every: .seconds(1)) { StandardStreams.writeOutput(Console.statusLine(snapshot, showsFrames: showsFrames) + "\n") }
         case .screen(let layout):
             let size = Console.terminalSize()
             // Not the last column: a line filling it leaves the cursor there, and the erase
@@ -203,19 +204,22 @@ final class Console {
         drawnLines = 0
     }
 
-    /// A status line without escape codes, for logs and pipes.
-    static func statusLine(_ snapshot: MeterSnapshot) -> String {
+    /// A status line without escape codes, for logs and pipes: the position as a time, and in
+    /// frames too with `showsFrames`.
+    static func statusLine(_ snapshot: MeterSnapshot, showsFrames: Bool = false) -> String {
+        let position = clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)
+            + (showsFrames ? " \(snapshot.elapsedFrames) frames" : "")
         var text: String
         switch snapshot.state {
         case .ready: text = "ready"
         case .waitingForPorts: text = "waiting for the ports to be connected"
         case .countdown(let frames): text = "starts in \(clockText(frames: frames, sampleRate: snapshot.sampleRate))"
         case .paused:
-            text = "PAUSED at \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
+            text = "PAUSED at \(position)"
         case .playing:
-            text = "play \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
+            text = "play \(position)"
         case .recording, .finished:
-            text = "rec \(clockText(frames: snapshot.elapsedFrames, sampleRate: snapshot.sampleRate)) \(snapshot.elapsedFrames) frames"
+            text = "rec \(position)"
         }
         if let title = snapshot.title { text = title + ", " + text }
         text += ", buffer \(Int((snapshot.bufferFill * 100).rounded()))%, xruns \(snapshot.xruns), lost \(snapshot.lostFrames)"

@@ -24,7 +24,7 @@ struct ControlRunLoop {
             if !events.isEmpty { for surface in surfaces { surface.observe(events) } }
             if core.isFinished { break }
             // Passes of 10 ms (keys act at once), a redraw every fifth.
-            if pass % 5 == 0 { console.show(MeterSnapshot(core.state, shortensNames: wording.shortensNames)) }
+            if pass % 5 == 0 { console.show(MeterSnapshot(core.state, shortensNames: wording.shortensNames), showsFrames: wording.verbose) }
             pass += 1
             core.wait(upTo: 0.01)
         }

@@ -34,6 +34,8 @@ extension ExitStatus {
         case .inputUnreadable: "a missing or unreadable file"
         case .decodeFailed: "a file stopped decoding partway (a damaged file); what came before it played"
         case .remoteFailed: "the browser remote (--remote) could not listen: the port taken, or an address not this machine's"
+        case .oscUnavailable: "the UDP port given to --osc is taken or cannot be listened on"
+        case .sessionManagerFailed: "the session manager NSM_URL names refused jcap's announce or did not answer it"
         case .usage: "a bad option, or a value out of its range (nothing done), or a --buffer longer than this machine can hold"
         }
     }
@@ -48,7 +50,7 @@ extension ExitStatus {
         return switch command {
         case .record: recording + [.usage]
         case .session: (recording + [.diskFull, .badSessionFile, .sessionSampleRateMismatch, .takeLogFailed, .noSuchTake,
-                                     .inputUnreadable, .remoteFailed, .usage]).sorted { $0.rawValue < $1.rawValue }
+                                     .inputUnreadable, .remoteFailed, .oscUnavailable, .sessionManagerFailed, .usage]).sorted { $0.rawValue < $1.rawValue }
         case .play: [.success, .lostFrames, .serverShutDown, .sampleRateChanged, .noServer, .unknownSource, .badTime, .startInPast,
                      .unsupportedFormat, .jackRefused, .inputUnreadable, .decodeFailed, .usage]
         case .takes: [.success, .badSessionFile, .takeLogFailed, .noSuchTake, .usage]

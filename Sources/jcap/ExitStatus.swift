@@ -51,6 +51,10 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// `jcap session --remote`: the browser remote could not listen (the port taken, an address
     /// not this machine's) or its page is missing.
     case remoteFailed = 26
+    /// `jcap session --osc`: the UDP port is taken (or cannot be listened on).
+    case oscUnavailable = 27
+    /// Under a session manager (`NSM_URL`): it refused jcap's announce or did not answer it.
+    case sessionManagerFailed = 28
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE) or is
     /// out of its range (`jcap play --volume 1.5`, `--rate 3`), or a `--buffer` longer than this
     /// machine can hold.
@@ -141,6 +145,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case let error as PlayerError: self.init(for: error)
         case let error as JackError: self.init(for: CaptureError.jack(error))
         case is WebRemoteError: self = .remoteFailed
+        case is OSCError: self = .oscUnavailable
         default: self = .failure
         }
     }

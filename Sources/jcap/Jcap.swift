@@ -22,8 +22,8 @@ struct Jcap: ParsableCommand {
     /// failure, with its hint to `--help`.
     static func main() {
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            var command = try parseAsRoot(SessionManagerLaunch.arguments())
+            try SessionManagerLaunch.runSwitching { try command.run() }
         } catch {
             let status = exitCode(for: error)
             if status == .success || error is ExitCode { exit(withError: error) }

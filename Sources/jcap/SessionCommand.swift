@@ -29,8 +29,8 @@ struct SessionCommand: ParsableCommand {
 
             """ + "\n" + ExitStatus.helpParagraph(for: .session))
 
-    @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md).", valueName: "file"))
-    var file: String
+    @Argument(help: ArgumentHelp("The session file (TOML; see sessions/README.md). Under a session manager (NSM_URL set): the template of a new session, optional.", valueName: "file"))
+    var file: String?
 
     @OptionGroup var jack: ServerOption
 
@@ -72,12 +72,15 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "With --overdub: play take N as one stereo pair, <session>-play:mix_L and mix_R, each track at its pan from the session file (as 'jcap play --take N --mix').")
     var mix = false
 
+    @Option(name: .long, help: ArgumentHelp("Remote control over OSC on this UDP port, on every interface (0: any free port, printed): /jcap/record, /jcap/stop, /jcap/arm, /jcap/status, /jcap/subscribe... (README: Remote control: OSC).", valueName: "port"))
+    var osc: Int?
+
     @OptionGroup var meters: MeterOption
 
     @OptionGroup var remoteOptions: RemoteOption
 
     func run() throws {
-        let signals = ControlSignals()
+        let signals = SessionManagerLaunch.signals()
         Glibc.signal(SIGXFSZ, SIG_IGN)
         let console = Console(display: meters.meter)
         defer { console.endDisplay() }
@@ -90,7 +93,14 @@ struct SessionCommand: ParsableCommand {
         var quietStop: CaptureDuration?
         var preRollLength: CaptureDuration?
         var splitInterval: SplitInterval?
+        var oscSurface: OSCSurface?
         do {
+            if let osc {
+                guard (0...65_535).contains(osc) else {
+                    throw CommandLineError.badOption(flag: "--osc", value: "\(osc)", expected: "a UDP port, 1 to 65535 (0: any free port)")
+                }
+                oscSurface = OSCSurface(try OSCEndpoint(port: "\(osc)"), tell: console.line)
+            }
             if let split {
                 do { splitInterval = try SplitInterval(parsing: split) } catch {
                     throw CommandLineError.refusedValue(flag: "--split", value: split, error)
@@ -128,9 +138,17 @@ struct SessionCommand: ParsableCommand {
         } catch {
             throw console.fail(error)
         }
+        let manager = try SessionManagerLaunch.manager(console: console)
+        var managed: SessionManagerLaunch?
+        if let manager {
+            managed = try SessionManagerLaunch.open(manager, template: file, signals: signals, console: console)
+            if managed == nil { return }
+        } else if file == nil {
+            throw ValidationError("missing the session file (jcap session FILE), or NSM_URL for a session manager")
+        }
         var definition: SessionDefinition
         do {
-            definition = try SessionDefinition.load(path: file)
+            if let managed { definition = managed.definition } else { definition = try SessionDefinition.load(path: file ?? "") }
             // An overdub is aligned to capture latency as well as playback latency.
             if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength
@@ -142,7 +160,7 @@ struct SessionCommand: ParsableCommand {
         do {
             session = try StudioSession(definition: definition, serverName: jack.server)
         } catch {
-            throw console.fail(error)
+            throw managed?.refuse(error, console: console) ?? console.fail(error)
         }
         defer { session.close() }
         var replaced: Set<String> = []
@@ -197,6 +215,11 @@ struct SessionCommand: ParsableCommand {
             }
             plan = .interactive
         }
+        if let oscSurface {
+            surfaces.append(oscSurface)
+            console.line("jcap: OSC on UDP port \(oscSurface.port) (\(oscSurface.url)): /jcap/status, /jcap/subscribe, /jcap/record, /jcap/stop...")
+        }
+        if let managed { surfaces.append(managed.opened(session)) }
         let remote: WebRemote?
         do {
             remote = try remoteOptions.start(for: session.definition, takeLog: session.log, console: console)

@@ -18,6 +18,9 @@ struct TakesCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON array of the log's entries, for programs.")
     var json = false
 
+    @Flag(name: .shortAndLong, help: "Each take's length in frames too.")
+    var verbose = false
+
     @Option(name: .long, help: ArgumentHelp("Remove take N's files and mark it deleted in the log; repeatable (every take is checked first).", valueName: "n"))
     var delete: [Int] = []
 
@@ -99,7 +102,7 @@ struct TakesCommand: ParsableCommand {
             } else if entries.isEmpty {
                 console.line("jcap: no takes yet in \(definition.folder)")
             } else {
-                StandardStreams.writeOutput(TakeListing.lines(entries).map(TerminalText.escaped).joined(separator: "\n") + "\n")
+                StandardStreams.writeOutput(TakeListing.lines(entries, showsFrames: verbose).map(TerminalText.escaped).joined(separator: "\n") + "\n")
             }
         } catch {
             throw console.fail(StudioSessionError.takeLog(error))

@@ -14,14 +14,14 @@ final class CommandLineControlTests: JackTestCase {
             let terminal = FileHandle(fileDescriptor: master, closeOnDealloc: true)
             let jcap = try Subprocess(try Executables.built("jcap"), signalPorts(2) + ["-o", "keys.wav", "--meter", "json", "-v"], server: server.name,
                                       directory: directory, standardInput: FileHandle(fileDescriptor: slave, closeOnDealloc: true))
-            try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
+            try Self.waitFor("recording", saying: { jcap.errorOutput }) { jcap.errorOutput.contains("jcap: recording") }
             XCTAssertTrue(jcap.errorOutput.contains("space pauses and resumes, q or Enter stops"), jcap.errorOutput)
             usleep(400_000)
             terminal.write(Data(" ".utf8))
-            try Self.waitFor("the pause") { jcap.errorOutput.contains("paused at JACK frame") }
+            try Self.waitFor("the pause", saying: { jcap.errorOutput }) { jcap.errorOutput.contains("paused at JACK frame") }
             usleep(300_000)
             terminal.write(Data(" ".utf8))
-            try Self.waitFor("the resume") { jcap.errorOutput.contains("resumed at JACK frame") }
+            try Self.waitFor("the resume", saying: { jcap.errorOutput }) { jcap.errorOutput.contains("resumed at JACK frame") }
             usleep(300_000)
             terminal.write(Data("q".utf8))
             let status = try jcap.wait(timeout: 20)

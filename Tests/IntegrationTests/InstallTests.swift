@@ -57,6 +57,13 @@ final class InstallTests: XCTestCase {
         let bashSyntax = try run("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/jcap"])
         XCTAssertEqual(bashSyntax.status, 0, bashSyntax.errors)
 
+        // The desktop entry session managers read (RaySession, Agordejo): valid, NSM-capable.
+        let entry = prefix + "/share/applications/jcap.desktop"
+        let desktop = try String(contentsOfFile: entry, encoding: .utf8)
+        XCTAssertTrue(desktop.contains("\nX-NSM-Capable=true\n") && desktop.contains("\nX-NSM-Exec=jcap\n"), desktop)
+        let validation = try run("/usr/bin/desktop-file-validate", [entry])
+        XCTAssertEqual(validation.status, 0, validation.output + validation.errors)
+
         // The browser remote's page, where the installed jcap looks for it.
         for name in ["index.html", "remote.css", "remote.js"] {
             let installed = prefix + "/share/jcap/jcap_JackCaptureRemote.resources/Page/" + name

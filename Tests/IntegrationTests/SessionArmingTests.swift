@@ -192,7 +192,7 @@ final class SessionArmingTests: JackTestCase {
         }
 
         // Another process marks a take while the session is open (and holds the folder's lock).
-        let marking = try launchJcap(["takes", file, "--mark", "\(numbers[2])", "no-good"])
+        let marking = try launchJcap(["takes", file, "-v", "--mark", "\(numbers[2])", "no-good"])
         XCTAssertEqual(try marking.wait(timeout: 30), 0, marking.errorOutput)
         XCTAssertTrue(marking.errorOutput.contains("jcap: take \(numbers[2]): marked no good"), marking.errorOutput)
         let listed = marking.output.split(separator: "\n").map(String.init)

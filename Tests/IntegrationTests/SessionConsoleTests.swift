@@ -165,7 +165,8 @@ final class SessionConsoleTests: JackTestCase {
     }
 
     /// m drops markers in the take, c circles it while it records, n types its note (q and s in
-    /// it are text), f marks it a false start after; the log and `jcap takes` have them all.
+    /// it are text), f marks it a false start after; the log, `jcap takes` and the files (as cue
+    /// points) have them all.
     func testMarkersMarksAndNotesWhileRecording() throws {
         let file = try writeSession("marks", tracks: 2)
         let terminal = try open(["session", file])
@@ -199,6 +200,12 @@ final class SessionConsoleTests: JackTestCase {
         XCTAssertGreaterThan(positions[0], 12_000, "half a second in")
         XCTAssertGreaterThan(positions[1], positions[0])
         XCTAssertLessThan(positions[1], take.frames)
+        // Every track's file carries the markers as its cue list, at the logged frames.
+        XCTAssertEqual(take.files.count, 2)
+        for file in take.files {
+            let reader = try SoundFile.open(readingFrom: path("marks") + "/" + file.path)
+            XCTAssertEqual(reader.cueFrames().map(Int64.init), positions, file.path)
+        }
         XCTAssertEqual(take.mark, .falseStart)
         XCTAssertEqual(take.note, "quiet, sung")
         let listing = try launchJcap(["takes", file])

@@ -297,7 +297,7 @@ final class StudioSessionTests: JackTestCase {
         _ = try jcap.wait(timeout: 10)
         XCTAssertEqual(try logEntries("flackill").first?.status, .recording, "the start record is on disk")
 
-        let list = try launchJcap(["takes", session])
+        let list = try launchJcap(["takes", session, "-v"])
         XCTAssertEqual(try list.wait(timeout: 60), 0, list.errorOutput)
         XCTAssertFalse(list.output.contains("53375995583"), list.output)
         let entry = try XCTUnwrap(try logEntries("flackill").first)

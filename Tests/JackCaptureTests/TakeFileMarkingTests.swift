@@ -225,3 +225,71 @@ struct TakeFileMarkingTests {
         #expect(refusal("tape = 3")?.hasPrefix("s.toml:3: tape: expected text in quotes (tape = \"Day 3\")") == true)
     }
 }
+
+/// Markers as the file's cue list: libsndfile reads them back at their frames, the labels name
+/// them, the audio stays byte for byte, and writing again replaces the list instead of adding one.
+@Suite("Take files: markers as a cue list", .serialized)
+struct TakeFileCueTests {
+    let files = try! TakeFileMarkingTests()
+
+    func labels(_ path: String) throws -> [String] {
+        let chunks = try RIFFMetadataRewriter.chunks(of: path).chunks
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let list = chunks.last(where: { $0.id == "LIST" }) else { return [] }
+        var labels: [String] = []
+        var offset = Int(list.dataOffset) + 4
+        while offset + 12 <= Int(list.dataOffset + list.size) {
+            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16
+            let text = bytes.subdata(in: offset + 12..<offset + 8 + size)
+            labels.append(String(decoding: text.prefix { $0 != 0 }, as: UTF8.self))
+            offset += 8 + size + (size & 1)
+        }
+        return labels
+    }
+
+    /// The cue points' frames: libsndfile's reading for WAV; for RF64, whose cue chunk libsndfile
+    /// 1.2.0 does not read, the chunk's own sample offsets.
+    func cueFrames(_ path: String) throws -> [UInt32] {
+        if path.hasSuffix(".wav") { return try SoundFile.open(readingFrom: path).cueFrames() }
+        let chunks = try RIFFMetadataRewriter.chunks(of: path).chunks
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let cue = chunks.first(where: { $0.id == "cue " }) else { return [] }
+        func word(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } }
+        let start = Int(cue.dataOffset)
+        return (0..<Int(word(start))).map { word(start + 4 + 24 * $0 + 20) }
+    }
+
+    @Test("markers dropped in a take become cues at their frames, labelled with their time, in WAV and RF64",
+          arguments: ["take-004.wav", "take-004.rf64"])
+    func markersBecomeCues(name: String) throws {
+        let path = try files.makeTakeFile(name)
+        let audio = try files.audioBytes(path)
+        var entry = files.entry([name])
+        entry.markers = [TakeLogMarker(position: 4_800, sampleRate: 48_000), TakeLogMarker(position: 9_000, sampleRate: 48_000)]
+        #expect(TakeFileMarking.apply(entry, sessionName: "Live", folder: files.folder) == [])
+        #expect(try cueFrames(path) == [4_800, 9_000])
+        #expect(try labels(path) == ["marker 1 0:00:00.100", "marker 2 0:00:00.187"])
+        #expect(try files.audioBytes(path) == audio)
+        #expect(try SoundFile.open(readingFrom: path).frames == 9_600)
+
+        // A third marker later: the list is replaced, not added to; the file's size says so.
+        entry.markers.append(TakeLogMarker(position: 100, sampleRate: 48_000))
+        #expect(TakeFileMarking.apply(entry, sessionName: "Live", folder: files.folder) == [])
+        #expect(try cueFrames(path) == [4_800, 9_000, 100])
+        let chunks = try RIFFMetadataRewriter.chunks(of: path).chunks
+        #expect(chunks.filter { $0.id == "cue " }.count == 1)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        #expect(Int64(size) == chunks.last!.end)
+        #expect(try files.audioBytes(path) == audio)
+    }
+
+    @Test("a marker past the file's end is left out; a take without markers gets no cue list")
+    func outOfRange() throws {
+        let path = try files.makeTakeFile("take-004.wav")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(TakeFileMarking.apply(files.entry(["take-004.wav"]), sessionName: "Live", folder: files.folder) == [])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(TakeFileMarking.cues([TakeLogMarker(position: 9_601), TakeLogMarker(position: 5)], frames: 9_600)
+            == [RIFFMetadataRewriter.Cue(frame: 5, label: "marker 2")])
+    }
+}

@@ -31,7 +31,7 @@ struct TakeListingTests {
 
     @Test("one line a take, newest last: number, local start, length, frames, tracks, peak, problems, note")
     func lines() {
-        let lines = TakeListing.lines(entries, timeZone: utc)
+        let lines = TakeListing.lines(entries, timeZone: utc, showsFrames: true)
         #expect(lines == [
             " 1  2026-11-22 14:03:07  0:01:00.000    2880000 frames  2 tracks: Kick In, Snare  peak -3.2 dBFS  \"keeper\"",
             " 2  2026-11-22 14:10:00  0:00:01.000      48000 frames  1 track: Kick In  deleted",
@@ -41,13 +41,22 @@ struct TakeListingTests {
         ])
     }
 
+    @Test("without -v a length is a time only; frames where no rate times it")
+    func linesWithoutFrames() {
+        #expect(TakeListing.lines(Array(entries.prefix(2)), timeZone: utc) == [
+            "1  2026-11-22 14:03:07  0:01:00.000  2 tracks: Kick In, Snare  peak -3.2 dBFS  \"keeper\"",
+            "2  2026-11-22 14:10:00  0:00:01.000  1 track: Kick In  deleted",
+        ])
+        #expect(TakeListing.lines([entries[3]], timeZone: utc) == ["11  -  -  4800 frames  interrupted"])
+    }
+
     @Test("a take's mark follows its frames; the JSON listing has it as the log does", arguments: [
         (TakeMark.circled, "circled", "circled"), (.falseStart, "false start", "false-start"), (.noGood, "no good", "no-good"),
     ])
     func marks(mark: TakeMark, shown: String, spelled: String) throws {
         var marked = entries[0]
         marked.mark = mark
-        #expect(TakeListing.lines([marked], timeZone: utc) == [
+        #expect(TakeListing.lines([marked], timeZone: utc, showsFrames: true) == [
             "1  2026-11-22 14:03:07  0:01:00.000  2880000 frames  \(shown)  2 tracks: Kick In, Snare  peak -3.2 dBFS  \"keeper\"",
         ])
         let json = TakeListing.json([marked])
@@ -59,7 +68,7 @@ struct TakeListingTests {
     func deadTracks() {
         var take = entries[0]
         take.tracks[1].highestPeakDBFS = -160
-        #expect(TakeListing.lines([take], timeZone: utc) == [
+        #expect(TakeListing.lines([take], timeZone: utc, showsFrames: true) == [
             "1  2026-11-22 14:03:07  0:01:00.000  2880000 frames  2 tracks: Kick In, Snare  peak -3.2 dBFS  dead track: Snare  \"keeper\"",
         ])
         take.tracks.append(TakeLogTrack(name: "Tom", source: "system:capture_3", highestPeakDBFS: -95))
@@ -82,7 +91,7 @@ struct TakeListingTests {
     func markers() {
         var take = entries[0]
         take.markers = [TakeLogMarker(position: 96_000, sampleRate: 48_000), TakeLogMarker(position: 1_440_024)]
-        #expect(TakeListing.lines([take], timeZone: utc) == [
+        #expect(TakeListing.lines([take], timeZone: utc, showsFrames: true) == [
             "1  2026-11-22 14:03:07  0:01:00.000  2880000 frames  2 tracks: Kick In, Snare  peak -3.2 dBFS  "
                 + "2 markers 0:00:02.000, 0:00:30.000  \"keeper\"",
         ])

@@ -49,6 +49,16 @@ public final class ControlCore {
         return refusal
     }
 
+    /// Carries out `command` as `apply` does, and says how it went, for a surface that answers
+    /// whoever sent the command (OSC): a failure the core tells as an `.error` event (an unknown
+    /// track, a take the log lacks) is part of the answer too. The events stay for `takeEvents()`.
+    public func answer(_ command: ControlCommand, from origin: ControlOrigin = .surface) -> ControlAnswer {
+        let told = work.pendingEventCount
+        if let refusal = apply(command, from: origin) { return .refused(refusal) }
+        for case .error(let error) in work.events(from: told) { return .failed(error) }
+        return .done
+    }
+
     /// Notices what happened since the last call: the take's events, its end, the next take.
     public func update() {
         start()

@@ -13,6 +13,11 @@ class ControlledWork {
         return events
     }
 
+    /// How many events wait for `takeEvents()`; `events(from:)` gives those from one on.
+    var pendingEventCount: Int { events.count }
+
+    func events(from index: Int) -> ArraySlice<ControlEvent> { events[min(index, events.count)...] }
+
     /// Nothing more will happen.
     func finish() { isFinished = true }
 

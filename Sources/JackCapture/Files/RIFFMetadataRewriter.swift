@@ -74,6 +74,82 @@ package enum RIFFMetadataRewriter {
         return .copied
     }
 
+    /// A marker for `setCues`: a sample frame of the file and its label.
+    package struct Cue: Equatable, Sendable {
+        package var frame: UInt32
+        package var label: String
+
+        package init(frame: UInt32, label: String) {
+            self.frame = frame
+            self.label = label
+        }
+    }
+
+    /// Writes `cues` as the file's marker list: a RIFF `cue ` chunk with a `LIST`/`adtl` chunk of
+    /// `labl` labels after it, which DAWs (REAPER, Audition, WaveLab, Sound Forge) read as markers.
+    /// Both go at the end of the file, after the audio, so nothing is copied: a cue list jcap
+    /// wrote before (the file's last chunks) is written over; a file whose cue list is elsewhere
+    /// is refused. The RIFF (or RF64's ds64) size is updated last, so that a crash leaves the
+    /// audio and the chunks before it as they were.
+    package static func setCues(path: String, _ cues: [Cue]) throws(CaptureError) {
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { throw refused(path, String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0 else { throw refused(path, String(cString: strerror(errno))) }
+        let (form, chunks) = try chunks(descriptor, path: path)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw refused(path, String(cString: strerror(errno))) }
+        guard let last = chunks.last, last.end == Int64(status.st_size) || last.dataOffset + last.size == Int64(status.st_size) else {
+            throw refused(path, "it does not end with a whole chunk")
+        }
+        // The cue list jcap wrote before: `cue ` and the adtl LIST, the file's last chunks.
+        var end = max(last.end, Int64(status.st_size))
+        var cueList: [Chunk] = []
+        for chunk in chunks.reversed() {
+            guard chunk.id == "cue " || (chunk.id == "LIST" && (try? read(4, at: chunk.dataOffset, from: descriptor, path: path)) == Array("adtl".utf8)) else { break }
+            cueList.append(chunk)
+        }
+        if let first = cueList.last { end = first.headerOffset }
+        if chunks.contains(where: { $0.id == "cue " && $0.headerOffset < end }) {
+            throw refused(path, "it has a cue list before its audio ends, which jcap did not write")
+        }
+        guard !cues.isEmpty || !cueList.isEmpty else { return }
+        let bytes = cueListBytes(cues)
+        try write(bytes, at: end, to: descriptor, path: path)
+        let newSize = end + Int64(bytes.count)
+        guard ftruncate(descriptor, off_t(newSize)) == 0 else { throw refused(path, String(cString: strerror(errno))) }
+        if form == "RIFF" {
+            guard let riffSize = UInt32(exactly: newSize - 8) else { throw refused(path, "the file would outgrow a RIFF file's 4 GiB") }
+            try write(withUnsafeBytes(of: riffSize.littleEndian) { Array($0) }, at: 4, to: descriptor, path: path)
+        } else if let ds64 = chunks.first(where: { $0.id == "ds64" }) {
+            try write(withUnsafeBytes(of: UInt64(newSize - 8).littleEndian) { Array($0) }, at: ds64.dataOffset, to: descriptor, path: path)
+        } else {
+            throw refused(path, "it is an RF64 file without a ds64 chunk")
+        }
+        guard fsync(descriptor) == 0 else { throw refused(path, String(cString: strerror(errno))) }
+    }
+
+    /// The `cue ` chunk (one 24-byte point a cue, ids from 1, each in the `data` chunk at its
+    /// frame) and the `LIST`/`adtl` chunk labelling each id; empty for no cues.
+    static func cueListBytes(_ cues: [Cue]) -> [UInt8] {
+        guard !cues.isEmpty else { return [] }
+        func le32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+        var cue = Array("cue ".utf8) + le32(UInt32(4 + 24 * cues.count)) + le32(UInt32(cues.count))
+        for (index, point) in cues.enumerated() {
+            let id = UInt32(index + 1)
+            // id, position (in play order), the chunk it is in, chunk start, block start, sample offset.
+            cue += le32(id) + le32(point.frame) + Array("data".utf8) + le32(0) + le32(0) + le32(point.frame)
+        }
+        var labels = Array("adtl".utf8)
+        for (index, point) in cues.enumerated() {
+            var text = Array(point.label.utf8.prefix(255)) + [0]
+            let size = UInt32(4 + text.count)
+            if text.count % 2 == 1 { text.append(0) }
+            labels += Array("labl".utf8) + le32(size) + le32(UInt32(index + 1)) + text
+        }
+        return cue + Array("LIST".utf8) + le32(UInt32(labels.count)) + labels
+    }
+
     // MARK: Reading the chunk list
 
     private static func chunks(_ descriptor: Int32, path: String) throws(CaptureError) -> (form: String, chunks: [Chunk]) {

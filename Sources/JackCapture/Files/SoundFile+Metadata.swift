@@ -157,6 +157,14 @@ extension SoundFile {
         return data
     }
 
+    /// The frames of the file's cue points (markers), as libsndfile reads them (SFC_GET_CUE, at
+    /// most 100); empty when the file has none.
+    package func cueFrames() -> [UInt32] {
+        var offsets = [UInt32](repeating: 0, count: 100)
+        let count = offsets.withUnsafeMutableBufferPointer { jcap_sf_cue_offsets(handle, $0.baseAddress, 100) }
+        return count > 0 ? Array(offsets.prefix(Int(count))) : []
+    }
+
     /// Sets a text tag (sf_set_string). FLAC and Ogg take tags only before the first write; W64
     /// takes none.
     package func setString(_ tag: SoundFileTag, _ value: String) throws(CaptureError) {

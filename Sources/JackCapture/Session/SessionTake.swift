@@ -226,8 +226,8 @@ public final class SessionTake: Sendable {
             .map { TakeLogPause(position: $0.position - segment.position, fromFrame: $0.fromFrame, toFrame: $0.toFrame) }
         state.withLock { $0.finishedEntries.append(entry) }
         do { try session.log.append(entry) } catch { state.withLock { $0.logFailure = error } }
-        // A mark or note set while the take was recording: its files, closed now, get it.
-        if let logged = try? session.log.entry(number), logged.mark != nil || logged.note != nil {
+        // A mark, note or marker set while the take was recording: its files, closed now, get it.
+        if let logged = try? session.log.entry(number), logged.mark != nil || logged.note != nil || !logged.markers.isEmpty {
             TakeFileMarking.apply(logged, sessionName: session.definition.name, folder: session.definition.folder)
         }
     }

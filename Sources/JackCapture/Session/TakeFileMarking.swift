@@ -1,8 +1,9 @@
 import Foundation
 
 /// Puts a take's mark and note, as the log has them now, into its files' iXML (TAKE_TYPE,
-/// CIRCLED, NOTE) and bext description, when they change after the take: the files then say what
-/// the log says. Only WAV and RF64 files carry them (`SoundFile.apply`); other files, and a take
+/// CIRCLED, NOTE) and bext description, and its markers into their cue list (`cue ` and labels,
+/// `RIFFMetadataRewriter.setCues`), when they change after the take: the files then say what the
+/// log says. Only WAV and RF64 files carry them (`SoundFile.apply`); other files, and a take
 /// still recording (libsndfile rewrites the header when it closes the files; the take's end
 /// applies the marks instead), are left alone.
 package enum TakeFileMarking {
@@ -27,7 +28,24 @@ package enum TakeFileMarking {
     }
 
     private static func apply(_ entry: TakeLogEntry, file: TakeLogFile, path: String, sessionName: String) throws(CaptureError) {
-        guard (try? RIFFMetadataRewriter.chunks(of: path))?.chunks.contains(where: { $0.id == "iXML" }) == true else { return }
+        guard let chunks = try? RIFFMetadataRewriter.chunks(of: path).chunks else { return }
+        if chunks.contains(where: { $0.id == "iXML" }) { try applyMarks(entry, file: file, path: path, sessionName: sessionName) }
+        if !entry.markers.isEmpty || chunks.contains(where: { $0.id == "cue " }) {
+            try RIFFMetadataRewriter.setCues(path: path, cues(entry.markers, frames: file.frames ?? entry.frames))
+        }
+    }
+
+    /// The markers inside a file of `frames` frames as cues labelled "marker N" and their time, in
+    /// the order they were dropped.
+    static func cues(_ markers: [TakeLogMarker], frames: Int64) -> [RIFFMetadataRewriter.Cue] {
+        markers.enumerated().compactMap { index, marker in
+            guard marker.position >= 0, marker.position <= frames, let frame = UInt32(exactly: marker.position) else { return nil }
+            let label = "marker \(index + 1)" + (marker.time.map { " \($0)" } ?? "")
+            return RIFFMetadataRewriter.Cue(frame: frame, label: label)
+        }
+    }
+
+    private static func applyMarks(_ entry: TakeLogEntry, file: TakeLogFile, path: String, sessionName: String) throws(CaptureError) {
         // Read, and closed again, before the file is written.
         let (chunk, sampleRate) = try { () throws(CaptureError) in
             let reader = try SoundFile.open(readingFrom: path)

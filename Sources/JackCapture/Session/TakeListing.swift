@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Newest last, as the log is written, so the take just recorded is the line nearest the prompt.
 /// A line reads left to right as a person scans it: number, when (local time: the log's UTC is
-/// for machines), how long (h:mm:ss.mmm, then exact frames, which is what an editor's timeline
-/// and every position in the log count), the engineer's mark (circled, false start, no good),
+/// for machines), how long (h:mm:ss.mmm; with `showsFrames`, `jcap takes -v`, also the exact
+/// frames, which is what an editor's timeline and every position in the log count), the engineer's mark (circled, false start, no good),
 /// tracks, the loudest peak, then anything that went wrong and the note. Deleted and discarded takes stay listed, marked, so a gap in the numbers
 /// always has an explanation.
 public enum TakeListing {
@@ -14,9 +14,9 @@ public enum TakeListing {
 
     /// One line a take, in the order given (`TakeLog.entries()` is oldest first). A take whose
     /// sample rate is unknown (0) is timed at `defaultSampleRate` if given, else shown in frames
-    /// only.
+    /// only (as if `showsFrames`).
     public static func lines(_ entries: [TakeLogEntry], defaultSampleRate: Int? = nil,
-                             timeZone: TimeZone = .current) -> [String] {
+                             timeZone: TimeZone = .current, showsFrames: Bool = false) -> [String] {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone
@@ -29,7 +29,7 @@ public enum TakeListing {
             return [String(repeating: " ", count: numberWidth - String(entry.take).count) + String(entry.take),
                     start,
                     duration(frames: entry.frames, sampleRate: rate),
-                    "\(entry.frames) frames",
+                    showsFrames || rate <= 0 ? "\(entry.frames) frames" : "",
                     entry.mark.map(markText) ?? "",
                     tracks(entry),
                     peak(entry),
@@ -43,7 +43,9 @@ public enum TakeListing {
         return rows.map { row in
             var parts: [String] = []
             for (column, text) in row.enumerated() {
-                if column < 4 {
+                if column < 4 && widths[column] == 0 {
+                    continue
+                } else if column < 4 {
                     let pad = String(repeating: " ", count: widths[column] - text.count)
                     parts.append(column == 2 || column == 3 ? pad + text : text + pad)
                 } else if !text.isEmpty {

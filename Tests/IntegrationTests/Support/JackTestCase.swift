@@ -185,10 +185,14 @@ class JackTestCase: XCTestCase {
         return Int64(text[range.upperBound...].prefix { $0.isNumber })
     }
 
-    static func waitFor(_ what: String, timeout: TimeInterval = 15, _ condition: () -> Bool) throws {
+    static func waitFor(_ what: String, timeout: TimeInterval = 15, saying output: () -> String = { "" },
+                        _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
-            guard Date() < deadline else { throw TestFailure("timed out waiting for \(what)") }
+            guard Date() < deadline else {
+                let said = output()
+                throw TestFailure("timed out waiting for \(what)" + (said.isEmpty ? "" : "; it said: \(said)"))
+            }
             usleep(20_000)
         }
     }
