@@ -20,6 +20,7 @@ struct SessionFileWriterTests {
         #expect(read.bufferSeconds == original.bufferSeconds, sourceLocation: sourceLocation)
         #expect(read.alignsToCaptureLatency == original.alignsToCaptureLatency, sourceLocation: sourceLocation)
         #expect(read.takeFiles == original.takeFiles, sourceLocation: sourceLocation)
+        #expect(read.remote == original.remote, sourceLocation: sourceLocation)
         #expect(read.tracks.count == original.tracks.count, sourceLocation: sourceLocation)
         for (track, expected) in zip(read.tracks, original.tracks) {
             var lineless = track
@@ -125,6 +126,19 @@ struct SessionFileWriterTests {
         #expect(SessionFileWriter.relativeFolder("/elsewhere/takes", filePath: path) == "/elsewhere/takes")
         #expect(SessionFileWriter.relativeFolder("/nsm/session/jcap.nXYZ/takes", filePath: path) == "takes")
         #expect(SessionFileWriter.relativeFolder("/nsm/session/jcap.nXYZ/", filePath: path) == ".")
+    }
+
+    @Test("the browser remote's [remote] survives, with or without its address and token")
+    func remoteTable() throws {
+        let head = "[session]\nname = \"band\"\n\n[[track]]\nname = \"Kick\"\nsource = 1\n\n"
+        for table in ["[remote]\nport = 8080\n", "[remote]\naddress = \"0.0.0.0\"\nport = 0\ntoken = \"studio \\\"B\\\"\"\n"] {
+            let original = try SessionDefinition.parse(head + table, path: "sessions/band.toml")
+            #expect(original.remote != nil)
+            let (_, read) = try Self.roundTrip(original, path: "sessions/band.toml")
+            Self.expectSameSession(read, original)
+        }
+        let without = try SessionDefinition.parse(head, path: "sessions/band.toml")
+        #expect(!SessionFileWriter.text(of: without, path: "sessions/band.toml").contains("[remote]"))
     }
 
     @Test("write(_:armed:to:) puts the text in the file, atomically; an unwritable place is one line")

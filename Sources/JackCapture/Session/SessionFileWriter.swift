@@ -2,7 +2,8 @@ import Foundation
 
 /// Writes a `SessionDefinition` as a session file (TOML, the keys of `sessions/README.md`) that
 /// `SessionDefinition.load(path:)` reads back as the same session: its name, folder, format keys,
-/// buffer, layout, labels and every track with its source, group, pan and arm state. A session
+/// buffer, layout, labels, every track with its source, group, pan and arm state, and the browser
+/// remote's `[remote]`. A session
 /// manager saves a session this way (`jcap` under NSM), with the arm states of the moment.
 ///
 /// Only what the definition sets is written: a format key the file left out stays out (its
@@ -42,6 +43,13 @@ public enum SessionFileWriter {
             if let pan = track.pan { lines.append("pan = \(number(Double(pan), shortest: "\(pan)"))") }
             let isArmed = armed.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? track.armed
             lines.append("arm = \(isArmed)")
+        }
+        if let remote = definition.remote {
+            lines.append("")
+            lines.append("[remote]")
+            if let address = remote.address { lines.append("address = \(quoted(address))") }
+            lines.append("port = \(remote.port)")
+            if let token = remote.token { lines.append("token = \(quoted(token))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
