@@ -14,6 +14,7 @@ final class WebRemoteFeed: Sendable {
         var scannedSequence: UInt64 = 0
         var takeLogRevision: UInt64 = 1
         var takes: (revision: UInt64, text: String)?
+        var logStamp: LogStamp?
     }
 
     private let cache = Locked(Cache())
@@ -37,12 +38,35 @@ final class WebRemoteFeed: Sendable {
         }
     }
 
+    /// The take log file's size and modification time: a change the events do not tell (a take's
+    /// first line written after its start was told, `jcap takes --mark` from another terminal).
+    struct LogStamp: Equatable {
+        var size: Int64
+        var modified: timespec
+
+        static func == (left: LogStamp, right: LogStamp) -> Bool {
+            left.size == right.size && left.modified.tv_sec == right.modified.tv_sec && left.modified.tv_nsec == right.modified.tv_nsec
+        }
+
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            size = Int64(info.st_size)
+            modified = info.st_mtim
+        }
+    }
+
     /// The take list as JSON, with a revision that changes when the log does. A log that cannot be
     /// read just now (being written) keeps the last list; it is read again on the next call.
     func takes() -> (revision: UInt64, text: String)? {
         cache.withLock { cache in
             let (events, missed) = mailbox.events(after: cache.scannedSequence)
             if missed || events.contains(where: { WebRemoteMessages.changesTakeLog($0.event) }) { cache.takeLogRevision += 1 }
+            let stamp = LogStamp(path: takeLog.path)
+            if stamp != cache.logStamp {
+                cache.logStamp = stamp
+                cache.takeLogRevision += 1
+            }
             if let last = events.last { cache.scannedSequence = last.sequence }
             if let cached = cache.takes, cached.revision == cache.takeLogRevision { return cached }
             guard let entries = try? takeLog.entries() else { return cache.takes }

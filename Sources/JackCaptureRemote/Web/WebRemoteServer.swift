@@ -262,6 +262,9 @@ final class WebRemoteServer: Sendable {
                 for try await message in inbound.messages(maxSize: Self.largestFrame) {
                     receive(message, replies: replies)
                 }
+            } catch is IOError {
+                // The page went away (a phone asleep, a closed tab): nothing refused.
+            } catch is ChannelError {
             } catch {
                 notices.refuse("closed a WebSocket: \(error)")
             }

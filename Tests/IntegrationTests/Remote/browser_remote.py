@@ -3,9 +3,10 @@
 BrowserRemoteTests.swift, and prints what it saw as one JSON object on standard output. The Swift
 test checks the take log and the files; this script checks the page.
 
-    browser_remote.py page URL SCREENSHOT      two pages: meters, arming, record, stop, mark, note
-    browser_remote.py watch URL TAKE MARK      a page shows take TAKE marked MARK (set by a key),
-                                               then records a take stopped by holding Stop
+    browser_remote.py page URL                 two pages: meters, arming, record, stop, mark, note
+    browser_remote.py watch URL TAKE MARK PNG  a page shows take TAKE marked MARK (set by a key), then
+                                               records a take (its screenshot in PNG), paused,
+                                               resumed and stopped by holding Stop
     browser_remote.py discard URL TAKE         discard the last take, TAKE: No keeps it, Yes discards it
     browser_remote.py security URL             tokens, origins, paths, garbage on the WebSocket
 
@@ -76,7 +77,7 @@ def state_rate(page, seconds=2.0):
     return count / seconds
 
 
-def page_scenario(url, screenshot):
+def page_scenario(url):
     seen = {}
     with sync_playwright() as playwright:
         browser = launch(playwright)
@@ -143,17 +144,16 @@ def page_scenario(url, screenshot):
             row.locator(".files a").first.click()
         seen["downloadBytes"] = os.path.getsize(download.value.path())
         seen["nextTakeAfter"] = first.locator("#take").text_content()
-        first.screenshot(path=screenshot, full_page=True)
         browser.close()
     return seen
 
 
-def watch_scenario(url, take, mark):
+def watch_scenario(url, take, mark, screenshot):
     """The keys' take and mark on the page; then a take from the page, paused and resumed, stopped
     by holding Stop."""
     with sync_playwright() as playwright:
         browser = launch(playwright)
-        page = open_page(browser.new_context(viewport=PHONE), url)
+        page = open_page(browser.new_context(viewport=PHONE, device_scale_factor=2), url)
         page.wait_for_selector(f'.take[data-take="{take}"] [data-mark="{mark}"].on')
         seen = {"takeRow": page.locator(f'.take[data-take="{take}"]').inner_text()}
         page.locator("#record").click()
@@ -167,6 +167,11 @@ def watch_scenario(url, take, mark):
         page.locator("#pause").click()
         wait_mode(page, "recording")
         page.wait_for_function("() => { const [h, m, s] = document.getElementById('timer').textContent.split(':'); return parseFloat(s) >= 1.5 }")
+        # The take recording is in the list too, marked so.
+        page.wait_for_selector(f'.take[data-take="{seen["heldTake"]}"]')
+        seen["recordingRow"] = page.locator(f'.take[data-take="{seen["heldTake"]}"] .status').text_content()
+        # The page as the README shows it: a take recording, the takes before it in the list.
+        page.screenshot(path=screenshot, full_page=True)
         # Held for a second, Stop stops without asking; let go sooner, it would only ask.
         page.locator("#stop").hover()
         page.mouse.down()
@@ -314,9 +319,9 @@ def main():
         fail(__doc__)
     command, url = sys.argv[1], sys.argv[2]
     if command == "page":
-        seen = page_scenario(url, sys.argv[3])
+        seen = page_scenario(url)
     elif command == "watch":
-        seen = watch_scenario(url, sys.argv[3], sys.argv[4])
+        seen = watch_scenario(url, sys.argv[3], sys.argv[4], sys.argv[5])
     elif command == "discard":
         seen = discard_scenario(url, sys.argv[3])
     elif command == "security":
