@@ -170,7 +170,8 @@ function makeTake(take) {
     <input class="note" type="text" maxlength="1000" placeholder="Note" aria-label="Note">
     <div class="files"></div>`;
   row.querySelector(".number").textContent = `Take ${take.take}`;
-  row.querySelector(".length").textContent = clock(take.seconds);
+  // A take still recording has no length in the log yet: the timer above shows it.
+  row.querySelector(".length").textContent = take.status === "recording" ? "" : clock(take.seconds);
   row.querySelector(".time").textContent = time;
   row.querySelector(".peakdb").textContent = `peak ${peak}`;
   const lost = row.querySelector(".lost");
