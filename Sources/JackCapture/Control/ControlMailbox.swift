@@ -19,6 +19,11 @@ public final class ControlMailbox: ControlSurface, Sendable {
     public struct NumberedEvent: Sendable {
         public let sequence: UInt64
         public let event: ControlEvent
+
+        package init(sequence: UInt64, event: ControlEvent) {
+            self.sequence = sequence
+            self.event = event
+        }
     }
 
     /// The commands waiting; more are refused.
