@@ -104,6 +104,8 @@ def page_scenario(url):
         wait_armed(second, "Talk", True)
         second.locator('[data-track="Snare"] .arm').click()
         wait_armed(first, "Snare", False)
+        # Each page is sent the change at its own next update (within 40 ms of the other).
+        wait_armed(second, "Snare", False)
         seen["armed"] = {track: armed(second, track) for track in ["Kick", "Snare", "Tone", "Talk"]}
 
         # Record from one page; both show it, red, with the timer running.
