@@ -52,8 +52,9 @@ public final class ControlMailbox: ControlSurface, Sendable {
     private let inbox = Locked(Inbox())
     private let outbox = Locked(Outbox())
 
-    /// A browser remote's meters move 25 times a second: smooth to the eye, and little to send.
-    public init(commandCapacity: Int = 64, eventCapacity: Int = 128, publishInterval: TimeInterval = 1.0 / 25) {
+    /// A browser remote's meters move 25 times a second, smooth to the eye and little to send: the
+    /// run loop polls every 10 ms, so a state due after 1/30 s is published on the fourth poll.
+    public init(commandCapacity: Int = 64, eventCapacity: Int = 128, publishInterval: TimeInterval = 1.0 / 30) {
         self.commandCapacity = max(1, commandCapacity)
         self.eventCapacity = max(1, eventCapacity)
         self.publishInterval = publishInterval

@@ -27,8 +27,9 @@ final class WebRemoteServer: Sendable {
     let takeLog: TakeLog
 
     static let cookieName = "jcap_remote"
-    /// How often a page is sent what changed: the mailbox publishes 25 times a second.
-    static let sendInterval = Duration.milliseconds(40)
+    /// How often a page is sent what changed: more often than the mailbox publishes (25 times a
+    /// second), so every state reaches every page within 30 ms.
+    static let sendInterval = Duration.milliseconds(30)
     /// Frames above this close the WebSocket (the framework's own limit); messages above
     /// `WebRemoteRequest.largestMessage` are refused one by one.
     static let largestFrame = 1 << 16
@@ -295,6 +296,8 @@ final class WebRemoteServer: Sendable {
         var takesRevision: UInt64 = 0
         var eventSequence = mailbox.lastEventSequence
         var refusalSequence: UInt64 = 0
+        let clock = ContinuousClock()
+        var next = clock.now
         while !Task.isCancelled {
             if closing.load(ordering: .relaxed) {
                 try await outbound.close(.goingAway, reason: "jcap quit")
@@ -319,7 +322,11 @@ final class WebRemoteServer: Sendable {
                 }
                 try await outbound.write(.text(WebRemoteFeed.json(WebRemoteMessages.Events(events: told))))
             }
-            try await Task.sleep(for: Self.sendInterval)
+            // On a fixed schedule, whatever the sending took; a sender that fell behind (a page
+            // that reads slowly) skips ahead rather than sending in bursts.
+            next = next.advanced(by: Self.sendInterval)
+            if next < clock.now { next = clock.now }
+            try await Task.sleep(until: next, clock: clock)
         }
     }
 }

@@ -104,7 +104,7 @@ def page_scenario(url):
         wait_armed(second, "Talk", True)
         second.locator('[data-track="Snare"] .arm').click()
         wait_armed(first, "Snare", False)
-        # Each page is sent the change at its own next update (within 40 ms of the other).
+        # Each page is sent the change at its own next update (within 30 ms of the other).
         wait_armed(second, "Snare", False)
         seen["armed"] = {track: armed(second, track) for track in ["Kick", "Snare", "Tone", "Talk"]}
 
