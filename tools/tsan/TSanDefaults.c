@@ -99,10 +99,11 @@ const char *__tsan_default_suppressions(void) {
     // task reads it when its job runs on a libdispatch worker; the hand-over is the runtime's job
     // queue. Seen when the browser remote opens a take file through SwiftNIO's file system.
     "race:$sScc6resume9returningyxn_tF\n"
-    // SwiftNIO, not jcap: an async channel's "produce more" closure, handed to its event loop, is read
-    // there while the task that made it (a WebSocket or HTTP connection of the browser remote) drops
-    // its last reference; the reference count is the Swift runtime's atomic. Every frame of both
-    // stacks is in NIOCore or NIOPosix.
+    // SwiftNIO, not jcap: an async channel's "produce more" and "did yield" closures, handed to its
+    // event loop, are read there while the task that made them (a WebSocket or HTTP connection of
+    // the browser remote) drops its last reference; the reference count is the Swift runtime's
+    // atomic. Every frame of both stacks is in NIOCore or NIOPosix.
     "race:NIOAsyncChannelHandlerProducerDelegate\n"
+    "race:NIOAsyncChannelHandlerWriterDelegate\n"
     ;
 }
