@@ -65,6 +65,9 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "With --overdub and --tracks: play the tracks being replaced too.")
     var playReplaced = false
 
+    @Option(name: .long, help: ArgumentHelp("Record only the tracks with part = \"NAME\": this host's share of a session split across hosts (docs/netjack.md).", valueName: "name"))
+    var part: String?
+
     @Flag(name: .shortAndLong, help: "A line per track, xrun and connection, and frame numbers in what the console says.")
     var verbose = false
 
@@ -127,6 +130,7 @@ struct SessionCommand: ParsableCommand {
         var definition: SessionDefinition
         do {
             definition = try SessionDefinition.load(path: file)
+            if let part { definition = try definition.restricted(toPart: part) }
             // An overdub is aligned to capture latency as well as playback latency.
             if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength

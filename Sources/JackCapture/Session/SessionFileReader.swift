@@ -17,7 +17,7 @@ struct SessionFileReader {
 
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
                               "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
-    static let trackKeys = ["name", "source", "group", "arm", "pan"]
+    static let trackKeys = ["name", "source", "group", "arm", "pan", "part"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
         let document = try parseTOML()
@@ -467,6 +467,10 @@ struct SessionFileReader {
             throw errors.track(index, "group", name: name, "empty: leave group out for a track in a file of its own")
         }
         let armed = try keys.bool("arm", expected: "true or false") ?? true
+        let part = try keys.string("part", expected: "the part's name in quotes (part = \"stage\")")
+        if let part, part.trimmingWhitespace().isEmpty {
+            throw errors.track(index, "part", name: name, "empty: leave part out for a track every host's --part leaves out")
+        }
         let panExample = "a position from -1 (left) to 1 (right), e.g. pan = -0.5"
         let pan = try keys.number("pan", expected: panExample)
         if let pan, !(-1...1).contains(pan) {
@@ -477,6 +481,7 @@ struct SessionFileReader {
                                  source: source, group: group, armed: armed,
                                  line: errors.locator.line(of: element) ?? 1)
         track.pan = pan.map { Float($0) }
+        track.part = part
         return track
     }
 
