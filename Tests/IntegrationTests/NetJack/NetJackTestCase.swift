@@ -59,8 +59,12 @@ class NetJackTestCase: XCTestCase {
         signal = try Subprocess(try Executables.built("jcap-testsignal"), ["play", "--channels", "\(channels)", "--name", "sig"],
                                 server: link.master, directory: directory)
         try JackTestCase.waitFor("test signal ports") { master.audioOutputPorts().contains("sig:out_\(channels)") }
-        for index in 1...channels {
-            for slaveIndex in 1...slaves { try master.connect("sig:out_\(index)", to: "slave\(slaveIndex):to_slave_\(index)") }
+        // The master's netmanager may re-create a slave's client once while the link settles:
+        // a connection refused then is made again.
+        try JackTestCase.waitFor("the signal patched to the slaves") {
+            (1...channels).allSatisfy { index in
+                (1...slaves).allSatisfy { (try? master.connect("sig:out_\(index)", to: "slave\($0):to_slave_\(index)")) != nil }
+            }
         }
     }
 
@@ -85,13 +89,16 @@ class NetJackTestCase: XCTestCase {
             let failures = held ?? []
             held = nil
             let xruns = (Self.masterXruns.load(ordering: .relaxed) - before.0, Self.slaveXruns.load(ordering: .relaxed) - before.1)
-            if xruns == (0, 0) {
+            // A client the server refused (status 18): the shared JACK shm registry on a machine
+            // where many test servers come and go; not the take's fault, so it is taken again.
+            let refused = failures.contains { $0.0.contains("refused the client") }
+            if xruns == (0, 0) && !refused {
                 for failure in failures {
                     super.recordFailure(withDescription: failure.0, inFile: failure.1, atLine: failure.2, expected: failure.3)
                 }
                 return try result.get()
             }
-            print("note: \(xruns.0) master and \(xruns.1) slave xruns during attempt \(attempt) of \(name); repeating the take")
+            print("note: \(xruns.0) master and \(xruns.1) slave xruns\(refused ? ", a client refused" : "") during attempt \(attempt) of \(name); repeating the take")
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
                 try? FileManager.default.removeItem(atPath: path(entry))
             }
