@@ -116,13 +116,14 @@ class NetJackTestCase: XCTestCase {
         }
     }
 
-    /// The master frame time (mod 2^22) that the first frame of channel 1 of `file` carries.
-    func firstFrameTime(_ file: String, channel: Int = 0) throws -> Int {
+    /// The master frame time (mod 2^22) that the first frame of file channel `channel` carries,
+    /// a recording of test-signal channel `signalChannel` (the same unless told).
+    func firstFrameTime(_ file: String, channel: Int = 0, signalChannel: Int? = nil) throws -> Int {
         let sound = try SoundFile.open(readingFrom: path(file))
         var buffer = [Float](repeating: 0, count: sound.channels)
         let read = buffer.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: 1) }
         guard read == 1 else { throw TestFailure("\(file) is empty") }
-        guard let time = TestSignal.frameTime(decoding: buffer[channel], channel: channel) else {
+        guard let time = TestSignal.frameTime(decoding: buffer[channel], channel: signalChannel ?? channel) else {
             throw TestFailure("\(file)'s first frame is not the test signal (\(buffer[channel]))")
         }
         return time
