@@ -18,6 +18,9 @@ struct SessionFileReader {
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
                               "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
     static let trackKeys = ["name", "source", "group", "arm", "pan", "part"]
+    /// The keys an unknown track key's message suggests: `part` is left out, as only a session
+    /// split across hosts uses it (sessions/README.md).
+    static let suggestedTrackKeys = ["name", "source", "group", "arm", "pan"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
         let document = try parseTOML()
@@ -433,7 +436,7 @@ struct SessionFileReader {
         // Messages name the track by its name once it has a usable one, by its position before.
         let usableName = table["name"]?.string.flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0 }
         if let key = errors.firstInFile(table.keys.filter { !Self.trackKeys.contains($0) }, in: element) {
-            throw errors.track(index, key, name: usableName, Self.unknownKeyMessage(key, in: "[[track]]", known: Self.trackKeys))
+            throw errors.track(index, key, name: usableName, Self.unknownKeyMessage(key, in: "[[track]]", known: Self.suggestedTrackKeys))
         }
 
         let unnamed = KeyReader(table: table) { key, message in errors.track(index, key, name: nil, message) }
