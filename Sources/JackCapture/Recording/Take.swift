@@ -522,8 +522,12 @@ public final class Take: @unchecked Sendable {
         case nil:
             // On a NetJACK2 slave the link carries silence for a few cycles after the ports were
             // connected: a take asked for at once starts where the master's audio begins.
-            if let linkCarriesFrom, FrameTime.distance(from: jack.estimatedFrameTime, to: linkCarriesFrom) > 0 {
-                return .atFrame(linkCarriesFrom)
+            // At least two periods ahead, so that the frame has not passed by the time the take
+            // is armed (`arm` refuses a start in the past).
+            let now = jack.estimatedFrameTime
+            if let linkCarriesFrom, FrameTime.distance(from: now, to: linkCarriesFrom) > 0 {
+                let soonest = FrameTime.advance(now, by: 2 * jack.bufferSize)
+                return .atFrame(FrameTime.distance(from: soonest, to: linkCarriesFrom) > 0 ? linkCarriesFrom : soonest)
             }
             return .immediately
         case .afterReady(let delay)?:
