@@ -82,6 +82,7 @@ class NetJackTestCase: XCTestCase {
     /// misses a deadline sends its clock's jump over the link, which no recorder on the slave can
     /// see or report. Checks made inside count only for the attempt that went through.
     func withoutXruns<T>(_ take: () throws -> T) throws -> T {
+        let madeBefore = filesUnderDirectory()
         for attempt in 1...3 {
             let before = (Self.masterXruns.load(ordering: .relaxed), Self.slaveXruns.load(ordering: .relaxed))
             held = []
@@ -99,7 +100,8 @@ class NetJackTestCase: XCTestCase {
                 return try result.get()
             }
             print("note: \(xruns.0) master and \(xruns.1) slave xruns\(refused ? ", a client refused" : "") during attempt \(attempt) of \(name); repeating the take")
-            for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            // What the attempt made goes, deepest first; what the test made before stays.
+            for entry in filesUnderDirectory().subtracting(madeBefore).sorted(by: >) {
                 try? FileManager.default.removeItem(atPath: path(entry))
             }
         }
@@ -107,6 +109,11 @@ class NetJackTestCase: XCTestCase {
     }
 
     private var held: [(String, String, Int, Bool)]?
+
+    /// Every path under the test's directory, relative to it.
+    private func filesUnderDirectory() -> Set<String> {
+        Set((FileManager.default.enumerator(atPath: directory)?.allObjects as? [String]) ?? [])
+    }
 
     override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
         if held != nil {
