@@ -52,6 +52,10 @@ final class NetJackSessionPartTests: NetJackTestCase {
             let common = ["--at", at, "--for", "2s", "--meter", "none"]
             let desk = try Subprocess(try Executables.built("jcap"), ["session", "band.toml", "--part", "desk"] + common,
                                       server: link.master, directory: path("master"))
+            // Both sessions' clients are "band": on one machine JACK 2 names a client's socket
+            // after the client alone, so two opening at the same moment on two servers collide
+            // (separate hosts do not). The second opens once the first has.
+            usleep(700_000)
             let stage = try Subprocess(try Executables.built("jcap"), ["session", "band.toml", "--part", "stage"] + common,
                                        server: link.slaves[0], directory: path("slave"))
             XCTAssertEqual(try desk.wait(timeout: 30), 0, desk.errorOutput)

@@ -49,13 +49,16 @@ final class NetJackSynchronizedStartTests: NetJackTestCase {
     }
 
     /// Records 2 s of channels 1-8 on both: the master's `sig:out_N`, the slave's `system:capture_N`.
+    /// The two clients have names of their own: on one machine, JACK 2 names a client's socket in
+    /// /dev/shm after the client alone, so two clients of one name opening at the same moment on
+    /// two servers take each other's socket and both are refused.
     private func recordBoth(masterStart: String, slaveStart: String) throws
         -> (master: (startFrame: UInt32, errors: String), slave: (startFrame: UInt32, errors: String)) {
         let common = ["--for", "2s", "--format", "float", "--meter", "json"]
         let master = try Subprocess(try Executables.built("jcap"),
-                                    (1...8).flatMap { ["--port", "sig:out_\($0)"] } + ["--at", masterStart, "-o", "master.wav"] + common,
+                                    (1...8).flatMap { ["--port", "sig:out_\($0)"] } + ["--name", "rec-master", "--at", masterStart, "-o", "master.wav"] + common,
                                     server: link.master, directory: directory)
-        let slave = try Subprocess(try Executables.built("jcap"), ["--channels", "1-8", "--at", slaveStart, "-o", "slave.wav"] + common,
+        let slave = try Subprocess(try Executables.built("jcap"), ["--channels", "1-8", "--name", "rec-slave", "--at", slaveStart, "-o", "slave.wav"] + common,
                                    server: link.slaves[0], directory: directory)
         XCTAssertEqual(try master.wait(timeout: 30), 0, master.errorOutput)
         XCTAssertEqual(try slave.wait(timeout: 30), 0, slave.errorOutput)
