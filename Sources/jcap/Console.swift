@@ -75,6 +75,7 @@ final class Console {
     func describe(_ client: CaptureClient, verbose: Bool = false) {
         line("jcap: client '\(client.jack.name)', \(client.sampleRate) Hz, \(client.jack.bufferSize)-frame periods, "
             + "\(client.portNames.count) channel\(client.portNames.count == 1 ? "" : "s")")
+        if let slave = client.netJackSlave { line("jcap: " + slave.description) }
         if verbose {
             for (index, (port, source)) in zip(client.portNames, client.sources).enumerated() {
                 let wiring = client.connectsPorts ? "<- \(source)" : "(patch by hand)"

@@ -94,7 +94,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
         case .unsupportedExtension, .format, .sampleRateConversion, .metadataRefused: self = .unsupportedFormat
-        case .badTriggerLevel, .triggerLevelOutOfRange, .bufferTooLarge, .badBufferLength: self = .usage
+        case .badTriggerLevel, .triggerLevelOutOfRange, .bufferTooLarge, .badBufferLength, .transportOnNetJackSlave: self = .usage
         case .alreadyStarted, .clientClosed, .metadataUnreadable: self = .failure
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed

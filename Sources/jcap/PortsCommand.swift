@@ -11,7 +11,8 @@ struct PortsCommand: ParsableCommand {
         discussion: """
             One line a port: its name (what --port takes), its pretty name in quotes if it has \
             one, its aliases, its capture latency in frames and the ports it is connected to. \
-            Physical ports come first, numbered as --channels counts them.
+            Physical ports come first, numbered as --channels counts them. On a NetJACK2 slave a \
+            line on standard error says so first, with the link's network latency (docs/netjack.md).
 
             Exit status: 0 listed; 10 no JACK server; 18 JACK refused the client.
             """)
@@ -31,6 +32,8 @@ struct PortsCommand: ParsableCommand {
         }
         defer { client.close() }
         let ports = InputPort.availableInputs(on: client)
+        // On standard error: standard output stays one port a line (or the JSON array).
+        if let slave = NetJackSlave.detect(on: client) { StandardStreams.writeError("jcap: this server is a " + slave.description + "\n") }
         if json {
             StandardStreams.writeOutput(PortsCommand.json(ports) + "\n")
         } else {

@@ -66,6 +66,9 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "With --overdub and --tracks: play the tracks being replaced too.")
     var playReplaced = false
 
+    @Option(name: .long, help: ArgumentHelp("Record only the tracks with part = \"NAME\": this host's share of a session split across hosts (docs/netjack.md).", valueName: "name"))
+    var part: String?
+
     @Flag(name: .shortAndLong, help: "A line per track, xrun and connection, and frame numbers in what the console says.")
     var verbose = false
 
@@ -141,6 +144,10 @@ struct SessionCommand: ParsableCommand {
         let manager = try SessionManagerLaunch.manager(console: console)
         var managed: SessionManagerLaunch?
         if let manager {
+            if let part {
+                throw console.fail(CommandLineError.badOption(flag: "--part", value: part,
+                                                              expected: "no session manager (NSM_URL): its session is saved whole"))
+            }
             managed = try SessionManagerLaunch.open(manager, template: file, signals: signals, console: console)
             if managed == nil { return }
         } else if file == nil {
@@ -149,6 +156,7 @@ struct SessionCommand: ParsableCommand {
         var definition: SessionDefinition
         do {
             if let managed { definition = managed.definition } else { definition = try SessionDefinition.load(path: file ?? "") }
+            if let part { definition = try definition.restricted(toPart: part) }
             // An overdub is aligned to capture latency as well as playback latency.
             if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength

@@ -24,6 +24,13 @@ package final class CaptureClient: @unchecked Sendable {
     /// How takes are named when no path is given: `take-NNN.<ext>` in this folder.
     package let configuration: CaptureConfiguration
 
+    /// The server's NetJACK2 link, when the server is a slave (`NetJackSlave`); nil otherwise.
+    package let netJackSlave: NetJackSlave?
+    /// On a NetJACK2 slave, the first frame at which the ports connected here carry the master's
+    /// audio (`NetJackSlave.warmUpCycles` after the connections): a take started at once starts
+    /// there rather than on silence.
+    package let linkCarriesFrom: UInt32?
+
     private let currentSources: Locked<[String]>
     let pump: EventPump
     /// Runs on a take's writer thread before each block: how tests make a deliberately slow disk.
@@ -42,6 +49,11 @@ package final class CaptureClient: @unchecked Sendable {
             } catch { throw .jack(error) }
         }
         jack = host.client
+        let netJackSlave = NetJackSlave.detect(on: jack)
+        self.netJackSlave = netJackSlave
+        // JACK transport does not cross NetJACK2 (jack2 disables the net driver's transport sync):
+        // a slave's transport never rolls, so following it is refused before anything is made.
+        if configuration.followsTransport && netJackSlave != nil { throw .transportOnNetJackSlave }
         let currentSources = try host.sources(for: configuration.sources)
         self.currentSources = Locked(currentSources)
         // The takes' format must hold this many channels at this rate: checked before any port.
@@ -72,6 +84,8 @@ package final class CaptureClient: @unchecked Sendable {
                 for (source, port) in zip(currentSources, engine.portNames) { try jack.connect(source, to: port) }
             }
         } catch { throw .jack(error) }
+        let connectedAt = jack.estimatedFrameTime
+        linkCarriesFrom = netJackSlave.map { FrameTime.advance(connectedAt, by: $0.warmUpFrames) }
         pump = EventPump(engine: engine, host: host)
     }
 

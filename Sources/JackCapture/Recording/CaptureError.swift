@@ -52,6 +52,8 @@ public enum CaptureError: Error, Equatable, Sendable {
     case metadataRefused(path: String, item: String, reason: String)
     /// The file's metadata could not be read back.
     case metadataUnreadable(path: String, item: String, reason: String)
+    /// Following the JACK transport on a NetJACK2 slave: the transport does not cross the link.
+    case transportOnNetJackSlave
 }
 
 extension CaptureError: CustomStringConvertible {
@@ -109,6 +111,9 @@ extension CaptureError: CustomStringConvertible {
             return "cannot write \(item) to '\(path)': \(reason)"
         case .metadataUnreadable(let path, let item, let reason):
             return "cannot read \(item) from '\(path)': \(reason)"
+        case .transportOnNetJackSlave:
+            return "this server is a NetJACK2 slave, and JACK transport does not cross NetJACK2: "
+                + "follow the transport on the master"
         }
     }
 }

@@ -47,6 +47,8 @@ public final class Take: @unchecked Sendable {
     private let triggerLevel: Double?
     private let triggerStop: CaptureDuration?
     private let preRoll: CaptureDuration?
+    /// On a NetJACK2 slave, where the master's audio begins on the ports (`CaptureClient.linkCarriesFrom`).
+    private let linkCarriesFrom: UInt32?
 
     private let lock = NSCondition()
     private var currentState: State = .prepared
@@ -86,6 +88,7 @@ public final class Take: @unchecked Sendable {
         triggerLevel = client.configuration.triggerLevel
         triggerStop = client.configuration.triggerStop
         preRoll = client.configuration.preRoll
+        linkCarriesFrom = client.linkCarriesFrom
         engine = client.engine
         jack = client.jack
         sources = client.sources
@@ -517,6 +520,15 @@ public final class Take: @unchecked Sendable {
         scheduledWallClock = nil
         switch start {
         case nil:
+            // On a NetJACK2 slave the link carries silence for a few cycles after the ports were
+            // connected: a take asked for at once starts where the master's audio begins.
+            // At least two periods ahead, so that the frame has not passed by the time the take
+            // is armed (`arm` refuses a start in the past).
+            let now = jack.estimatedFrameTime
+            if let linkCarriesFrom, FrameTime.distance(from: now, to: linkCarriesFrom) > 0 {
+                let soonest = FrameTime.advance(now, by: 2 * jack.bufferSize)
+                return .atFrame(FrameTime.distance(from: soonest, to: linkCarriesFrom) > 0 ? linkCarriesFrom : soonest)
+            }
             return .immediately
         case .afterReady(let delay)?:
             let frames = try delay.frames(atSampleRate: sampleRate)

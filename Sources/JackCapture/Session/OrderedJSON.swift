@@ -160,6 +160,8 @@ extension TakeLogRecord {
         object.add("bbt", bbt.map(OrderedJSON.string))
         object.add("trigger_position", triggerPosition.map(OrderedJSON.integer))
         object.add("overdub", overdub.map(\.orderedJSON))
+        object.add("part", part.map(OrderedJSON.string))
+        object.add("netjack_latency_cycles", netjackLatencyCycles.map { .integer(Int64($0)) })
         object.add("sample_rate", sampleRate.map { .integer(Int64($0)) })
         object.add("frames", frames.map(OrderedJSON.integer))
         object.add("files", files.map { .array($0.map(\.orderedJSON)) })

@@ -61,6 +61,33 @@ public struct SessionDefinition: Sendable, Equatable {
     /// file is surely not a session.
     package static let maximumFileBytes = 4 << 20
 
+    /// The part this definition was narrowed to (`restricted(toPart:)`); nil: every track.
+    public var part: String?
+
+    /// This session with only the tracks whose `part` is `name` (armed as the file says), for a
+    /// host that records its share of a session split across hosts: each host writes its tracks'
+    /// files and its own take log, the take numbers and names as the other hosts'.
+    ///
+    /// - Throws: `SessionFileError` when no track has that part, or none of them is armed.
+    public func restricted(toPart name: String) throws(SessionFileError) -> SessionDefinition {
+        let parts = tracks.compactMap(\.part).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let chosen = tracks.filter { $0.part == name }
+        guard !chosen.isEmpty else {
+            let known = parts.isEmpty ? "no track has a part (part = \"stage\" in a [[track]])"
+                : "the parts are " + parts.map { "'\($0)'" }.joined(separator: ", ")
+            throw SessionFileError(path: sessionFilePath, message: "no track has part = \"\(name)\": \(known)")
+        }
+        guard chosen.contains(where: \.armed) else {
+            throw SessionFileError(path: sessionFilePath, message: "part '\(name)': every track has arm = false (arm at least one)")
+        }
+        var narrowed = self
+        narrowed.tracks = chosen
+        narrowed.armedTracks = chosen.filter(\.armed)
+        narrowed.takeFiles = SessionFileReader.takeFiles(narrowed.armedTracks, layout: layout)
+        narrowed.part = name
+        return narrowed
+    }
+
     init(name: String, sessionFilePath: String, folder: String, sampleRate: Int?, settings: RecordingSettings,
          fileExtension: String, format: FileFormat, layout: SessionLayout, bufferSeconds: Double,
          tracks: [SessionTrack], takeFiles: [SessionTakeFile], locator: SessionFileLocator,
@@ -246,6 +273,9 @@ public struct SessionTrack: Sendable, Equatable {
     public var armed: Bool
     /// The line of the track's `[[track]]` header.
     public var line: Int
+    /// `part`: the share of a session split across recorder hosts this track belongs to
+    /// (`jcap session FILE --part NAME` records only that part's tracks); nil: no part.
+    public var part: String?
     /// `pan`: where the track sits in a monitor mix (`jcap play --mix`), -1 (left) ... 1
     /// (right); nil is the centre. For a group, its first track's pan is the group's balance.
     public var pan: Float?

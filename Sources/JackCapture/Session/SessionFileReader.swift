@@ -17,7 +17,10 @@ struct SessionFileReader {
 
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
                               "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
-    static let trackKeys = ["name", "source", "group", "arm", "pan"]
+    static let trackKeys = ["name", "source", "group", "arm", "pan", "part"]
+    /// The keys an unknown track key's message suggests: `part` is left out, as only a session
+    /// split across hosts uses it (sessions/README.md).
+    static let suggestedTrackKeys = ["name", "source", "group", "arm", "pan"]
     static let remoteKeys = ["address", "port", "token"]
 
     func read() throws(SessionFileError) -> SessionDefinition {
@@ -463,7 +466,7 @@ struct SessionFileReader {
         // Messages name the track by its name once it has a usable one, by its position before.
         let usableName = table["name"]?.string.flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0 }
         if let key = errors.firstInFile(table.keys.filter { !Self.trackKeys.contains($0) }, in: element) {
-            throw errors.track(index, key, name: usableName, Self.unknownKeyMessage(key, in: "[[track]]", known: Self.trackKeys))
+            throw errors.track(index, key, name: usableName, Self.unknownKeyMessage(key, in: "[[track]]", known: Self.suggestedTrackKeys))
         }
 
         let unnamed = KeyReader(table: table) { key, message in errors.track(index, key, name: nil, message) }
@@ -497,6 +500,10 @@ struct SessionFileReader {
             throw errors.track(index, "group", name: name, "empty: leave group out for a track in a file of its own")
         }
         let armed = try keys.bool("arm", expected: "true or false") ?? true
+        let part = try keys.string("part", expected: "the part's name in quotes (part = \"stage\")")
+        if let part, part.trimmingWhitespace().isEmpty {
+            throw errors.track(index, "part", name: name, "empty: leave part out for a track every host's --part leaves out")
+        }
         let panExample = "a position from -1 (left) to 1 (right), e.g. pan = -0.5"
         let pan = try keys.number("pan", expected: panExample)
         if let pan, !(-1...1).contains(pan) {
@@ -507,6 +514,7 @@ struct SessionFileReader {
                                  source: source, group: group, armed: armed,
                                  line: errors.locator.line(of: element) ?? 1)
         track.pan = pan.map { Float($0) }
+        track.part = part
         return track
     }
 

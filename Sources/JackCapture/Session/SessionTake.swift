@@ -136,6 +136,8 @@ public final class SessionTake: Sendable {
         var entry = TakeLogEntry(take: number, status: .recording, sampleRate: session.client.sampleRate, frames: 0)
         entry.startFrame = frameTime
         entry.overdub = overdub
+        entry.part = definition.part
+        entry.netjackLatencyCycles = session.client.netJackSlave?.networkLatencyCycles
         entry.startTime = startMicroseconds.map { microseconds in
             // Floor division keeps the fraction in 0..<1 s.
             let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000

@@ -82,6 +82,12 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// For an overdub (`SessionOverdub`): the take played while this one was recorded,
     /// and how the two were aligned.
     public var overdub: TakeLogOverdub?
+    /// The session part this host recorded (`jcap session FILE --part NAME`): the take holds
+    /// only that part's tracks; another host's log holds the rest under the same take number.
+    public var part: String?
+    /// Recorded on a NetJACK2 slave: the link's network latency (`jackd -d net -l`), in cycles.
+    /// The take's frames are the master's audio in the master's cycle (docs/netjack.md).
+    public var netjackLatencyCycles: Int?
     /// The server's sample rate, which `frames` and every position count in.
     public var sampleRate: Int
     /// Frames in the take at `sampleRate`: 0 while recording; for a recovered take the shortest
@@ -138,6 +144,8 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case bbt
         case triggerPosition = "trigger_position"
         case overdub
+        case part
+        case netjackLatencyCycles = "netjack_latency_cycles"
         case sampleRate = "sample_rate"
         case frames, files, tracks, xruns, lost, late, uncertain, pauses, markers, mark, note
     }
@@ -163,6 +171,8 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encodeIfPresent(bbt, forKey: .bbt)
         try container.encodeIfPresent(triggerPosition, forKey: .triggerPosition)
         try container.encodeIfPresent(overdub, forKey: .overdub)
+        try container.encodeIfPresent(part, forKey: .part)
+        try container.encodeIfPresent(netjackLatencyCycles, forKey: .netjackLatencyCycles)
         try container.encode(sampleRate, forKey: .sampleRate)
         try container.encode(frames, forKey: .frames)
         try container.encode(files, forKey: .files)

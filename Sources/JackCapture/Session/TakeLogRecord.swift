@@ -24,6 +24,8 @@ struct TakeLogRecord: Decodable, Equatable {
     var bbt: String?
     var triggerPosition: Int64?
     var overdub: TakeLogOverdub?
+    var part: String?
+    var netjackLatencyCycles: Int?
     var sampleRate: Int?
     var frames: Int64?
     var files: [TakeLogFile]?
@@ -63,6 +65,8 @@ struct TakeLogRecord: Decodable, Equatable {
         bbt = entry.bbt
         triggerPosition = entry.triggerPosition
         overdub = entry.overdub
+        part = entry.part
+        netjackLatencyCycles = entry.netjackLatencyCycles
         sampleRate = entry.sampleRate
         frames = entry.frames
         files = entry.files
@@ -97,6 +101,8 @@ struct TakeLogRecord: Decodable, Equatable {
         bbt = try container.decodeIfPresent(String.self, forKey: .bbt)
         triggerPosition = try container.decodeIfPresent(Int64.self, forKey: .triggerPosition)
         overdub = try container.decodeIfPresent(TakeLogOverdub.self, forKey: .overdub)
+        part = try container.decodeIfPresent(String.self, forKey: .part)
+        netjackLatencyCycles = try container.decodeIfPresent(Int.self, forKey: .netjackLatencyCycles)
         sampleRate = try container.decodeIfPresent(Int.self, forKey: .sampleRate)
         frames = try container.decodeIfPresent(Int64.self, forKey: .frames)
         files = try container.decodeIfPresent([TakeLogFile].self, forKey: .files)
@@ -136,6 +142,8 @@ struct TakeLogRecord: Decodable, Equatable {
         if let bbt { entry.bbt = bbt }
         if let triggerPosition { entry.triggerPosition = triggerPosition }
         if let overdub { entry.overdub = overdub }
+        if let part { entry.part = part }
+        if let netjackLatencyCycles { entry.netjackLatencyCycles = netjackLatencyCycles }
         if let sampleRate { entry.sampleRate = sampleRate }
         if let frames { entry.frames = frames }
         if let files { entry.files = files }

@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// The link between master and slave goes down for 100 ms during a take on the slave (the veth's
+/// end at the master's bridge taken down and up, as a cable pulled at a switch).
+///
+/// What jackd 1.9.21 does, and so what jcap can see (docs/netjack.md): the slave's net driver
+/// stops, waiting for the master's next packet; when the link is back it reports an xrun and its
+/// clock jumps 2 periods, while the master sent some 40 periods that never arrived. jcap writes
+/// the jump as silence and reports it lost at its position (exit status 3, frames lost), as it
+/// does an xrun's; the master periods beyond it are not on the slave's clock at all, so the
+/// frames after the dropout are in order at a new offset against the master, earlier by those
+/// periods. This test holds jcap to exactly that: nothing before the dropout moved, the loss is
+/// reported where it happened, and after it every frame is the master's signal at one new offset.
+final class NetJackDropoutTests: NetJackTestCase {
+    func testDropoutIsReportedAtItsPositionAndTheRestIsInOrder() throws {
+        try startLink(period: 1_024, channels: 8)
+        let jcap = try Subprocess(try Executables.built("jcap"),
+                                  ["--channels", "1-8", "--for", "4s", "--format", "float", "-o", "take.wav", "--meter", "json", "-v"],
+                                  server: link.slaves[0], directory: directory)
+        usleep(1_800_000)
+        try link.drop(milliseconds: 100)
+        let status = try jcap.wait(timeout: 30)
+        let output = jcap.output, errors = jcap.errorOutput
+        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: output), errors)
+        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
+        let account = try slaveAccount(output, linkOffset: offset)
+        XCTAssertTrue(errors.contains("xrun"), errors)
+        let firstLost = try XCTUnwrap(account.lostSpans.first, "no lost frames reported: \(errors)")
+        XCTAssertEqual(status, 3, errors)
+
+        // Before the dropout: every sample in place at the link's offset.
+        let before = TakeVerification.verify(account)
+        let firstMisplaced = before.firstMisplaced.first
+        if let firstMisplaced {
+            XCTAssertGreaterThanOrEqual(firstMisplaced.position, firstLost.position,
+                                        "a sample before the reported loss is out of place: \(before)")
+        }
+        // After it: in order at one new offset, a whole number of periods earlier against the
+        // master (frames the master sent and the slave's clock never counted).
+        let misplaced = try XCTUnwrap(firstMisplaced, "the link lost nothing beyond what jcap reported: \(before)")
+        let found = try XCTUnwrap(misplaced.found, "silence after the dropout: \(before)")
+        let slip = signalDistance(from: misplaced.expected, to: found)
+        XCTAssertGreaterThan(slip, 0)
+        XCTAssertEqual(slip % link.period, 0, "the new offset is \(slip) frames on")
+        var after = try slaveAccount(output, linkOffset: offset + slip)
+        after.uncertainSpans.append(LostSpan(position: 0, frames: misplaced.position))
+        let verification = TakeVerification.verify(after)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
+        print("note: dropout of 100 ms: jcap reported \(account.lostSpans); the link slipped \(slip / link.period) more periods at "
+            + "take position \(misplaced.position)")
+    }
+
+    func number(after prefix: String, in text: String) -> Int64? {
+        guard let range = text.range(of: prefix, options: .backwards) else { return nil }
+        return Int64(text[range.upperBound...].prefix { $0.isNumber })
+    }
+}

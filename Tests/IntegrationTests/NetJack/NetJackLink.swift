@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+
+/// A NetJACK2 master and slaves of a test's own, started by `tools/netjack` (each slave in a
+/// network namespace of its own, joined by a veth to the master's; on loopback where namespaces
+/// are refused) and stopped by it, by PID, when the test is done.
+///
+/// The servers are reached by name from the test's own namespace: JACK clients talk to jackd over
+/// UNIX sockets in /dev/shm, which network namespaces do not isolate.
+final class NetJackLink {
+    let name: String
+    let master: String
+    let slaves: [String]
+    let period: Int
+    let channels: Int
+    let latencyCycles: Int
+    let usesNamespaces: Bool
+    private var running = true
+
+    init(period: Int, channels: Int, slaves slaveCount: Int = 1, latencyCycles: Int = 2) throws {
+        NetJackLink.stopOrphans()
+        name = "\(NetJackLink.prefix)\(getpid())-\(UInt16.random(in: 0...UInt16.max))"
+        self.period = period
+        self.channels = channels
+        self.latencyCycles = latencyCycles
+        let common = ["--slaves", "\(slaveCount)", "--period", "\(period)", "--channels", "\(channels)",
+                      "--latency", "\(latencyCycles)"]
+        // Namespaces need root (CAP_SYS_ADMIN); loopback carries one slave.
+        usesNamespaces = getuid() == 0 || slaveCount > 1
+        var result = try NetJackLink.tool(["start", name] + common + (usesNamespaces ? [] : ["--loopback"]))
+        if result.status != 0 && usesNamespaces && slaveCount == 1 {
+            _ = try? NetJackLink.tool(["stop", name])
+            result = try NetJackLink.tool(["start", name] + common + ["--loopback"])
+        }
+        guard result.status == 0 else {
+            _ = try? NetJackLink.tool(["stop", name])
+            throw TestFailure("tools/netjack start failed (\(result.status)): \(result.output)")
+        }
+        let lines = result.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        guard let masterLine = lines.first(where: { $0.first == "master" }), masterLine.count >= 2 else {
+            throw TestFailure("tools/netjack printed no master: \(result.output)")
+        }
+        master = masterLine[1]
+        slaves = lines.filter { $0.first == "slave" && $0.count >= 2 }.map { $0[1] }
+        guard slaves.count == slaveCount else { throw TestFailure("tools/netjack printed \(slaves.count) slaves: \(result.output)") }
+    }
+
+    /// Takes slave `slave`'s link down for `milliseconds` and brings it back (`tools/netjack drop`).
+    func drop(slave: Int = 1, milliseconds: Int, end: String = "master") throws {
+        let result = try NetJackLink.tool(["drop", name, "--slave", "\(slave)", "--ms", "\(milliseconds)", "--end", end])
+        guard result.status == 0 else { throw TestFailure("tools/netjack drop failed: \(result.output)") }
+    }
+
+    func stop() {
+        guard running else { return }
+        running = false
+        _ = try? NetJackLink.tool(["stop", name])
+    }
+
+    deinit { stop() }
+
+    static let prefix = "jcapnj-"
+
+    /// The repository's root, from this file's place in it.
+    static var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Runs tools/netjack; its status and its standard output and error together. (Output goes
+    /// to files, as `Subprocess` keeps it: the servers the tool starts outlive it.)
+    static func tool(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let run = try Subprocess(repository.appendingPathComponent("tools/netjack"), arguments, server: nil,
+                                 directory: NSTemporaryDirectory())
+        let status = try run.wait(timeout: 90)
+        return (status, run.output + run.errorOutput)
+    }
+
+    /// Stops setups whose test process died without stopping them: their names carry its PID.
+    static func stopOrphans() {
+        let folder = NSTemporaryDirectory()
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where entry.hasPrefix("jcap-netjack-" + prefix) {
+            let name = String(entry.dropFirst("jcap-netjack-".count))
+            let owner = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let pid = Int32(owner), pid != getpid(), kill(pid, 0) != 0 else { continue }
+            _ = try? tool(["stop", name])
+        }
+    }
+}

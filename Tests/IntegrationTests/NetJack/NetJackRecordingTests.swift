@@ -1,0 +1,43 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// Recording on a NetJACK2 slave, against real jackd servers (tools/netjack): every frame the
+/// master sent is in the file, at one offset for the whole take, nothing lost or repeated, checked
+/// sample by sample; a take started at once starts where the master's audio begins.
+final class NetJackRecordingTests: NetJackTestCase {
+    func testEightChannelsAt1024FramePeriods() throws { try recordEveryFrame(period: 1_024, channels: 8) }
+    func testSixtyFourChannelsAt1024FramePeriods() throws { try recordEveryFrame(period: 1_024, channels: 64) }
+    func testEightChannelsAt256FramePeriods() throws { try recordEveryFrame(period: 256, channels: 8) }
+    func testSixtyFourChannelsAt256FramePeriods() throws { try recordEveryFrame(period: 256, channels: 64) }
+
+    /// A 2-second take started at once (no --at) on the slave right after the master's signal was
+    /// patched in: the file's first frame is already the master's audio (no start-up silence),
+    /// and frame p of the file is the master's frame (start + p + D) on every channel, where D,
+    /// the master's frame time less the slave's, is a whole number of periods.
+    private func recordEveryFrame(period: Int, channels: Int) throws {
+        try startLink(period: period, channels: channels)
+        try withoutXruns {
+            let run = try runJcap(["--channels", "1-\(channels)", "--for", "2s", "--format", "float", "-o", "take.wav",
+                                   "--meter", "json"], server: link.slaves[0])
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertTrue(run.errors.contains("NetJACK2 slave"), run.errors)
+            let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: run.output), run.output)
+            let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
+            XCTAssertEqual(((offset % period) + period) % period, 0,
+                           "the master's frame time less the slave's is \(offset) frames, not a whole number of \(period)-frame periods")
+            let account = try slaveAccount(run.output, linkOffset: offset)
+            XCTAssertTrue(account.reportsNoTrouble, "\(account)")
+            let verification = TakeVerification.verify(account)
+            XCTAssertTrue(verification.isAccountedFor, "\(verification)")
+            XCTAssertEqual(verification.checkedSamples, 96_000 * Int64(channels))
+        }
+    }
+
+    /// The first number after `prefix` in `text`.
+    func number(after prefix: String, in text: String) -> Int64? {
+        guard let range = text.range(of: prefix, options: .backwards) else { return nil }
+        return Int64(text[range.upperBound...].prefix { $0.isNumber })
+    }
+}

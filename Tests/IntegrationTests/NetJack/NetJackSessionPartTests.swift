@@ -1,0 +1,94 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// One session split across two recorder hosts: the master records part "desk" (its own ports),
+/// the slave part "stage" (the channels NetJACK2 brings it), both from one session file, started
+/// by the same wall-clock `--at`: each host writes its tracks' files and a log of take 1 with its
+/// part and start frame, and the two halves line up.
+final class NetJackSessionPartTests: NetJackTestCase {
+    func testTwoHostsRecordTheirPartsOfOneTake() throws {
+        try startLink(period: 1_024, channels: 4)
+        let session = """
+            [session]
+            name = "band"
+            folder = "band"
+            format = "wav"
+            encoding = "float"
+            bit_depth = 32
+
+            [[track]]
+            name = "Desk 1"
+            source = "sig:out_1"
+            part = "desk"
+
+            [[track]]
+            name = "Desk 2"
+            source = "sig:out_2"
+            part = "desk"
+
+            [[track]]
+            name = "Stage 1"
+            source = 1
+            part = "stage"
+
+            [[track]]
+            name = "Stage 2"
+            source = 2
+            part = "stage"
+            """
+        for host in ["master", "slave"] {
+            try FileManager.default.createDirectory(atPath: path(host), withIntermediateDirectories: true)
+            try session.write(toFile: path("\(host)/band.toml"), atomically: true, encoding: .utf8)
+        }
+        let unknown = try runJcap(["session", "master/band.toml", "--part", "foyer", "--for", "1s"], server: link.master)
+        XCTAssertEqual(unknown.status, 20, unknown.errors)
+        XCTAssertTrue(unknown.errors.contains("no track has part = \"foyer\": the parts are 'desk', 'stage'"), unknown.errors)
+
+        try withoutXruns {
+            let formatter = ISO8601DateFormatter()
+            let at = formatter.string(from: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3).rounded(.up)))
+            let common = ["--at", at, "--for", "2s", "--meter", "none"]
+            let desk = try Subprocess(try Executables.built("jcap"), ["session", "band.toml", "--part", "desk"] + common,
+                                      server: link.master, directory: path("master"))
+            // Both sessions' clients are "band": on one machine JACK 2 names a client's socket
+            // after the client alone, so two opening at the same moment on two servers collide
+            // (separate hosts do not). The second opens once the first has.
+            usleep(700_000)
+            let stage = try Subprocess(try Executables.built("jcap"), ["session", "band.toml", "--part", "stage"] + common,
+                                       server: link.slaves[0], directory: path("slave"))
+            XCTAssertEqual(try desk.wait(timeout: 30), 0, desk.errorOutput)
+            XCTAssertEqual(try stage.wait(timeout: 30), 0, stage.errorOutput)
+            let deskEntry = try XCTUnwrap(try TakeLog(folder: path("master/band")).entries().first, desk.errorOutput)
+            let stageEntry = try XCTUnwrap(try TakeLog(folder: path("slave/band")).entries().first, stage.errorOutput)
+            XCTAssertEqual(deskEntry.take, 1)
+            XCTAssertEqual(stageEntry.take, 1)
+            XCTAssertEqual(deskEntry.part, "desk")
+            XCTAssertEqual(stageEntry.part, "stage")
+            XCTAssertNil(deskEntry.netjackLatencyCycles)
+            XCTAssertEqual(stageEntry.netjackLatencyCycles, 2)
+            XCTAssertEqual(deskEntry.status, .complete)
+            XCTAssertEqual(stageEntry.status, .complete)
+            XCTAssertEqual(deskEntry.files.map(\.path).sorted(), ["take-001-Desk 1.wav", "take-001-Desk 2.wav"])
+            XCTAssertEqual(stageEntry.files.map(\.path).sorted(), ["take-001-Stage 1.wav", "take-001-Stage 2.wav"])
+            let deskStart = try XCTUnwrap(deskEntry.startFrame), stageStart = try XCTUnwrap(stageEntry.startFrame)
+            // Both halves are the master's signal from their first frame, within a fraction of a
+            // period of each other (the link's transit), in order to the end.
+            for track in 1...2 {
+                let deskFile = "master/band/take-001-Desk \(track).wav", stageFile = "slave/band/take-001-Stage \(track).wav"
+                let deskFirst = try firstFrameTime(deskFile, signalChannel: track - 1)
+                let stageFirst = try firstFrameTime(stageFile, signalChannel: track - 1)
+                XCTAssertEqual(deskFirst, Int(deskStart) % TestSignal.timeModulus)
+                XCTAssertLessThan(abs(signalDistance(from: deskFirst, to: stageFirst)), link.period / 2)
+                let stageOffset = signalDistance(from: Int(stageStart) % TestSignal.timeModulus, to: stageFirst)
+                for (file, start, shift) in [(deskFile, deskStart, 0), (stageFile, stageStart, stageOffset)] {
+                    let account = TakeAccount(startFrame: start, files: [.init(path: path(file), signalChannels: [track - 1],
+                                                                               shifts: [shift], frames: 96_000)])
+                    let verification = TakeVerification.verify(account)
+                    XCTAssertTrue(verification.isAccountedFor, "\(file): \(verification)")
+                }
+            }
+        }
+    }
+}

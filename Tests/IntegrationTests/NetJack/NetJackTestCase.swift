@@ -1,0 +1,167 @@
+import Atomics
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// A test with a NetJACK2 link of its own (`NetJackLink`: a master and a slave started by
+/// tools/netjack), the test signal playing on the master into `slave1:to_slave_1...N` (so the
+/// slave's `system:capture_N` carries the master's `sig:out_N`), and an observer client on each
+/// server counting its xruns.
+class NetJackTestCase: XCTestCase {
+    static let masterXruns = UnsafeAtomic<Int>.create(0)
+    static let slaveXruns = UnsafeAtomic<Int>.create(0)
+
+    var link: NetJackLink!
+    var signal: Subprocess?
+    var masterObserver: JackClient?
+    var slaveObserver: JackClient?
+    var directory: String!
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "/jcaptest-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        signal?.signal(SIGTERM)
+        _ = try? signal?.wait(timeout: 10)
+        signal = nil
+        masterObserver?.close()
+        slaveObserver?.close()
+        masterObserver = nil
+        slaveObserver = nil
+        link?.stop()
+        link = nil
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// Starts the link, the test signal on `channels` master ports patched to the slave, and the
+    /// observers.
+    func startLink(period: Int, channels: Int, slaves: Int = 1) throws {
+        link = try NetJackLink(period: period, channels: channels, slaves: slaves)
+        let master = try JackClient(name: "observer", server: link.master)
+        masterObserver = master
+        Self.masterXruns.store(0, ordering: .relaxed)
+        master.setXrunCallback({ _ in
+            NetJackTestCase.masterXruns.wrappingIncrement(ordering: .relaxed)
+            return 0
+        }, argument: UnsafeMutableRawPointer(bitPattern: 1)!)
+        try master.activate()
+        let slave = try JackClient(name: "observer", server: link.slaves[0])
+        slaveObserver = slave
+        Self.slaveXruns.store(0, ordering: .relaxed)
+        slave.setXrunCallback({ _ in
+            NetJackTestCase.slaveXruns.wrappingIncrement(ordering: .relaxed)
+            return 0
+        }, argument: UnsafeMutableRawPointer(bitPattern: 1)!)
+        try slave.activate()
+        signal = try Subprocess(try Executables.built("jcap-testsignal"), ["play", "--channels", "\(channels)", "--name", "sig"],
+                                server: link.master, directory: directory)
+        try JackTestCase.waitFor("test signal ports") { master.audioOutputPorts().contains("sig:out_\(channels)") }
+        // The master's netmanager may re-create a slave's client once while the link settles:
+        // a connection refused then is made again.
+        try JackTestCase.waitFor("the signal patched to the slaves") {
+            (1...channels).allSatisfy { index in
+                (1...slaves).allSatisfy { (try? master.connect("sig:out_\(index)", to: "slave\($0):to_slave_\(index)")) != nil }
+            }
+        }
+    }
+
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    /// Runs jcap against `server` to the end: its status, standard output and standard error.
+    func runJcap(_ arguments: [String], server: String, timeout: TimeInterval = 60) throws
+        -> (status: Int32, output: String, errors: String) {
+        let jcap = try Subprocess(try Executables.built("jcap"), arguments, server: server, directory: directory)
+        let status = try jcap.wait(timeout: timeout)
+        return (status, jcap.output, jcap.errorOutput)
+    }
+
+    /// Runs `take` until neither server has an xrun during it, at most three times: a master that
+    /// misses a deadline sends its clock's jump over the link, which no recorder on the slave can
+    /// see or report. Checks made inside count only for the attempt that went through.
+    func withoutXruns<T>(_ take: () throws -> T) throws -> T {
+        let madeBefore = filesUnderDirectory()
+        for attempt in 1...3 {
+            let before = (Self.masterXruns.load(ordering: .relaxed), Self.slaveXruns.load(ordering: .relaxed))
+            held = []
+            let result = Result { try take() }
+            let failures = held ?? []
+            held = nil
+            let xruns = (Self.masterXruns.load(ordering: .relaxed) - before.0, Self.slaveXruns.load(ordering: .relaxed) - before.1)
+            if xruns == (0, 0) {
+                for failure in failures {
+                    super.recordFailure(withDescription: failure.0, inFile: failure.1, atLine: failure.2, expected: failure.3)
+                }
+                return try result.get()
+            }
+            print("note: \(xruns.0) master and \(xruns.1) slave xruns during attempt \(attempt) of \(name); repeating the take")
+            // What the attempt made goes, deepest first; what the test made before stays.
+            for entry in filesUnderDirectory().subtracting(madeBefore).sorted(by: >) {
+                try? FileManager.default.removeItem(atPath: path(entry))
+            }
+        }
+        throw TestFailure("the servers had xruns in three takes in a row: too loaded to check a recording sample by sample")
+    }
+
+    private var held: [(String, String, Int, Bool)]?
+
+    /// Every path under the test's directory, relative to it.
+    private func filesUnderDirectory() -> Set<String> {
+        Set((FileManager.default.enumerator(atPath: directory)?.allObjects as? [String]) ?? [])
+    }
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        if held != nil {
+            held?.append((description, filePath, lineNumber, expected))
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+
+    /// The master frame time (mod 2^22) that the first frame of file channel `channel` carries,
+    /// a recording of test-signal channel `signalChannel` (the same unless told).
+    func firstFrameTime(_ file: String, channel: Int = 0, signalChannel: Int? = nil) throws -> Int {
+        let sound = try SoundFile.open(readingFrom: path(file))
+        var buffer = [Float](repeating: 0, count: sound.channels)
+        let read = buffer.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: 1) }
+        guard read == 1 else { throw TestFailure("\(file) is empty") }
+        guard let time = TestSignal.frameTime(decoding: buffer[channel], channel: signalChannel ?? channel) else {
+            throw TestFailure("\(file)'s first frame is not the test signal (\(buffer[channel]))")
+        }
+        return time
+    }
+
+    /// Frames from `earlier` to `later`, both modulo 2^22, as the signed distance nearest zero.
+    func signalDistance(from earlier: Int, to later: Int) -> Int {
+        let modulus = TestSignal.timeModulus
+        let forward = ((later - earlier) % modulus + modulus) % modulus
+        return forward > modulus / 2 ? forward - modulus : forward
+    }
+
+    /// The account of a take jcap recorded on the slave from `system:capture_1...N`, from its
+    /// `--meter json` summary: every file channel N is the test signal's channel N, shifted by
+    /// `linkOffset` frames (the master's frame time less the slave's).
+    func slaveAccount(_ output: String, linkOffset: Int) throws -> TakeAccount {
+        let line = try XCTUnwrap(output.split(separator: "\n").last { $0.hasPrefix("{\"summary\"") }, "no summary in \(output.suffix(500))")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let summary = try XCTUnwrap(object["summary"] as? [String: Any])
+        let start = try XCTUnwrap((summary["start_frame"] as? NSNumber)?.uint32Value, "no start frame: \(line)")
+        func spans(_ key: String) -> [LostSpan] {
+            ((summary[key] as? [[String: Any]]) ?? []).map {
+                LostSpan(position: ($0["position"] as? NSNumber)?.int64Value ?? 0, frames: ($0["frames"] as? NSNumber)?.int64Value ?? 0)
+            }
+        }
+        let files = try XCTUnwrap(summary["files"] as? [[String: Any]]).map { file -> TakeAccount.File in
+            let channels = ((file["channels"] as? [NSNumber]) ?? []).map { $0.intValue - 1 }
+            let name = file["path"] as? String ?? ""
+            return TakeAccount.File(path: name.hasPrefix("/") ? name : path(name), signalChannels: channels,
+                                    shifts: Array(repeating: linkOffset, count: channels.count),
+                                    firstPosition: (file["position"] as? NSNumber)?.int64Value ?? 0,
+                                    frames: (file["frames"] as? NSNumber)?.int64Value)
+        }
+        return TakeAccount(startFrame: start, files: files, lostSpans: spans("lost"), lateCopySpans: spans("late"),
+                           uncertainSpans: spans("uncertain"))
+    }
+}
