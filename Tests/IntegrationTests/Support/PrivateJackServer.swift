@@ -70,14 +70,26 @@ final class PrivateJackServer {
     /// The server's process.
     var processIdentifier: Int32 { process.processIdentifier }
 
-    /// Stops the server: SIGTERM to its PID, SIGKILL if it lingers.
+    /// Stops the server: SIGTERM to its PID, SIGKILL if it lingers, and then what jackd does
+    /// when it stops by itself: JACK's metadata database goes (`forgetMetadata`).
     func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Self.forgetMetadata()
+        }
         process.waitUntilExit()
+    }
+
+    /// Deletes JACK's metadata database (/dev/shm/jack_db-UID, one Berkeley DB for every server
+    /// of the user), as jackd itself does whenever one of them stops cleanly. A server killed
+    /// with SIGKILL may hold a lock in it that nothing releases: every later server and client
+    /// that touches it then waits forever (measured: jack_lsp and jackd's own shutdown).
+    static func forgetMetadata() {
+        try? FileManager.default.removeItem(atPath: "/dev/shm/jack_db-\(getuid())")
     }
 
     deinit { stop() }
