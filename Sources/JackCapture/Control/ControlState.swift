@@ -1,7 +1,8 @@
 /// What a running jcap is doing at one moment, for any surface to show: published by
 /// `ControlCore.state`.
 public struct ControlState: Equatable, Sendable {
-    public enum Mode: Equatable, Sendable {
+    /// Its raw value is the word the remote surfaces send (OSC `/jcap/state`, the page's JSON).
+    public enum Mode: String, Equatable, Sendable {
         /// A session between takes: the meters run, nothing is recorded.
         case ready
         /// A take (or playback) waits: for its start time, the transport, sound, or its ports.

@@ -11,7 +11,7 @@ struct OSCReport {
     /// i:lost_frames f:disk_seconds_left s:session` (0 for no take, -1 for an unknown disk).
     static func state(_ state: ControlState) -> OSCReport {
         OSCReport(path: "/jcap/state", arguments: [
-            .string(word(for: state.mode)),
+            .string(state.mode.rawValue),
             .int(int32(state.currentTake ?? 0)),
             .float(Float(state.position) / Float(max(state.sampleRate, 1))),
             .int(int32(state.nextTake ?? 0)),
@@ -78,18 +78,6 @@ struct OSCReport {
         case .noteSet(let take): return [report(take, "noted")]
         case .markerDropped(let take, let marker): return [report(take, "marker", [.float(Float(marker.position) / rate)])]
         default: return []
-        }
-    }
-
-    static func word(for mode: ControlState.Mode) -> String {
-        switch mode {
-        case .ready: "ready"
-        case .waiting: "waiting"
-        case .recording: "recording"
-        case .paused: "paused"
-        case .playing: "playing"
-        case .stopping: "stopping"
-        case .finished: "finished"
         }
     }
 

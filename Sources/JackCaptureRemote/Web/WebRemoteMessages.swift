@@ -78,7 +78,7 @@ enum WebRemoteMessages {
     static func state(_ state: ControlState, revision: UInt64, refused: Int) -> State {
         let armed = Set(state.armedTracks)
         let rate = Double(max(state.sampleRate, 1))
-        return State(revision: revision, session: state.sessionName, mode: mode(state.mode), take: state.currentTake,
+        return State(revision: revision, session: state.sessionName, mode: state.mode.rawValue, take: state.currentTake,
                      nextTake: state.nextTake, lastTake: state.lastTake, lastTakeMark: state.lastTakeMark?.rawValue,
                      seconds: Double(state.position) / rate, remainingSeconds: state.remainingFrames.map { Double($0) / rate },
                      diskSecondsLeft: state.recordingSecondsLeft.flatMap { $0.isFinite ? $0 : nil },
@@ -89,18 +89,6 @@ enum WebRemoteMessages {
                                hold: decibels(meter.reading.peakHold), average: decibels(meter.reading.averagePower),
                                clipped: meter.clipped, dead: meter.dead.map(dead))
                      })
-    }
-
-    static func mode(_ mode: ControlState.Mode) -> String {
-        switch mode {
-        case .ready: "ready"
-        case .waiting: "waiting"
-        case .recording: "recording"
-        case .paused: "paused"
-        case .playing: "playing"
-        case .stopping: "stopping"
-        case .finished: "finished"
-        }
     }
 
     static func dead(_ dead: DeadTrack) -> String {
