@@ -287,6 +287,11 @@ final class Console {
             line("jcap: lost \(groupedDigits(report.lostFrames)) frames (\(clockText(frames: report.lostFrames, sampleRate: rate))), "
                 + "written as silence at " + Self.spans(report.lostSpans, rate: rate, frames: frames))
         }
+        for dropout in report.linkDropouts {
+            line("jcap: NetJACK2 link dropout near \(at([dropout.position])): about \(groupedDigits(dropout.frames)) frames "
+                + "(\(clockText(frames: dropout.frames, sampleRate: rate))) the master sent never reached this server; "
+                + "from there the take is that much earlier against the master's clock")
+        }
         let uncertain = report.uncertainSpans
         if !uncertain.isEmpty {
             line("jcap: placement uncertain (callbacks ran late around an xrun; these frames may belong up to a few periods earlier) at "

@@ -85,12 +85,13 @@ struct TakeSummaryJSON: Encodable {
         let lost: [Span]
         let late: [Span]
         let uncertain: [Span]
+        let dropouts: [Span]
         let pauses: [Pause]
         let xruns: Int64
         let channels: [Channel]
 
         enum CodingKeys: String, CodingKey {
-            case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, pauses, xruns, channels
+            case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, dropouts, pauses, xruns, channels
         }
 
         /// Every key on every summary: null where there is nothing (no session, no start).
@@ -106,6 +107,7 @@ struct TakeSummaryJSON: Encodable {
             try container.encode(lost, forKey: .lost)
             try container.encode(late, forKey: .late)
             try container.encode(uncertain, forKey: .uncertain)
+            try container.encode(dropouts, forKey: .dropouts)
             try container.encode(pauses, forKey: .pauses)
             try container.encode(xruns, forKey: .xruns)
             try container.encode(channels, forKey: .channels)
@@ -136,6 +138,7 @@ struct TakeSummaryJSON: Encodable {
                        lost: report.lostSpans.map { Span(position: $0.position, frames: $0.frames) },
                        late: report.lateCopySpans.map { Span(position: $0.position, frames: $0.frames) },
                        uncertain: report.uncertainSpans.map { Span(position: $0.position, frames: $0.frames) },
+                       dropouts: report.linkDropouts.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: report.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        xruns: report.xruns, channels: channels)
     }
@@ -156,6 +159,7 @@ struct TakeSummaryJSON: Encodable {
                        lost: entry.lost.map { Span(position: $0.position, frames: $0.frames) },
                        late: entry.late.map { Span(position: $0.position, frames: $0.frames) },
                        uncertain: entry.uncertain.map { Span(position: $0.position, frames: $0.frames) },
+                       dropouts: entry.dropouts.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: entry.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        xruns: Int64(entry.xruns.count), channels: channels)
     }

@@ -15,6 +15,7 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.lateCopyKind == CaptureEventRecord.Kind.lateCopy.rawValue)
         #expect(CaptureEventRecord.splitKind == CaptureEventRecord.Kind.fileSplit.rawValue)
         #expect(CaptureEventRecord.placementUncertainKind == CaptureEventRecord.Kind.placementUncertain.rawValue)
+        #expect(CaptureEventRecord.linkDropoutKind == CaptureEventRecord.Kind.linkDropout.rawValue)
         #expect(CaptureEventRecord.transportRolledKind == CaptureEventRecord.Kind.transportRolled.rawValue)
         #expect(CaptureEventRecord.triggeredKind == CaptureEventRecord.Kind.triggered.rawValue)
     }
@@ -30,11 +31,14 @@ struct CaptureEventTests {
                                         value: 3, extra: 0), text: "synth:out_1", dropped: dropped)
         ring.publish(CaptureEventRecord(kind: CaptureEventRecord.Kind.sampleRateChanged.rawValue, frameTime: 9, position: 10,
                                         value: 44_100, extra: 48_000), text: "", dropped: dropped)
+        var dropout = CaptureEventRecord(kind: CaptureEventRecord.linkDropoutKind, frameTime: 11, position: 79_872, value: 44_032, extra: 0)
+        withUnsafePointer(to: &dropout) { ring.publish($0, dropped: dropped) }
         let events = ring.drainEvents(withText: true).compactMap { CaptureEvent(record: $0.0, text: $0.1) }
         #expect(events == [
             .paused(frameTime: 4_000_000_000, position: 12_345),
             .portDisconnected(channel: 3, source: "synth:out_1", frameTime: 7, position: 8),
             .sampleRateChanged(from: 48_000, to: 44_100, position: 10),
+            .linkDropout(position: 79_872, frames: 44_032),
         ])
         #expect(ring.drainEvents(withText: true).isEmpty)
     }

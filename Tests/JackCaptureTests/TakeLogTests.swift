@@ -176,6 +176,22 @@ struct TakeLogTests {
         #expect(read.late == entry.late && read.uncertain == entry.uncertain)
     }
 
+    @Test("a NetJACK2 link dropout is written after the uncertain spans, read back, and listed by jcap takes")
+    func dropoutsKey() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.status = .framesLost
+        entry.lost = []
+        entry.dropouts = [TakeLogSpan(position: 79_872, frames: 44_032)]
+        try log.append(entry)
+        let line = try folder.logText()
+        #expect(line.contains(#""lost":[],"dropouts":[{"position":79872,"frames":44032}],"pauses""#), "\(line)")
+        let read = try #require(try log.entries().first)
+        #expect(read.dropouts == entry.dropouts)
+        #expect(TakeListing.problems(read).contains("NetJACK2 link dropout: about 44032 frames from the master missing"))
+        #expect(!TakeListing.problems(read).contains("frames lost"))
+    }
+
     @Test("an overdub's key: the take it played, the JACK frame it played on and the playback latency, after the trigger position; read back and kept by later records")
     func overdubKey() throws {
         let log = folder.log

@@ -51,7 +51,7 @@ struct TakeSummaryJSONTests {
             lostSpans: [LostSpan(position: 4_096, frames: 1_024)], overrunFrames: 0, skippedFrames: 1_024, xruns: 2,
             channelLevels: [ChannelLevels(highestPeak: -12.041, clipCount: 0), ChannelLevels(highestPeak: -.infinity, clipCount: 3)],
             events: [.started(frameTime: 1_000), .lateCopy(position: 8_192, frames: 1_024),
-                     .placementUncertain(position: 20_480, frames: 1_024),
+                     .placementUncertain(position: 20_480, frames: 1_024), .linkDropout(position: 30_720, frames: 45_056),
                      .paused(frameTime: 11_000, position: 10_000), .resumed(frameTime: 13_024, position: 10_000)],
             segments: [segment], latencyAlignment: LatencyAlignment(latencies: [300, 1_000]))
     }
@@ -69,6 +69,7 @@ struct TakeSummaryJSONTests {
         #expect(summary["lost"] as? [[String: Int]] == [["position": 4_096, "frames": 1_024]])
         #expect(summary["late"] as? [[String: Int]] == [["position": 8_192, "frames": 1_024]])
         #expect(summary["uncertain"] as? [[String: Int]] == [["position": 20_480, "frames": 1_024]])
+        #expect(summary["dropouts"] as? [[String: Int]] == [["position": 30_720, "frames": 45_056]])
         #expect(summary["pauses"] as? [[String: Int]] == [["position": 10_000, "from_frame": 11_000, "to_frame": 13_024]])
         let files = try #require(summary["files"] as? [[String: Any]])
         #expect(files.count == 1 && files[0]["path"] as? String == "/rec/take.wav")

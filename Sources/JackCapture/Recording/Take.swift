@@ -478,7 +478,7 @@ public final class Take: @unchecked Sendable {
             outcome = .serverShutDown
         } else if !started || (status.startFrame == nil && frames == 0) {
             outcome = .cancelled
-        } else if !writer.lostSpans.isEmpty {
+        } else if !writer.lostSpans.isEmpty || events.contains(where: { if case .linkDropout = $0 { true } else { false } }) {
             outcome = .lostFrames
         } else if events.contains(where: { if case .placementUncertain = $0 { true } else { false } }) {
             outcome = .placementUncertain

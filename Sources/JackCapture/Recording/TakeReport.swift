@@ -5,6 +5,8 @@ public struct TakeReport: Sendable {
         case complete
         /// The file is complete and aligned, but some frames in it are silence (lost). Periods
         /// next to a loss whose placement the frame times could not decide are in `uncertainSpans`.
+        /// On a NetJACK2 slave, also a link dropout: frames the master sent that never reached the
+        /// server (`linkDropouts`).
         case lostFrames
         /// No frame was lost, but some periods may not be at their true position
         /// (`uncertainSpans`): callbacks ran late several periods in a row.
@@ -100,17 +102,24 @@ public struct TakeReport: Sendable {
     /// merged where they touch.
     public var uncertainSpans: [LostSpan] { Self.spans(in: events).uncertain }
 
-    /// The late copies and uncertain placements among `events`, each in order and merged.
-    package static func spans(in events: [CaptureEvent]) -> (late: [LostSpan], uncertain: [LostSpan]) {
-        var late: [LostSpan] = [], uncertain: [LostSpan] = []
+    /// NetJACK2 link dropouts (`CaptureEvent.linkDropout`): near each position, about `frames`
+    /// frames the master sent never reached the server; the take is that much earlier against
+    /// the master's clock from there on.
+    public var linkDropouts: [LostSpan] { Self.spans(in: events).dropouts }
+
+    /// The late copies, uncertain placements and link dropouts among `events`, each in order
+    /// (late copies and uncertain placements merged where they touch).
+    package static func spans(in events: [CaptureEvent]) -> (late: [LostSpan], uncertain: [LostSpan], dropouts: [LostSpan]) {
+        var late: [LostSpan] = [], uncertain: [LostSpan] = [], dropouts: [LostSpan] = []
         for event in events {
             switch event {
             case .lateCopy(let position, let frames): late.append(LostSpan(position: position, frames: frames))
             case .placementUncertain(let position, let frames): uncertain.append(LostSpan(position: position, frames: frames))
+            case .linkDropout(let position, let frames): dropouts.append(LostSpan(position: position, frames: frames))
             default: break
             }
         }
-        return (LostSpan.merged(late), LostSpan.merged(uncertain))
+        return (LostSpan.merged(late), LostSpan.merged(uncertain), dropouts)
     }
     public var channels: Int { sources.count }
     public var seconds: Double { Double(frames) / Double(max(1, sampleRate)) }

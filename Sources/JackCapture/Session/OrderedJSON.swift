@@ -171,6 +171,7 @@ extension TakeLogRecord {
         // Written only when there are some, as TakeLogEntry's Encodable does.
         object.add("late", late.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("uncertain", uncertain.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
+        object.add("dropouts", dropouts.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
         object.add("markers", markers.map { .array($0.map(\.orderedJSON)) })
         switch mark {

@@ -164,7 +164,8 @@ public final class SessionTake: Sendable {
                 LostSpan(position: position, frames: frames).clipped(from: segment.position, to: end) != nil
             } else { false }
         }
-        let status: TakeStatus = !segment.lostSpans.isEmpty ? .framesLost : uncertain ? .placementUncertain : .complete
+        let droppedOut = TakeReport.spans(in: recording.events).dropouts.contains { $0.position >= segment.position && $0.position < end }
+        let status: TakeStatus = !segment.lostSpans.isEmpty || droppedOut ? .framesLost : uncertain ? .placementUncertain : .complete
         appendEnd(of: segment, status: status, events: recording.events)
     }
 
@@ -220,6 +221,9 @@ public final class SessionTake: Sendable {
             .map { TakeLogSpan(position: $0.position, frames: $0.frames) }
         entry.uncertain = report.uncertain.compactMap { $0.clipped(from: segment.position, to: end) }
             .map { TakeLogSpan(position: $0.position, frames: $0.frames) }
+        // A dropout is a point with a count of frames not in the file: kept whole, in its segment.
+        entry.dropouts = report.dropouts.filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
+            .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
         entry.xruns = SessionTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }

@@ -107,6 +107,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     public var late: [TakeLogSpan] = []
     /// Spans whose frames may not be at their true position (placement uncertain).
     public var uncertain: [TakeLogSpan] = []
+    /// NetJACK2 link dropouts: near each position, about `frames` frames the master sent never
+    /// reached the slave; nothing in the files stands for them (`CaptureEvent.linkDropout`).
+    public var dropouts: [TakeLogSpan] = []
     /// Paused spans.
     public var pauses: [TakeLogPause]
     /// Markers the engineer dropped while recording, in the order dropped (none: the key is left
@@ -147,7 +150,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case part
         case netjackLatencyCycles = "netjack_latency_cycles"
         case sampleRate = "sample_rate"
-        case frames, files, tracks, xruns, lost, late, uncertain, pauses, markers, mark, note
+        case frames, files, tracks, xruns, lost, late, uncertain, dropouts, pauses, markers, mark, note
     }
 
     /// Decodes a whole entry: `take` and `status` are required, everything else has its default
@@ -181,6 +184,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encode(lost, forKey: .lost)
         if !late.isEmpty { try container.encode(late, forKey: .late) }
         if !uncertain.isEmpty { try container.encode(uncertain, forKey: .uncertain) }
+        if !dropouts.isEmpty { try container.encode(dropouts, forKey: .dropouts) }
         try container.encode(pauses, forKey: .pauses)
         if !markers.isEmpty { try container.encode(markers, forKey: .markers) }
         try container.encodeIfPresent(mark, forKey: .mark)
@@ -198,7 +202,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
             if file.path.isEmpty { return "a file has an empty path" }
             if let frames = file.frames, frames < 0 { return "file \(file.path) has \(frames) frames" }
         }
-        for span in xruns + lost + late + uncertain where span.position < 0 || span.frames < 0 {
+        for span in xruns + lost + late + uncertain + dropouts where span.position < 0 || span.frames < 0 {
             return "span of \(span.frames) frames at \(span.position) is negative"
         }
         if let triggerPosition, triggerPosition < 0 { return "trigger position \(triggerPosition) is negative" }

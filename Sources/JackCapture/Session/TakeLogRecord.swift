@@ -34,6 +34,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var lost: [TakeLogSpan]?
     var late: [TakeLogSpan]?
     var uncertain: [TakeLogSpan]?
+    var dropouts: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
     /// Every marker of the take (a marker record carries them all: arrays replace whole).
     var markers: [TakeLogMarker]?
@@ -75,6 +76,7 @@ struct TakeLogRecord: Decodable, Equatable {
         lost = entry.lost
         late = entry.late
         uncertain = entry.uncertain
+        dropouts = entry.dropouts
         pauses = entry.pauses
         // None: the markers records written during the take stay (an end record knows none).
         markers = entry.markers.isEmpty ? nil : entry.markers
@@ -111,6 +113,7 @@ struct TakeLogRecord: Decodable, Equatable {
         lost = try container.decodeIfPresent([TakeLogSpan].self, forKey: .lost)
         late = try container.decodeIfPresent([TakeLogSpan].self, forKey: .late)
         uncertain = try container.decodeIfPresent([TakeLogSpan].self, forKey: .uncertain)
+        dropouts = try container.decodeIfPresent([TakeLogSpan].self, forKey: .dropouts)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
         markers = try container.decodeIfPresent([TakeLogMarker].self, forKey: .markers)
         if container.contains(.note) {
@@ -152,6 +155,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let lost { entry.lost = lost }
         if let late { entry.late = late }
         if let uncertain { entry.uncertain = uncertain }
+        if let dropouts { entry.dropouts = dropouts }
         if let pauses { entry.pauses = pauses }
         if let markers { entry.markers = markers }
         if let note { entry.note = note }

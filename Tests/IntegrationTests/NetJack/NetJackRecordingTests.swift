@@ -29,6 +29,7 @@ final class NetJackRecordingTests: NetJackTestCase {
                            "the master's frame time less the slave's is \(offset) frames, not a whole number of \(period)-frame periods")
             let account = try slaveAccount(run.output, linkOffset: offset)
             XCTAssertTrue(account.reportsNoTrouble, "\(account)")
+            XCTAssertEqual(try reportedDropouts(run.output), [], "no link dropout on a link that stayed up")
             let verification = TakeVerification.verify(account)
             XCTAssertTrue(verification.isAccountedFor, "\(verification)")
             XCTAssertEqual(verification.checkedSamples, 96_000 * Int64(channels))

@@ -164,4 +164,15 @@ class NetJackTestCase: XCTestCase {
         return TakeAccount(startFrame: start, files: files, lostSpans: spans("lost"), lateCopySpans: spans("late"),
                            uncertainSpans: spans("uncertain"))
     }
+
+    /// The link dropouts in jcap's `--meter json` summary.
+    func reportedDropouts(_ output: String) throws -> [LostSpan] {
+        let line = try XCTUnwrap(output.split(separator: "\n").last { $0.hasPrefix("{\"summary\"") }, "no summary")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let summary = try XCTUnwrap(object["summary"] as? [String: Any])
+        let spans = try XCTUnwrap(summary["dropouts"] as? [[String: Any]], "no dropouts key: \(line)")
+        return spans.map {
+            LostSpan(position: ($0["position"] as? NSNumber)?.int64Value ?? -1, frames: ($0["frames"] as? NSNumber)?.int64Value ?? -1)
+        }
+    }
 }

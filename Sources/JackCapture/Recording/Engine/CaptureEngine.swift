@@ -62,8 +62,10 @@ package final class CaptureEngine: @unchecked Sendable {
     ///
     /// `preRollSeconds`: the longest pre-roll a take may keep; the ring holds it
     /// on top of `bufferSeconds`.
+    /// `watchesLinkDropouts`: the server is a NetJACK2 slave, so the callback reports periods its
+    /// master ran that never reached the server's clock (`LinkDropout`).
     package init(client: JackClient, portShortNames: [String], bufferSeconds: Double,
-                 preRollSeconds: Double = 0) throws(JackError) {
+                 preRollSeconds: Double = 0, watchesLinkDropouts: Bool = false) throws(JackError) {
         self.client = client
         var ports: [OpaquePointer] = []
         for name in portShortNames {
@@ -78,7 +80,8 @@ package final class CaptureEngine: @unchecked Sendable {
         let preRollFrames = Int((max(0, min(preRollSeconds, 3_600)) * Double(client.sampleRate)).rounded(.up))
         state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
                                                  sampleRate: client.sampleRate, periodFrames: client.bufferSize,
-                                                 maximumPreRollFrames: preRollFrames))
+                                                 maximumPreRollFrames: preRollFrames,
+                                                 watchesLinkDropouts: watchesLinkDropouts))
         meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
     }
 

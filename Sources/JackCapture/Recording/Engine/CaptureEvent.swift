@@ -33,6 +33,11 @@ public enum CaptureEvent: Equatable, Sendable {
     /// them placed late. They may belong up to a few periods earlier; every frame outside such a
     /// span is at its true position or reported lost.
     case placementUncertain(position: Int64, frames: Int64)
+    /// The server is a NetJACK2 slave and its link to the master dropped out near `position`:
+    /// about `frames` frames (whole periods, `LinkDropout`) that the master ran never reached this
+    /// server's clock. Nothing in the file stands for them; from there on the take is that much
+    /// earlier against the master's clock.
+    case linkDropout(position: Int64, frames: Int64)
     /// The server reported an xrun (jack_set_xrun_callback).
     case xrun(frameTime: UInt32, position: Int64)
     /// A source was connected to a channel's port.
@@ -124,6 +129,8 @@ extension CaptureEvent: CustomStringConvertible {
             "late callback: the \(frames) frames at take frame \(position) were copied after JACK began the next period; they may repeat the next period's samples"
         case .placementUncertain(let position, let frames):
             "placement uncertain: the \(frames) frames at take frame \(position) may belong up to a few periods earlier (callbacks ran late around an xrun)"
+        case .linkDropout(let position, let frames):
+            "NetJACK2 link dropout near take frame \(position): about \(frames) frames the master sent never reached this server; the rest of the take is that much earlier against the master's clock"
         case .xrun(let frame, let position): "xrun near JACK frame \(frame) (take frame \(position))"
         case .portConnected(let channel, let source, let frame, let position):
             "channel \(channel + 1): \(source) connected near JACK frame \(frame) (take frame \(position))"
@@ -153,6 +160,7 @@ struct CaptureEventRecord: Equatable {
         case triggered
         case fileSplit
         case placementUncertain
+        case linkDropout
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -168,6 +176,7 @@ struct CaptureEventRecord: Equatable {
     static var triggeredKind: Int32 { @_noAllocation @_noLocks get { 13 } }
     static var splitKind: Int32 { @_noAllocation @_noLocks get { 14 } }
     static var placementUncertainKind: Int32 { @_noAllocation @_noLocks get { 15 } }
+    static var linkDropoutKind: Int32 { @_noAllocation @_noLocks get { 16 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -264,6 +273,7 @@ extension CaptureEvent {
         case .triggered: self = .triggered(frameTime: frame, position: position)
         case .fileSplit: self = .fileSplit(frameTime: frame, position: position)
         case .placementUncertain: self = .placementUncertain(position: position, frames: record.value)
+        case .linkDropout: self = .linkDropout(position: position, frames: record.value)
         }
     }
 }

@@ -65,6 +65,7 @@ extension CaptureProcessState {
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
+        if watchesLinkDropouts { cycle.callbackTime = jack_get_time() }
         if !rateChanged && mayBelongToTake(reading: alignedReading, frames: n) {
             let staged = own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes
             let blockBytes = CaptureBlockHeader.blockByteCount(frames: n, channels: channelCount)
@@ -101,6 +102,7 @@ extension CaptureProcessState {
     @_noAllocation @_noLocks
     private func beginTake(_ take: UInt32) {
         own.pointee.take = take
+        own.pointee.linkDropouts = LinkDropoutWatch()
         own.pointee.timeline.reset()
         own.pointee.preRoll.removeAll()
         own.pointee.planner = CyclePlanner()
@@ -528,6 +530,11 @@ extension CaptureProcessState {
             emit(CaptureEventRecord.lateCopyKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
+        if watchesLinkDropouts {
+            let settled = own.pointee.linkDropouts.observe(start: placed.placement.start, time: cycle.callbackTime, frames: cycle.frames,
+                                                           position: copied > 0 ? plan.spans[0].position : nil, sampleRate: sampleRate)
+            if let settled { emitLinkDropout(settled) }
+        }
         if placed.placement.guessed && copied > 0 {
             // The readings could not decide where this period goes: said, never hidden.
             let first = plan.spans[0]
@@ -550,8 +557,18 @@ extension CaptureProcessState {
             emit(CaptureEventRecord.overrunKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
+        if watchesLinkDropouts && own.pointee.planner.isFinished, let settling = own.pointee.linkDropouts.finish() {
+            // The take ended while the cycles after a dropout were settling: said as it stands.
+            emitLinkDropout(settling)
+        }
         position.store(own.pointee.planner.position, ordering: .releasing)
         phase.store(own.pointee.planner.phase.capturePhaseRawValue, ordering: .releasing)
+    }
+
+    /// Publishes a NetJACK2 link dropout (`LinkDropout`) at its take position.
+    @_noAllocation @_noLocks
+    private func emitLinkDropout(_ dropout: LinkDropout) {
+        emit(CaptureEventRecord.linkDropoutKind, frameTime: dropout.baselineStart, position: dropout.position, value: dropout.frames)
     }
 
     /// Writes the block's header in front of its staged frames and publishes the block. The plan's
@@ -605,5 +622,6 @@ extension CaptureProcessState {
             if original == Self.flushedAfterShutdown { return }
         }
         if own.pointee.take != 0 && !own.pointee.planner.isFinished { planEveryPendingCycle() }
+        if watchesLinkDropouts, let settling = own.pointee.linkDropouts.finish() { emitLinkDropout(settling) }
     }
 }

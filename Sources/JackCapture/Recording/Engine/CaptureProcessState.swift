@@ -80,6 +80,8 @@ struct CaptureProcessState {
     static var cueAwaited: Int64 { @_noAllocation @_noLocks get { -2 } }
     /// The longest pre-roll the callback has room to hold (`PreRollQueue`).
     let maximumPreRollFrames: Int
+    /// The server is a NetJACK2 slave: the callback reports link dropouts (`LinkDropout`).
+    let watchesLinkDropouts: Bool
     let requestedStop: UnsafeAtomic<Int64>
     /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
     /// The callback clears each once it has acted on it.
@@ -136,7 +138,7 @@ struct CaptureProcessState {
     let droppedEvents: UnsafeAtomic<Int>
 
     init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int, periodFrames: Int,
-         maximumPreRollFrames: Int = 0) {
+         maximumPreRollFrames: Int = 0, watchesLinkDropouts: Bool = false) {
         self.client = client
         self.ports = .allocate(capacity: ports.count)
         self.ports.initialize(from: ports.map { Optional($0) }, count: ports.count)
@@ -146,6 +148,7 @@ struct CaptureProcessState {
         own = .allocate(capacity: 1)
         own.initialize(to: ProcessCallbackState(preRollCapacity: PreRollQueue.capacity(forPreRollFrames: maximumPreRollFrames)))
         self.maximumPreRollFrames = maximumPreRollFrames
+        self.watchesLinkDropouts = watchesLinkDropouts
         callbackOwnership = .create(Self.callbackIdle)
         armedTake = .create(0)
         requestedStart = .create(Self.noRequest)
@@ -277,6 +280,8 @@ struct ProcessCallbackState {
     var cueStart: Int64 = -1
     /// The split being decided or placed (`SplitState`).
     var split = SplitState()
+    /// On a NetJACK2 slave: the take's cycles as placed, watched for link dropouts.
+    var linkDropouts = LinkDropoutWatch()
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>

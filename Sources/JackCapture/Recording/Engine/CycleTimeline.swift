@@ -13,6 +13,8 @@ struct PendingCycle: Equatable {
     /// JACK's frame time once the cycle's frames were copied: a later cycle than this one's means
     /// the copy may have caught the next cycle's samples.
     var readingAfterCopy: UInt32
+    /// When the cycle's callback ran (`jack_get_time`, microseconds; 0 when not read).
+    var callbackTime: UInt64 = 0
 
     @_noAllocation @_noLocks
     init(reading: UInt32, frames: Int, stagedBytes: Int = 0, dropped: Bool = false, afterRateChange: Bool = false) {
