@@ -13,16 +13,9 @@ struct DiskWriterFullDiskTests {
         Float((frame * 3 + channel * 977) % 30_011 - 15_005) / 32_768
     }
 
-    /// Runs `program` and waits for it (posix_spawn and waitpid: Foundation's Process hands its
-    /// result between threads inside Foundation, where ThreadSanitizer cannot see it).
+    /// Runs `program` and waits for it; it must exit 0.
     static func run(_ program: String, _ arguments: [String]) throws {
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, nil, nil, argv, environ)
-        try #require(spawned == 0, "\(program) \(arguments): \(String(cString: strerror(spawned)))")
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = try ChildProcess.run(program, arguments).status
         try #require(status == 0, "\(program) \(arguments): wait status \(status)")
     }
 

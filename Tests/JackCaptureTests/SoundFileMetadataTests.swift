@@ -152,17 +152,7 @@ struct SoundFileMetadataTests {
         try file.apply(metadata())
         try write(file, frames: 480)
         try file.close()
-        func run(_ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+        func run(_ arguments: [String]) throws -> String { try ChildProcess.run(tool, arguments).output }
         let broadcast = try run(["--broadcast", file.path])
         let fields = Dictionary(broadcast.split(separator: "\n").compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }

@@ -638,19 +638,8 @@ struct TakeLogTests {
     func lockAcrossProcesses() throws {
         let flock = "/usr/bin/flock"
         guard FileManager.default.isExecutableFile(atPath: flock) else { return }
-        // posix_spawn and waitpid, not Foundation's Process: its monitoring thread frees the
-        // process object after synchronization ThreadSanitizer does not see.
         func otherProcessGetsLock() throws -> Bool {
-            let arguments = [flock, "--nonblock", folder.file(SessionLock.fileName), "true"]
-            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            defer { for argument in argv { free(argument) } }
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, flock, nil, nil, &argv, environ) == 0 else {
-                throw TakeLogError.cannotLock(folder: folder.path, reason: "could not start flock")
-            }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            return status == 0
+            try ChildProcess.run(flock, ["--nonblock", folder.file(SessionLock.fileName), "true"]).status == 0
         }
         let lock = try SessionLock(folder: folder.path)
         #expect(try !otherProcessGetsLock())

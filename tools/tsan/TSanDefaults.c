@@ -106,6 +106,11 @@ const char *__tsan_default_suppressions(void) {
     // published through its metadata cache's own locking. Seen under swift-testing's #expect in
     // the browser remote's unit tests; no jcap frame in either stack.
     "race:TupleCacheEntry\n"
+    // libdispatch (not built with TSan), not jcap: a timer source Swift's concurrency runtime
+    // makes for a deadline (swift_dispatchEnqueueWithDeadline -> dispatch_after_f) is freed by
+    // another libdispatch worker when it fires; every frame of both stacks is libdispatch's.
+    "race:_dispatch_source_dispose\n"
+    "race:_dispatch_dispose\n"
     // SwiftNIO, not jcap: an async channel's "produce more" and "did yield" closures, handed to its
     // event loop, are read there while the task that made them (a WebSocket or HTTP connection of
     // the browser remote) drops its last reference; the reference count is the Swift runtime's
