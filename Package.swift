@@ -44,6 +44,12 @@ let package = Package(
             pkgConfig: "liblo",
             providers: [.apt(["liblo-dev"])]
         ),
+        // io_uring: a take's O_DIRECT writes to many files go to the kernel in one call.
+        .systemLibrary(
+            name: "CUring",
+            pkgConfig: "liburing",
+            providers: [.apt(["liburing-dev"])]
+        ),
         // Linux calls glibc hides behind _GNU_SOURCE (sync_file_range(2)); no library to link.
         .systemLibrary(name: "CLinux"),
         .target(
@@ -53,6 +59,7 @@ let package = Package(
                 "CLinux",
                 "CSndfile",
                 "CSamplerate",
+                "CUring",
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]

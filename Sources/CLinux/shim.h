@@ -3,6 +3,7 @@
 #ifndef JCAP_CLINUX_SHIM_H
 #define JCAP_CLINUX_SHIM_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,6 +25,10 @@ static inline int jcap_sync_file_range(int descriptor, int64_t offset, int64_t c
 static inline int jcap_allocate_keeping_size(int descriptor, int64_t offset, int64_t count) {
     return (int)syscall(SYS_fallocate, descriptor, 1 /* FALLOC_FL_KEEP_SIZE */, offset, count);
 }
+
+/// O_DIRECT for open(2): glibc names it only under _GNU_SOURCE, which Swift's Glibc module does
+/// not see; its value is per architecture, so it comes from glibc's own definition.
+static const int jcap_open_direct = __O_DIRECT;
 
 /// syncfs(2): writes everything of the file system holding `descriptor` to the disk, its
 /// journal committed. Returns 0, or -1 with errno set.

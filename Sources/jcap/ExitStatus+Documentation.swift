@@ -24,6 +24,7 @@ extension ExitStatus {
         case .startInPast: "the start time is in the past"
         case .outputUnwritable: "an unwritable path"
         case .outputExists: "the file exists"
+        case .directIORefused: "--io direct where the file system or the encoding refuses O_DIRECT"
         case .unsupportedFormat: "a format, encoding or rate the file cannot have, a file libsndfile cannot read, or files played together at different rates"
         case .tooManyChannels: "too many channels for the format"
         case .jackRefused: "JACK refused a port, a connection or the activation"
@@ -45,7 +46,7 @@ extension ExitStatus {
         let recording: [ExitStatus] = [
             .success, .lostFrames, .writeFailed, .serverShutDown, .cancelled, .sampleRateChanged, .placementUncertain, .noServer,
             .unknownSource, .badTime, .startInPast, .outputUnwritable, .outputExists, .unsupportedFormat,
-            .tooManyChannels, .jackRefused,
+            .tooManyChannels, .jackRefused, .directIORefused,
         ]
         return switch command {
         case .record: recording + [.usage]

@@ -55,6 +55,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case oscUnavailable = 27
     /// Under a session manager (`NSM_URL`): it refused jcap's announce or did not answer it.
     case sessionManagerFailed = 28
+    /// `--io direct` where a file cannot be written around the page cache (its file system refuses
+    /// O_DIRECT, or its encoding is compressed).
+    case directIORefused = 29
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE) or is
     /// out of its range (`jcap play --volume 1.5`, `--rate 3`), or a `--buffer` longer than this
     /// machine can hold.
@@ -93,6 +96,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .startInPast: self = .startInPast
         case .outputExists: self = .outputExists
         case .outputUnwritable: self = .outputUnwritable
+        case .directIORefused: self = .directIORefused
         case .unsupportedExtension, .format, .sampleRateConversion, .metadataRefused: self = .unsupportedFormat
         case .badTriggerLevel, .triggerLevelOutOfRange, .bufferTooLarge, .badBufferLength, .transportOnNetJackSlave: self = .usage
         case .alreadyStarted, .clientClosed, .metadataUnreadable: self = .failure

@@ -28,8 +28,9 @@ struct DiskWriterFullDiskTests {
         return ((try file.size() - layout.dataStart) / Int64(layout.blockAlign), Int64(layout.headerDataSize) / Int64(layout.blockAlign))
     }
 
-    @Test("every file is closed declaring the frames it holds; the take is as long as the shortest")
-    func fillsUp() throws {
+    @Test("every file is closed declaring the frames it holds; the take is as long as the shortest",
+          arguments: [DiskIO.buffered, .direct])
+    func fillsUp(io: DiskIO) throws {
         let disk = NSTemporaryDirectory() + "/jcap-full-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk])
@@ -39,8 +40,12 @@ struct DiskWriterFullDiskTests {
         }
         let channels = 2, period = 256
         let format = try RecordingSettings(format: .float).resolveFormat(forPath: disk + "/a.wav")
-        let direct = try SoundFile.create(path: disk + "/a.wav", format: format, channels: 1, sampleRate: 48_000, overwrite: false)
-        let resampled = try SoundFile.create(path: disk + "/b.wav", format: format, channels: 1, sampleRate: 44_100, overwrite: false)
+        let queue = io == .buffered ? nil : DirectWriteQueue()
+        let direct = try SoundFile.create(path: disk + "/a.wav", format: format, channels: 1, sampleRate: 48_000, overwrite: false,
+                                          io: io, queue: queue, files: 2)
+        let resampled = try SoundFile.create(path: disk + "/b.wav", format: format, channels: 1, sampleRate: 44_100, overwrite: false,
+                                             io: io, queue: queue, files: 2)
+        #expect(direct.isDirect == (io == .direct) && resampled.isDirect == (io == .direct))
         let converter = try SampleRateConverter(channels: 1, inputRate: 48_000, outputRate: 44_100)
 
         let ring = RingBuffer(capacity: 64 * CaptureBlockHeader.blockByteCount(frames: period, channels: channels))

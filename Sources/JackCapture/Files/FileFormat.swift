@@ -236,6 +236,13 @@ public struct FileFormat: Equatable, Sendable {
     /// PCM, float, u-law and A-law but not IMA ADPCM, which is written as plain WAV.
     package var isAutoDowngradingRF64: Bool { container == .wav && encoding != .imaADPCM }
 
+    /// Whether libsndfile writes the file sample by sample and never reads it back while writing,
+    /// so it can be written around the page cache (`DiskIO`): PCM, float, u-law and A-law in the
+    /// uncompressed containers. FLAC, ALAC, ADPCM, MP3, Vorbis and Opus stay buffered.
+    package var isWrittenSampleBySample: Bool {
+        [.wav, .w64, .rf64, .caf, .aiff, .au].contains(container) && [.pcm, .float, .ulaw, .alaw].contains(encoding)
+    }
+
     /// libsndfile's format code: major type | subtype | byte order.
     package var sndfileFormat: Int32 {
         let major: Int32

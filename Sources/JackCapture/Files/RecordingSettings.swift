@@ -25,6 +25,8 @@ public struct RecordingSettings: Sendable, Equatable {
     public var converterQuality: SampleRateConverterQuality = .best
     /// Replace an existing file; otherwise it is never touched.
     public var overwritesExistingFile = false
+    /// Around the page cache (O_DIRECT) or through it; `auto` falls back per file system.
+    public var diskIO: DiskIO = .auto
 
     /// Every sample rate jcap writes, whatever the format.
     public static let sampleRates = 1...768_000

@@ -16,6 +16,12 @@ package final class SoundFile: @unchecked Sendable {
     private var closed = false
     /// The descriptor libsndfile writes through (created files only; it closes it).
     private let descriptor: Int32?
+    /// Set, the file is written around the page cache (O_DIRECT, `DirectFile`), which also owns
+    /// the descriptor.
+    private let direct: DirectFile?
+    /// Why a file asked to be written around the page cache is not (`DiskIO.auto` fell back):
+    /// the file system refused O_DIRECT.
+    package private(set) var directRefusal: String?
     /// Set, the file's written pages are written back and dropped as it grows (`PageCacheWindow`).
     package var pageCacheWindow: PageCacheWindow?
     /// Whether any audio has been written: libsndfile 1.2.0 accepts a chunk added after that and
@@ -24,9 +30,10 @@ package final class SoundFile: @unchecked Sendable {
     /// Frames written so far, counting the whole frames of a short write: what the file holds.
     private(set) package var framesWritten: Int64 = 0
 
-    private init(handle: OpaquePointer, path: String, info: SF_INFO, descriptor: Int32? = nil) {
+    private init(handle: OpaquePointer, path: String, info: SF_INFO, descriptor: Int32? = nil, direct: DirectFile? = nil) {
         self.handle = handle
-        self.descriptor = descriptor
+        self.descriptor = descriptor ?? direct?.descriptor
+        self.direct = direct
         self.path = path
         channels = Int(info.channels)
         sampleRate = Int(info.samplerate)
@@ -40,8 +47,12 @@ package final class SoundFile: @unchecked Sendable {
     /// settings (sf_command). An existing file is never touched unless `overwrite`; the channel
     /// count, sample rate and format are checked (sf_format_check) before anything is created or
     /// truncated, so a bad format never damages a file.
+    ///
+    /// `io` says whether it is written around the page cache (`DiskIO`): then through `queue`,
+    /// shared by the `files` files written at once, and opened by libsndfile's virtual I/O.
     package static func create(path: String, format: FileFormat, channels: Int, sampleRate: Int,
-                              overwrite: Bool) throws(CaptureError) -> SoundFile {
+                              overwrite: Bool, io: DiskIO = .buffered, queue: DirectWriteQueue? = nil,
+                              files: Int = 1) throws(CaptureError) -> SoundFile {
         try format.validate(channels: channels)
         try format.validate(sampleRate: sampleRate)
         var info = SF_INFO()
@@ -54,26 +65,59 @@ package final class SoundFile: @unchecked Sendable {
                                              reason: "sf_format_check rejects \(channels) channels at \(sampleRate) Hz"))
         }
         let flags = O_WRONLY | O_CREAT | (overwrite ? O_TRUNC : O_EXCL)
-        let descriptor = Glibc.open(path, flags, 0o644)
+        var directRefusal: String?
+        var direct: DirectFile?
+        let wantsDirect = io != .buffered && format.isWrittenSampleBySample
+        if wantsDirect {
+            let queue = queue ?? DirectWriteQueue()
+            // O_RDWR: a header longer than the head copy is rewritten by reading its blocks back.
+            let existed = access(path, F_OK) == 0
+            let descriptor = Glibc.open(path, (flags & ~O_WRONLY) | O_RDWR | jcap_open_direct, 0o644)
+            if descriptor >= 0 {
+                direct = DirectFile(descriptor: descriptor, path: path, queue: queue, files: files)
+            } else if errno == EINVAL {
+                // The file system has no O_DIRECT (ramfs, tmpfs before Linux 6.6, some network
+                // file systems). open(2) finds that out after creating the file (an existing
+                // one is not truncated): a file that was not there is removed again.
+                if !existed { unlink(path) }
+                directRefusal = "the file system refuses O_DIRECT"
+                if io == .direct { throw .directIORefused(path, reason: directRefusal!) }
+            } else {
+                let code = errno
+                if code == EEXIST { throw .outputExists(path) }
+                throw .outputUnwritable(path, reason: String(cString: strerror(code)))
+            }
+        } else if io != .buffered && !format.isWrittenSampleBySample {
+            directRefusal = "\(format.encoding.displayName) is encoded in blocks libsndfile reads back"
+            if io == .direct { throw .directIORefused(path, reason: directRefusal!) }
+        }
+        let descriptor = direct?.descriptor ?? Glibc.open(path, flags, 0o644)
         guard descriptor >= 0 else {
             let code = errno
             if code == EEXIST { throw .outputExists(path) }
             throw .outputUnwritable(path, reason: String(cString: strerror(code)))
         }
         let (opened, code, failure) = SoundFile.openingOneAtATime { () -> (OpaquePointer?, Int32, String) in
-            let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE))
-            let code = errno
+            var table = DirectFile.virtualIO
+            let handle = if let direct {
+                sf_open_virtual(&table, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(direct).toOpaque())
+            } else {
+                sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE))
+            }
+            let code = direct.map { $0.errorNumber != 0 ? $0.errorNumber : errno } ?? errno
             return (handle, code, handle == nil ? String(cString: sf_strerror(nil)) : "")
         }
         guard let handle = opened else {
             let reason = failure
-            Glibc.close(descriptor)
+            if let direct { _ = direct.finish() } else { Glibc.close(descriptor) }
             unlink(path)
             // The header could not be written: a full disk is the disk's fault, not the format's.
             if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
             throw .format(.libsndfileRefused(format: "\(format.displayName) with \(channels) channels", reason: reason))
         }
-        let file = SoundFile(handle: handle, path: path, info: info, descriptor: descriptor)
+        let file = direct.map { SoundFile(handle: handle, path: path, info: info, direct: $0) }
+            ?? SoundFile(handle: handle, path: path, info: info, descriptor: descriptor)
+        file.directRefusal = directRefusal
         do {
             try file.applyEncoderSettings(of: format)
         } catch {
@@ -154,6 +198,10 @@ package final class SoundFile: @unchecked Sendable {
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
         framesWritten += Int64(max(0, written))
         guard written == frames else {
+            if let code = direct?.errorNumber, code != 0 {
+                if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
+                throw .writeFailed(path: path, reason: String(cString: strerror(code)))
+            }
             let code = errno
             let library = String(cString: sf_strerror(handle))
             let reason = code != 0 ? "\(String(cString: strerror(code))) (\(library))" : library
@@ -204,8 +252,17 @@ package final class SoundFile: @unchecked Sendable {
     /// header writes the Vorbis header packets into the stream again, leaving a file it cannot open.
     package func updateHeader() {
         guard format & Int32(SF_FORMAT_TYPEMASK) != Int32(SF_FORMAT_OGG) else { return }
+        // Written around the page cache: the frames first, then the header that declares them.
+        direct?.writeBack(padded: true)
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        direct?.commitHead()
     }
+
+    /// Whether the file is written around the page cache (O_DIRECT).
+    package var isDirect: Bool { direct != nil }
+
+    /// The queue its direct writes go through (shared by the files of its take).
+    package var directQueue: DirectWriteQueue? { direct?.queue }
 
     /// Writes everything on the file's file system to the disk, this file's header and length
     /// with it (syncfs: one call for every file of a take on that disk). Created files only.
@@ -219,6 +276,18 @@ package final class SoundFile: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         let result = sf_close(handle)
+        if let direct {
+            let code = direct.finish()
+            if code != 0 {
+                // The file ends where the disk stopped taking it: its header is made to say so,
+                // and the frames counted are the ones it holds.
+                if let measured = try? TakeFileRepair.measureAndRepair(path: path) {
+                    framesWritten = min(framesWritten, measured.frames)
+                }
+                if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
+                throw .writeFailed(path: path, reason: String(cString: strerror(code)))
+            }
+        }
         guard result == 0 else {
             throw .writeFailed(path: path, reason: String(cString: sf_error_number(result)))
         }

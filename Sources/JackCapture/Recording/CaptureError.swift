@@ -23,6 +23,9 @@ public enum CaptureError: Error, Equatable, Sendable {
     case outputExists(String)
     /// The output file cannot be created.
     case outputUnwritable(String, reason: String)
+    /// `--io direct` where the file cannot be written around the page cache: its file system
+    /// refuses O_DIRECT, or its encoding is one libsndfile reads back while writing.
+    case directIORefused(String, reason: String)
     /// An output file extension jcap does not know.
     case unsupportedExtension(String)
     /// A format, bit depth, byte order, encoder setting or sample rate the file cannot have.
@@ -84,6 +87,8 @@ extension CaptureError: CustomStringConvertible {
             return "'\(path)' already exists"
         case .outputUnwritable(let path, let reason):
             return "cannot create '\(path)': \(reason)"
+        case .directIORefused(let path, let reason):
+            return "cannot write '\(path)' around the page cache: \(reason)"
         case .unsupportedExtension(let ext):
             return "unsupported file extension '\(ext)' (use \(FileContainer.allExtensionsList))"
         case .format(let error):

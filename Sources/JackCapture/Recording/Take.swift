@@ -138,6 +138,8 @@ public final class Take: @unchecked Sendable {
     private static func openFiles(_ specs: [TakeFileSpec], format: FileFormat, settings: RecordingSettings,
                                   fileSampleRate: Int, serverSampleRate: Int) throws(CaptureError) -> [TakeOutput] {
         var outputs: [TakeOutput] = []
+        // One queue for the files written together, so their blocks go to the disk in batches.
+        let queue = settings.diskIO == .buffered ? nil : DirectWriteQueue()
         do throws(CaptureError) {
             for spec in specs {
                 // A file at another rate than the server's is resampled on the writer thread.
@@ -145,7 +147,8 @@ public final class Take: @unchecked Sendable {
                     : try SampleRateConverter(channels: spec.channels.count, inputRate: serverSampleRate,
                                               outputRate: fileSampleRate, quality: settings.converterQuality)
                 let file = try SoundFile.create(path: spec.path, format: format, channels: spec.channels.count,
-                                                sampleRate: fileSampleRate, overwrite: settings.overwritesExistingFile)
+                                                sampleRate: fileSampleRate, overwrite: settings.overwritesExistingFile,
+                                                io: settings.diskIO, queue: queue, files: specs.count)
                 outputs.append(TakeOutput(file: file, channels: spec.channels, converter: converter))
             }
         } catch {

@@ -336,7 +336,8 @@ package final class DiskWriter: @unchecked Sendable {
             runs = .allocate(capacity: width)
             levels = FrameGather.Levels(width: width)
             isEveryChannel = output.channels == Array(0..<takeChannels)
-            output.file.pageCacheWindow = PageCacheWindow(files: files)
+            // A file written around the page cache (O_DIRECT) has none to keep small.
+            if !output.file.isDirect { output.file.pageCacheWindow = PageCacheWindow(files: files) }
         }
 
         deinit {
@@ -386,6 +387,8 @@ package final class DiskWriter: @unchecked Sendable {
             }
             output.file.updateHeader()
             do throws(CaptureError) { try output.file.close() } catch { if firstError == nil { firstError = error } }
+            // A direct file's failed writes are found at its close: it holds what the disk took.
+            inFile = min(inFile, output.file.framesWritten)
             if let firstError { throw firstError }
         }
 
@@ -582,6 +585,8 @@ package final class DiskWriter: @unchecked Sendable {
 
         func flushAll() throws(CaptureError) {
             for output in outputs where segmentOpen { try output.flush() }
+            // The pass's direct writes, every file's, to the kernel in one call.
+            if segmentOpen { outputs.first?.output.file.directQueue?.submit() }
             if segmentOpen, let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
         }
 

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import JackCapture
+
+/// Files written around the page cache (O_DIRECT through libsndfile's virtual I/O, `DirectFile`),
+/// against the same files written through it.
+@Suite("Files written around the page cache (O_DIRECT)", .serialized)
+struct DirectFileTests {
+    let folder: String
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "/jcap-direct-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    /// A sample that differs on every frame and channel, and reaches past full scale now and then
+    /// (so integer encodings clip the same way on both paths).
+    static func sample(_ frame: Int, _ channel: Int) -> Float {
+        Float((frame * 7 + channel * 131) % 2_003) / 1_000 - 1
+    }
+
+    /// Writes `frames` frames to a new file at `path` in uneven writes, the header rewritten every
+    /// 20,000 frames and a bext chunk first where the container takes one; returns the file, open.
+    @discardableResult
+    func write(_ path: String, format: FileFormat, io: DiskIO, queue: DirectWriteQueue?, files: Int = 300,
+               channels: Int = 3, frames: Int = 100_003, close: Bool = true) throws -> SoundFile {
+        let file = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: 48_000,
+                                        overwrite: false, io: io, queue: queue, files: files)
+        if format.container == .wav || format.container == .rf64 {
+            try file.setBroadcastInfo(BroadcastInfo(description: "direct", originator: "jcap", originatorReference: "t1",
+                                                    originationDate: "2026-11-24", originationTime: "12:00:00",
+                                                    timeReference: 123_456, version: 2))
+        }
+        let sizes = [1, 7, 4_099, 333, 12_000, 1_024, 20_000]
+        var written = 0, turn = 0, sinceHeader = 0
+        var samples: [Float] = []
+        while written < frames {
+            let count = min(sizes[turn % sizes.count], frames - written)
+            turn += 1
+            samples.removeAll(keepingCapacity: true)
+            for frame in written..<written + count {
+                for channel in 0..<channels { samples.append(Self.sample(frame, channel)) }
+            }
+            try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try file.write(interleaved: buffer.baseAddress!, frames: count)
+            }
+            written += count
+            sinceHeader += count
+            if sinceHeader >= 20_000 {
+                file.updateHeader()
+                queue?.submit()
+                sinceHeader = 0
+            }
+        }
+        if close { try file.close() }
+        return file
+    }
+
+    static let directFormats = FormatCombinations.valid.map(\.format).filter(\.isWrittenSampleBySample)
+
+    @Test("every format the direct path takes writes the buffered path's file byte for byte", arguments: directFormats)
+    func byteIdentical(format: FileFormat) throws {
+        let name = "\(format.container.rawValue)-\(format.encoding.rawValue)-\(format.bitDepth ?? 0)-\(format.endianness?.rawValue ?? "")"
+        let buffered = folder + "/\(name)-buffered.\(format.container.rawValue)"
+        let direct = folder + "/\(name)-direct.\(format.container.rawValue)"
+        let plain = try write(buffered, format: format, io: .buffered, queue: nil)
+        let around = try write(direct, format: format, io: .direct, queue: DirectWriteQueue())
+        #expect(!plain.isDirect)
+        #expect(around.isDirect)
+        let expected = try Data(contentsOf: URL(fileURLWithPath: buffered))
+        let got = try Data(contentsOf: URL(fileURLWithPath: direct))
+        #expect(got.count == expected.count, "\(name): \(got.count) bytes, buffered \(expected.count)")
+        #expect(got == expected, "\(name): first difference at byte \(zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
+        #expect(try SoundFile.open(readingFrom: direct).frames == 100_003)
+    }
+
+    @Test("the same without io_uring: each block written by pwrite as it comes")
+    func byteIdenticalWithoutBatching() throws {
+        // A queue whose ring is refused behaves as this one does where io_uring is unavailable.
+        let format = try RecordingSettings(bitDepth: 24).resolveFormat(forPath: "take.wav")
+        let buffered = folder + "/plain.wav", direct = folder + "/direct.wav"
+        try write(buffered, format: format, io: .buffered, queue: nil)
+        try write(direct, format: format, io: .direct, queue: DirectWriteQueue(batched: false))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: direct)) == Data(contentsOf: URL(fileURLWithPath: buffered)))
+    }
+
+    @Test("mid-take, the file on the disk holds every frame its newest header declares, and they read back")
+    func headerOnDiskMidTake() throws {
+        let path = folder + "/open.wav"
+        let format = try RecordingSettings(format: .float).resolveFormat(forPath: path)
+        let queue = DirectWriteQueue()
+        // 100,003 frames: the header was last rewritten after 100,003 - 3 frames (every 20,000
+        // and the last writes after it).
+        let file = try write(path, format: format, io: .direct, queue: queue, files: 1, close: false)
+        queue.submit()
+        file.updateHeader()
+        queue.waitForAll()
+        // What another process (or a reader after kill -9) sees now, through the page cache.
+        let reader = try SoundFile.open(readingFrom: path)
+        #expect(reader.frames == 100_003)
+        var samples = [Float](repeating: 0, count: 100_003 * 3)
+        let read = samples.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: 100_003) }
+        #expect(read == 100_003)
+        #expect((0..<read).allSatisfy { frame in (0..<3).allSatisfy { samples[frame * 3 + $0] == Self.sample(frame, $0) } })
+        try file.close()
+        #expect(try SoundFile.open(readingFrom: path).frames == 100_003)
+    }
+
+    @Test("a file system without O_DIRECT (ramfs): auto writes through the page cache and says why; direct is refused")
+    func fallsBack() throws {
+        let disk = folder + "/ramfs"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try #require(ChildProcess.run("/bin/mount", ["-t", "ramfs", "ramfs", disk]).status == 0)
+        defer { _ = try? ChildProcess.run("/bin/umount", ["-l", disk]) }
+        let format = try RecordingSettings().resolveFormat(forPath: "take.wav")
+        let file = try write(disk + "/auto.wav", format: format, io: .auto, queue: DirectWriteQueue())
+        #expect(!file.isDirect)
+        #expect(file.directRefusal == "the file system refuses O_DIRECT")
+        #expect(try SoundFile.open(readingFrom: disk + "/auto.wav").frames == 100_003)
+        #expect(throws: CaptureError.directIORefused(disk + "/direct.wav", reason: "the file system refuses O_DIRECT")) {
+            try write(disk + "/direct.wav", format: format, io: .direct, queue: DirectWriteQueue())
+        }
+        #expect(!FileManager.default.fileExists(atPath: disk + "/direct.wav"), "nothing is created")
+    }
+
+    @Test("a compressed format stays buffered under auto, saying why, and is refused under direct")
+    func compressedStaysBuffered() throws {
+        let format = try RecordingSettings().resolveFormat(forPath: "take.flac")
+        let file = try write(folder + "/auto.flac", format: format, io: .auto, queue: DirectWriteQueue(), channels: 2)
+        #expect(!file.isDirect)
+        #expect(file.directRefusal == "FLAC is encoded in blocks libsndfile reads back")
+        #expect(throws: CaptureError.directIORefused(folder + "/direct.flac", reason: "FLAC is encoded in blocks libsndfile reads back")) {
+            try write(folder + "/direct.flac", format: format, io: .direct, queue: DirectWriteQueue(), channels: 2)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/direct.flac"))
+    }
+
+    @Test("a .wav file turns into RF64 past 4 GB on the direct path too, every frame in place",
+          .enabled(if: SoundFileTests.freeBytes() > 10_000_000_000, "needs 10 GB of free disk"))
+    func switchesToRF64() throws {
+        let path = folder + "/big.wav"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let channels = 8, chunkFrames = 1 << 20
+        let queue = DirectWriteQueue()
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                        channels: channels, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+        #expect(file.isDirect)
+        var chunk = [Float](repeating: 0, count: chunkFrames * channels)
+        let chunks = 129  // 4.03 GiB of audio: just past what a RIFF size can describe
+        for index in 0..<chunks {
+            chunk[0] = Float(index + 1) / 256  // each chunk's first sample says which it is
+            try chunk.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try file.write(interleaved: buffer.baseAddress!, frames: chunkFrames)
+            }
+            if index % 8 == 0 { file.updateHeader() }
+            queue.submit()
+        }
+        try file.close()
+        let handle = try #require(FileHandle(forReadingAtPath: path))
+        #expect(String(decoding: try handle.read(upToCount: 4) ?? Data(), as: UTF8.self) == "RF64")
+        let reader = try SoundFile.open(readingFrom: path)
+        #expect(reader.frames == Int64(chunks * chunkFrames))
+        var frame = [Float](repeating: 0, count: channels)
+        for index in [0, 64, 127, 128] {
+            #expect(reader.seek(toFrame: Int64(index * chunkFrames)))
+            _ = frame.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: 1) }
+            #expect(frame[0] == Float(index + 1) / 256, "chunk \(index) is in place")
+        }
+    }
+}
