@@ -108,6 +108,7 @@ extension Console {
         if let split = take.splitInterval { text += splitAnnouncement(split, each: "take") }
         line(text)
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
+        announcePageCacheFallbacks(of: take)
     }
 
     /// A take's problems first, then its summary as the last lines: length, files, start (local

@@ -100,6 +100,14 @@ final class Console {
         if let split = take.splitInterval { text += splitAnnouncement(split) }
         line(text)
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
+        announcePageCacheFallbacks(of: take)
+    }
+
+    /// `jcap: 2 files in /mnt/ram written through the page cache: the file system refuses O_DIRECT`
+    func announcePageCacheFallbacks(of take: Take) {
+        for fallback in take.pageCacheFallbacks {
+            line("jcap: \(fallback.files) file\(fallback.files == 1 ? "" : "s") in \(fallback.folder) written through the page cache: \(fallback.reason)")
+        }
     }
 
     /// `jcap: aligned to capture latency: 1024 frames on every channel`, or channel by channel.

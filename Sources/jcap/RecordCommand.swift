@@ -75,6 +75,8 @@ struct RecordCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace the output file if it exists.")
     var overwrite = false
 
+    @OptionGroup var diskIO: DiskIOOption
+
     @Option(name: .long, help: ArgumentHelp("Ring buffer length: how long the disk may stall without losing frames.", valueName: "duration"))
     var buffer: String = "4s"
 
@@ -226,6 +228,7 @@ struct RecordCommand: ParsableCommand {
             settings.compressionLevel = level
         }
         if let srcQuality { settings.converterQuality = try SampleRateConverterQuality(option: srcQuality) }
+        if let mode = try diskIO.mode() { settings.diskIO = mode }
         // Checked now, before JACK is touched, when the output path is known (the take name's
         // extension is wav otherwise).
         _ = try settings.resolveFormat(forPath: output ?? "take.wav")

@@ -80,6 +80,8 @@ struct SessionCommand: ParsableCommand {
 
     @OptionGroup var meters: MeterOption
 
+    @OptionGroup var diskIO: DiskIOOption
+
     @OptionGroup var remoteOptions: RemoteOption
 
     func run() throws {
@@ -153,6 +155,8 @@ struct SessionCommand: ParsableCommand {
         } else if file == nil {
             throw ValidationError("missing the session file (jcap session FILE), or NSM_URL for a session manager")
         }
+        let diskIOMode: DiskIO?
+        do { diskIOMode = try diskIO.mode() } catch { throw console.fail(error) }
         var definition: SessionDefinition
         do {
             if let managed { definition = managed.definition } else { definition = try SessionDefinition.load(path: file ?? "") }
@@ -161,6 +165,7 @@ struct SessionCommand: ParsableCommand {
             if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength
             definition.triggerStop = quietStop
+            if let diskIOMode { definition.settings.diskIO = diskIOMode }
         } catch {
             throw console.fail(StudioSessionError.sessionFile(error))
         }

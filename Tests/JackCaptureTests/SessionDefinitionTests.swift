@@ -109,6 +109,17 @@ struct SessionFileDefinitionTests {
         #expect(mp3.format.displayName == "MP3 q1")
     }
 
+    @Test("io: how take files are written, auto unless set; written back when set")
+    func diskIOKey() throws {
+        #expect(try Self.parse(Self.withSession("format = \"wav\"")).settings.diskIO == .auto)
+        for mode in DiskIO.allCases {
+            let definition = try Self.parse(Self.withSession("io = \"\(mode.rawValue.uppercased())\""))
+            #expect(definition.settings.diskIO == mode)
+            let text = SessionFileWriter.text(of: definition, path: "sessions/band.toml")
+            #expect(text.contains("io = \"\(mode.rawValue)\"") == (mode != .auto))
+        }
+    }
+
     @Test("buffer lengths: any duration jcap takes; frames at the session's rate")
     func buffers() throws {
         #expect(try Self.parse(Self.withSession("buffer = \"250ms\"")).bufferSeconds == 0.25)
@@ -351,9 +362,9 @@ struct SessionFileDefinitionTests {
         (withTrack("[session]\nname = \"band\"\nsmaple_rate = 48000\n"), "sessions/band.toml:3: smaple_rate: unknown key in [session] (did you mean sample_rate?)"),
         (withTrack("[session]\nname = \"band\"\nbit-depth = 24\n"), "sessions/band.toml:3: bit-depth: unknown key in [session] (did you mean bit_depth?)"),
         (withTrack("[session]\nname = \"band\"\nzzz = 1\ncolour = \"red\"\n"),
-         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)"),
+         "sessions/band.toml:3: zzz: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene, tape or io)"),
         (withTrack("[session]\nname = \"band\"\n[session.mixer]\ngain = 1\n"),
-         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)"),
+         "sessions/band.toml:3: mixer: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene, tape or io)"),
         (withTrack("[session]\nformat = \"wav\"\n"),
          "sessions/band.toml:1: name: missing: the session's name, also its JACK client name (name = \"band\")"),
         (withTrack("[session]\nname = 5\n"), "sessions/band.toml:2: name: expected the session's name in quotes (name = \"band\"), not an integer (5)"),
@@ -407,6 +418,8 @@ struct SessionFileDefinitionTests {
          "sessions/band.toml:4: quality: expected a number from 0 (smallest file) to 1 (best quality), e.g. quality = 0.6, not a string (\"high\")"),
         (withTrack("[session]\nname = \"band\"\nformat = \"opus\"\nquality = 1.5\n"),
          "sessions/band.toml:4: quality: quality 1.5 is out of range (0 for the smallest file to 1 for the best quality)"),
+        (withTrack("[session]\nname = \"band\"\nio = \"sideways\"\n"),
+         "sessions/band.toml:3: io: expected \"auto\", \"direct\" or \"buffered\", not \"sideways\""),
         (withTrack("[session]\nname = \"band\"\nformat = \"flac\"\ncompression_level = 9\n"),
          "sessions/band.toml:4: compression_level: compression level 9 is out of range (0, fastest, to 8, smallest)"),
         (withTrack("[session]\nname = \"band\"\ncompression_level = 5\n"),
@@ -559,7 +572,7 @@ struct SessionFileDefinitionTests {
 
     @Test("the first problem in the file is the one reported")
     func firstProblemFirst() {
-        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene or tape)")
+        #expect(Self.refusal(Self.session + "b_key = 1\na_key = 2\n") == "sessions/band.toml:3: b_key: unknown key in [session] (use name, folder, sample_rate, format, encoding, bit_depth, endian, quality, compression_level, buffer, layout, align_latency, scene, tape or io)")
     }
 
     @Test("a name with a newline cannot break the line")

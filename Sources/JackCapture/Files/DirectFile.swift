@@ -305,6 +305,15 @@ final class DirectFile {
         failedAt = min(failedAt, offset)
     }
 
+    /// Writes everything so far (the partial block padded) and waits for it: the header on the
+    /// disk at the start, as a buffered file's is. Returns the first failure's errno, 0 when none.
+    func writeAndWait() -> Int32 {
+        writeBack(padded: true)
+        commitHead()
+        queue.wait { outstanding.allSatisfy { $0 == nil } }
+        return errorNumber
+    }
+
     // MARK: Finishing
 
     /// Writes the rest (the last partial block padded), waits for every write, truncates the

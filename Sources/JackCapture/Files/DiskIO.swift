@@ -8,9 +8,27 @@ public enum DiskIO: String, CaseIterable, Equatable, Sendable {
     case direct
     /// Through the page cache (write(2)), its footprint kept small (`PageCacheWindow`).
     case buffered
+}
 
-    public var description: String { rawValue }
+/// Files a take writes through the page cache though `auto` asked for around it: how many, in
+/// which folder, and why (the file system refuses O_DIRECT, or the encoding is compressed).
+public struct DiskIOFallback: Equatable, Sendable {
+    public var folder: String
+    public var reason: String
+    public var files: Int
 
-    /// The names `--io` and the session key `io` take.
-    public static let namesList = allCases.map(\.rawValue).joined(separator: ", ")
+    /// One for each folder and reason among `files`, in the files' order.
+    static func of(_ files: [SoundFile]) -> [DiskIOFallback] {
+        var fallbacks: [DiskIOFallback] = []
+        for file in files {
+            guard let reason = file.directRefusal else { continue }
+            let folder = file.path.contains("/") ? String(file.path[..<file.path.lastIndex(of: "/")!]) : "."
+            if let index = fallbacks.firstIndex(where: { $0.folder == folder && $0.reason == reason }) {
+                fallbacks[index].files += 1
+            } else {
+                fallbacks.append(DiskIOFallback(folder: folder.isEmpty ? "/" : folder, reason: reason, files: 1))
+            }
+        }
+        return fallbacks
+    }
 }

@@ -130,6 +130,14 @@ package final class SoundFile: @unchecked Sendable {
         }
         // Float to integer conversion clips at full scale instead of wrapping around.
         _ = jcap_sf_command_bool(handle, Int32(SFC_SET_CLIPPING), 1)
+        // The header on the disk now, as sf_open_fd puts it there: a full disk is found here,
+        // before the take, and leaves no file.
+        if let direct, case let code = direct.writeAndWait(), code != 0 {
+            try? file.close()
+            unlink(path)
+            if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
+            throw .outputUnwritable(path, reason: String(cString: strerror(code)))
+        }
         return file
     }
 

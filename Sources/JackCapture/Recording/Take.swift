@@ -161,6 +161,10 @@ public final class Take: @unchecked Sendable {
         return outputs
     }
 
+    /// Its files written through the page cache though `RecordingSettings.diskIO` is `auto`, and
+    /// why (`DiskIOFallback`); empty when every file is written around it, or `buffered` was asked.
+    public var pageCacheFallbacks: [DiskIOFallback] { DiskIOFallback.of(writer.firstOutputs.map(\.file)) }
+
     public var state: State { lock.withLock { currentState } }
 
     /// Whether the take was armed (a take finished without being started was cancelled).

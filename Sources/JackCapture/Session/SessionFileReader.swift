@@ -16,7 +16,7 @@ struct SessionFileReader {
     let path: String
 
     static let sessionKeys = ["name", "folder", "sample_rate", "format", "encoding", "bit_depth", "endian",
-                              "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape"]
+                              "quality", "compression_level", "buffer", "layout", "align_latency", "scene", "tape", "io"]
     static let trackKeys = ["name", "source", "group", "arm", "pan", "part"]
     /// The keys an unknown track key's message suggests: `part` is left out, as only a session
     /// split across hosts uses it (sessions/README.md).
@@ -377,6 +377,12 @@ struct SessionFileReader {
                 throw errors.session("endian", "expected \"little\" or \"big\", not \"\(text)\"")
             }
             settings.endianness = order
+        }
+        if let text = try keys.string("io", expected: "\"auto\", \"direct\" or \"buffered\"") {
+            guard let mode = DiskIO(rawValue: text.lowercased()) else {
+                throw errors.session("io", "expected \"auto\", \"direct\" or \"buffered\", not \"\(text)\"")
+            }
+            settings.diskIO = mode
         }
         settings.quality = try keys.number("quality", expected: "a number from 0 (smallest file) to 1 (best quality), e.g. quality = 0.6")
         settings.compressionLevel = try keys.integer("compression_level",

@@ -25,6 +25,7 @@ public enum SessionFileWriter {
         if let order = settings.endianness { lines.append("endian = \(quoted(order.rawValue))") }
         if let quality = settings.quality { lines.append("quality = \(number(quality))") }
         if let level = settings.compressionLevel { lines.append("compression_level = \(level)") }
+        if settings.diskIO != .auto { lines.append("io = \(quoted(settings.diskIO.rawValue))") }
         lines.append("buffer = \(quoted(buffer(definition.bufferSeconds, sampleRate: definition.sampleRate)))")
         lines.append("layout = \(quoted(definition.layout.rawValue))")
         if definition.alignsToCaptureLatency { lines.append("align_latency = true") }
