@@ -117,6 +117,7 @@ let package = Package(
             dependencies: [
                 "JackCapture",
                 "JackCaptureTestSignal",
+                "CLinux",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             path: "tools/bench/writer"

@@ -1,4 +1,5 @@
 import Atomics
+import CLinux
 import Foundation
 import JackCapture
 import JackCaptureTestSignal
@@ -7,7 +8,8 @@ import JackCaptureTestSignal
 /// in exactly the process callback's block format, as fast as there is room, and the real
 /// `DiskWriter` drains it into a float WAV, converting it to another sample rate if asked. The same
 /// audio is also written straight through sf_writef_float (never converted), the rate no
-/// libsndfile writer can beat.
+/// libsndfile writer can beat through the page cache; and the same bytes written by a plain
+/// O_DIRECT loop (1 MiB aligned pwrite(2)s, then fsync), what no writer around the page cache can beat.
 enum DiskWriterBenchmark {
     struct Result: Sendable {
         var channels: Int
@@ -23,6 +25,10 @@ enum DiskWriterBenchmark {
         var writerSyncedSeconds: Double
         var rawSeconds: Double
         var rawSyncedSeconds: Double
+        /// The O_DIRECT loop, fsync included (nil where the file system refuses O_DIRECT).
+        var directLoopSeconds: Double?
+        /// Whether the writer's file was written around the page cache.
+        var writerIsDirect: Bool
 
         var bytes: Double { Double(frames) * Double(channels) * 4 }
         /// Seconds of the take the writer handles per second: how many times real time it runs.
@@ -33,7 +39,7 @@ enum DiskWriterBenchmark {
     /// `SampleRateConverter` of `quality`.
     static func run(channels: Int, frames: Int64, period: Int = 1_024, sampleRate: Int = 48_000,
                            fileSampleRate: Int? = nil, quality: SampleRateConverterQuality = .best,
-                           directory: String) throws -> Result {
+                           io: DiskIO = .auto, directory: String) throws -> Result {
         let fileRate = fileSampleRate ?? sampleRate
         let path = directory + "/jcap-writer-benchmark-\(getpid()).wav"
         defer { unlink(path) }
@@ -57,7 +63,8 @@ enum DiskWriterBenchmark {
         }
         unlink(path)
         let file = try SoundFile.create(path: path, format: format, channels: channels, sampleRate: fileRate,
-                                        overwrite: false)
+                                        overwrite: false, io: io, queue: io == .buffered ? nil : DirectWriteQueue())
+        let writerIsDirect = file.isDirect
         let converter = fileRate == sampleRate ? nil
             : try SampleRateConverter(channels: channels, inputRate: sampleRate, outputRate: fileRate, quality: quality)
         let writer = DiskWriter(source: source, file: file, converter: converter)
@@ -121,9 +128,38 @@ enum DiskWriterBenchmark {
         let rawSeconds = Date().timeIntervalSince(rawStart)
         sync(path)
         let rawSyncedSeconds = Date().timeIntervalSince(rawStart)
+        unlink(path)
+        let directLoopSeconds = directLoop(path: path, bytes: Int(frames) * channels * 4, pattern: interleaved)
         return Result(channels: channels, frames: frames, sampleRate: sampleRate, fileFrames: fileFrames,
                       fileSampleRate: fileRate, writerSeconds: writerSeconds,
-                      writerSyncedSeconds: writerSyncedSeconds, rawSeconds: rawSeconds, rawSyncedSeconds: rawSyncedSeconds)
+                      writerSyncedSeconds: writerSyncedSeconds, rawSeconds: rawSeconds, rawSyncedSeconds: rawSyncedSeconds,
+                      directLoopSeconds: directLoopSeconds, writerIsDirect: writerIsDirect)
+    }
+
+    /// Seconds to write `bytes` bytes of `pattern` (repeated) to a new file through O_DIRECT in
+    /// 1 MiB aligned writes, then fsync: nil where O_DIRECT is refused.
+    static func directLoop(path: String, bytes: Int, pattern: [Float]) -> Double? {
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 4_096)
+        defer { buffer.deallocate() }
+        pattern.withUnsafeBytes { source in
+            for offset in stride(from: 0, to: chunk, by: source.count) {
+                (buffer + offset).copyMemory(from: source.baseAddress!, byteCount: min(source.count, chunk - offset))
+            }
+        }
+        let start = Date()
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | jcap_open_direct, 0o644)
+        guard descriptor >= 0 else { return nil }
+        defer { unlink(path) }
+        var written = 0
+        while written < bytes {
+            let count = min(chunk, (bytes - written + 4_095) / 4_096 * 4_096)
+            guard pwrite(descriptor, buffer, count, off_t(written)) == count else { close(descriptor); return nil }
+            written += count
+        }
+        fsync(descriptor)
+        close(descriptor)
+        return Date().timeIntervalSince(start)
     }
 
     /// fsync(2) of a file: until its data is on the disk.

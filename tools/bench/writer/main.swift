@@ -2,8 +2,9 @@
 // callback out of the way, next to sf_writef_float alone. Writes about 1 GB per channel count
 // (of 48 kHz audio, as the ring carries it).
 //
-//   jcap-writer-benchmark [--rate HZ] [--src-quality NAME] [--megabytes N] [DIRECTORY] [CHANNELS ...]
+//   jcap-writer-benchmark [--rate HZ] [--src-quality NAME] [--megabytes N] [--io MODE] [DIRECTORY] [CHANNELS ...]
 //
+// --io auto|direct|buffered: how the writer's file is written (as jcap's --io; default auto).
 // --rate writes the file at HZ, converted by the writer with libsamplerate (--src-quality: best,
 // medium, fastest, zero-order-hold, linear; default best); --megabytes sets the audio per row.
 import Foundation
@@ -18,6 +19,7 @@ var positional: [String] = []
 var fileRate: Int?
 var quality = SampleRateConverterQuality.best
 var megabytes = 1_024
+var io = DiskIO.auto
 var arguments = Array(CommandLine.arguments.dropFirst())[...]
 while let argument = arguments.popFirst() {
     switch argument {
@@ -35,6 +37,9 @@ while let argument = arguments.popFirst() {
             print("\(channels) channels: transpose \(String(format: "%.2f", result.gather)) GB/s, transpose measuring \(String(format: "%.2f", result.gatherMeasuring)) GB/s, measure \(String(format: "%.2f", result.measure)) GB/s")
         }
         exit(0)
+    case "--io":
+        guard let value = arguments.popFirst(), let mode = DiskIO(rawValue: value) else { fail("--io takes auto, direct or buffered") }
+        io = mode
     case "--megabytes":
         guard let value = arguments.popFirst(), let count = Int(value), count > 0 else { fail("--megabytes needs a positive number") }
         megabytes = count
@@ -47,20 +52,22 @@ let channelCounts = positional.count > 1 ? positional.dropFirst().compactMap { I
 if let fileRate {
     print("# file at \(fileRate) Hz, converted from 48000 Hz by libsamplerate (\(quality.name))")
 }
-print("channels\tMB\twriter_MBps\twriter_synced_MBps\traw_MBps\traw_synced_MBps\twriter_frames_per_s\twriter_over_raw\twriter_x_real_time")
+print("channels\tMB\tio\twriter_MBps\twriter_synced_MBps\traw_MBps\traw_synced_MBps\todirect_loop_MBps\twriter_frames_per_s\twriter_over_raw\twriter_synced_over_odirect\twriter_x_real_time")
 for channels in channelCounts {
     let frames = Int64(megabytes) * (1 << 20) / Int64(channels * 4)
     do {
         let result = try DiskWriterBenchmark.run(channels: channels, frames: frames, fileSampleRate: fileRate,
-                                                 quality: quality, directory: directory)
+                                                 quality: quality, io: io, directory: directory)
         let megabytes = result.bytes / 1e6
-        print([String(channels), String(format: "%.0f", megabytes),
+        print([String(channels), String(format: "%.0f", megabytes), result.writerIsDirect ? "direct" : "buffered",
                String(format: "%.0f", megabytes / result.writerSeconds),
                String(format: "%.0f", megabytes / result.writerSyncedSeconds),
                String(format: "%.0f", megabytes / result.rawSeconds),
                String(format: "%.0f", megabytes / result.rawSyncedSeconds),
+               result.directLoopSeconds.map { String(format: "%.0f", megabytes / $0) } ?? "-",
                String(format: "%.0f", Double(result.frames) / result.writerSeconds),
                String(format: "%.2f", result.rawSeconds / result.writerSeconds),
+               result.directLoopSeconds.map { String(format: "%.2f", $0 / result.writerSyncedSeconds) } ?? "-",
                String(format: "%.1f", result.writerRealTimeFactor)].joined(separator: "\t"))
     } catch {
         print("\(channels)\terror: \(error)")
