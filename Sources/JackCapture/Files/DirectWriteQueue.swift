@@ -72,8 +72,11 @@ package final class DirectWriteQueue: @unchecked Sendable {
         while takeCompletion(waiting: false) {}
     }
 
-    /// Submits, then waits until `done` holds, taking completions as they come.
+    /// Waits until `done` holds: submits what is queued and takes completions as they come. Where
+    /// it holds already (a buffer long written), no system call is made, so the writes queued stay
+    /// for the pass's one submission.
     func wait(until done: () -> Bool) {
+        guard !done() else { return }
         submit()
         while !done() {
             guard outstanding > 0 else { return }

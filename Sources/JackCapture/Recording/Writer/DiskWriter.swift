@@ -294,6 +294,8 @@ package final class DiskWriter: @unchecked Sendable {
     /// Bytes of batches all of a segment's files share: with one file per track of 1024
     /// channels, each file's batch is 16 KiB.
     static let batchBudget = 16 << 20
+    /// The same for files written around the page cache: 4 KiB a file for 1024 files.
+    static let directBatchBudget = 4 << 20
     /// The most one file's batch holds: small enough to stay in the second-level cache between
     /// the transpose that fills it and the kernel's copy of it into the page cache, and to keep
     /// each write(2) short (on a kernel without preemption, a real-time thread waiting for this
@@ -324,7 +326,10 @@ package final class DiskWriter: @unchecked Sendable {
         init(_ output: TakeOutput, files: Int, takeChannels: Int) {
             self.output = output
             let width = output.channels.count
-            let budget = min(DiskWriter.batchLimit, DiskWriter.batchBudget / max(1, files))
+            // A direct file's batch only gathers frames for libsndfile, which copies them into
+            // the file's own aligned buffers (`DirectFile`): a small one serves.
+            let shared = output.file.isDirect ? DiskWriter.directBatchBudget : DiskWriter.batchBudget
+            let budget = min(DiskWriter.batchLimit, shared / max(1, files))
             batchFrames = max(1, min(8_192, budget / (width * MemoryLayout<Float>.stride)))
             batch = [Float](repeating: 0, count: batchFrames * width)
             // Counted in frames of the file, so twice a second at whatever rate it is written;
