@@ -12,15 +12,15 @@ import Glibc
 /// How: the file's newest bytes, from the block-aligned `tailStart` to its end, are in one of two
 /// page-aligned buffers. When the buffer fills, its whole blocks go to the disk through the take's
 /// `DirectWriteQueue`, and the partial block left over moves to the other buffer, which takes the
-/// next bytes while the first is written. Before each header rewrite everything goes, the
-/// partial block padded (`writeBack(padded:)`). libsndfile's header rewrites (seek to 0, write, seek back) land in an
+/// next bytes while the first is written. Before each header rewrite the whole blocks go too. libsndfile's header rewrites (seek to 0, write, seek back) land in an
 /// in-memory copy of the file's first `headCapacity` bytes, written back aligned by `commitHead`;
 /// a write anywhere else already on the disk is read, changed and written back in whole blocks.
 /// At the end the last partial block is written padded and the file truncated to its length.
 ///
-/// What is on the disk at any moment: every frame the newest header rewrite declares (the writer
-/// sends them first) and that header; so a killed take keeps every frame its header declares,
-/// as on the buffered path, and a file on the disk is never shorter than its header says.
+/// What is on the disk at any moment: the newest header, and every frame it declares but those of
+/// the last partial block (less than 4 KiB, which stays in memory: written padded, a killed
+/// take's file would end in zeros that a repair would count as frames). So a killed take's file
+/// opens, and `TakeFileRepair` makes its header declare exactly the whole frames it holds.
 final class DirectFile {
     /// The alignment of every write: offsets, lengths and buffers. 4 KiB serves every disk's
     /// logical block (512 bytes or 4 KiB).
@@ -169,20 +169,35 @@ final class DirectFile {
         guard errorNumber == 0 else { return }
         let filled = Int(length - tailStart)
         let whole = filled / Self.blockSize * Self.blockSize
-        if whole > 0 {
-            send(slot: current, bytes: whole)
-            let next = 1 - current
-            queue.wait { outstanding[next] == nil }
-            buffer(next).copyMemory(from: buffer(current) + whole, byteCount: filled - whole)
-            current = next
-            tailStart += Int64(whole)
-        }
+        sendWhole(whole, of: filled)
         let partial = filled - whole
         if padded && partial > 0 {
-            // Bytes appended while this is written land past what the header will declare.
+            // Bytes appended while this is written land past the file's end: cut off again, or
+            // rewritten once the block is whole.
             buffer(current).advanced(by: partial).initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize - partial)
             send(slot: current, bytes: Self.blockSize)
         }
+    }
+
+    /// At the end of a pass of the writer: the current buffer's whole blocks go to the disk once
+    /// they are `minimum` bytes or more, so that what a killed process or a full disk loses is
+    /// that much of the file at most, not a header interval's worth.
+    func writeBack(ifAtLeast minimum: Int) {
+        guard errorNumber == 0 else { return }
+        let filled = Int(length - tailStart)
+        let whole = filled / Self.blockSize * Self.blockSize
+        if whole >= minimum { sendWhole(whole, of: filled) }
+    }
+
+    /// Sends the first `whole` bytes of the current buffer's `filled`, and goes on in the other.
+    private func sendWhole(_ whole: Int, of filled: Int) {
+        guard whole > 0 else { return }
+        send(slot: current, bytes: whole)
+        let next = 1 - current
+        queue.wait { outstanding[next] == nil }
+        buffer(next).copyMemory(from: buffer(current) + whole, byteCount: filled - whole)
+        current = next
+        tailStart += Int64(whole)
     }
 
     /// Writes the first `bytes` of buffer `slot` at `tailStart`, keeping the head's share.
@@ -297,17 +312,19 @@ final class DirectFile {
     func completed(slot: Int, result: Int) {
         guard let write = outstanding[slot] else { return }
         outstanding[slot] = nil
-        if result == -Int(EINVAL) {
-            // O_DIRECT refused this write, though not the file: the kernel cut it short of a limit
-            // (RLIMIT_FSIZE, a quota) into a length that is not whole blocks. Written again through
-            // the page cache, it fails (or not) for the real reason, which is what gets reported.
-            let source: UnsafeRawPointer = slot == Self.headSlot ? UnsafeRawPointer(head + Int(write.offset)) : UnsafeRawPointer(buffer(slot))
-            let (written, code) = writeThroughPageCache(source, count: write.length, at: write.offset)
-            if written < write.length { fail(errno: code, at: write.offset + Int64(written)) }
-        } else if result != write.length {
-            // A short write is a full disk (what a pwrite of the rest would say).
-            fail(errno: result < 0 ? Int32(-result) : ENOSPC, at: write.offset + Int64(max(0, result)))
+        var written = max(0, result)
+        var code = result < 0 ? Int32(-result) : 0
+        if written < write.length && (code == 0 || code == EINVAL) {
+            // Cut short (a full disk, RLIMIT_FSIZE, a quota), or refused by O_DIRECT because the
+            // kernel cut it to a length that is not whole blocks: the rest written again through
+            // the page cache, which fails (or not) for the real reason, the one reported.
+            let source = slot == Self.headSlot ? UnsafeRawPointer(head + Int(write.offset)) : UnsafeRawPointer(buffer(slot))
+            let (more, reason) = writeThroughPageCache(source + written, count: write.length - written,
+                                                       at: write.offset + Int64(written))
+            written += more
+            code = reason
         }
+        if written < write.length { fail(errno: code == 0 ? ENOSPC : code, at: write.offset + Int64(written)) }
     }
 
     /// pwrite(2) with O_DIRECT turned off for the call: the bytes written, and why it stopped
@@ -331,12 +348,14 @@ final class DirectFile {
         failedAt = min(failedAt, offset)
     }
 
-    /// Writes everything so far (the partial block padded) and waits for it: the header on the
-    /// disk at the start, as a buffered file's is. Returns the first failure's errno, 0 when none.
+    /// Writes everything so far (the partial block padded), waits for it and cuts the padding
+    /// off again: the header on the disk at the start, the file as long as it, as a buffered
+    /// file's is. Returns the first failure's errno, 0 when none.
     func writeAndWait() -> Int32 {
         writeBack(padded: true)
         commitHead()
         queue.wait { outstanding.allSatisfy { $0 == nil } }
+        if errorNumber == 0 && ftruncate(descriptor, off_t(length)) != 0 { errorNumber = errno }
         return errorNumber
     }
 

@@ -22,11 +22,11 @@ public struct DiskIOFallback: Equatable, Sendable {
         var fallbacks: [DiskIOFallback] = []
         for file in files {
             guard let reason = file.directRefusal else { continue }
-            let folder = file.path.contains("/") ? String(file.path[..<file.path.lastIndex(of: "/")!]) : "."
+            let folder = TakeLog.directory(of: file.path)
             if let index = fallbacks.firstIndex(where: { $0.folder == folder && $0.reason == reason }) {
                 fallbacks[index].files += 1
             } else {
-                fallbacks.append(DiskIOFallback(folder: folder.isEmpty ? "/" : folder, reason: reason, files: 1))
+                fallbacks.append(DiskIOFallback(folder: folder, reason: reason, files: 1))
             }
         }
         return fallbacks

@@ -20,7 +20,7 @@ package final class SoundFile: @unchecked Sendable {
     /// the descriptor.
     private let direct: DirectFile?
     /// Why a file asked to be written around the page cache is not (`DiskIO.auto` fell back):
-    /// the file system refused O_DIRECT.
+    /// its file system refuses O_DIRECT, or its encoding is compressed.
     package private(set) var directRefusal: String?
     /// Set, the file's written pages are written back and dropped as it grows (`PageCacheWindow`).
     package var pageCacheWindow: PageCacheWindow?
@@ -135,8 +135,7 @@ package final class SoundFile: @unchecked Sendable {
         if let direct, case let code = direct.writeAndWait(), code != 0 {
             try? file.close()
             unlink(path)
-            if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
-            throw .outputUnwritable(path, reason: String(cString: strerror(code)))
+            throw SoundFile.writeFailure(path, errorNumber: code)
         }
         return file
     }
@@ -152,6 +151,12 @@ package final class SoundFile: @unchecked Sendable {
             reason += " (\(ByteCountText.describe(Int64(info.f_bavail) * Int64(info.f_frsize))) free)"
         }
         return .writeFailed(path: path, reason: reason)
+    }
+
+    /// A write of `path` refused with `errorNumber`: a full disk (`diskFull`) or another failure.
+    static func writeFailure(_ path: String, errorNumber: Int32) -> CaptureError {
+        if errorNumber == ENOSPC || errorNumber == EDQUOT { return diskFull(writing: path, errorNumber: errorNumber) }
+        return .writeFailed(path: path, reason: String(cString: strerror(errorNumber)))
     }
 
     /// Quality (SFC_SET_VBR_ENCODING_QUALITY; for MP3 also SFC_SET_BITRATE_MODE variable, so the
@@ -206,10 +211,7 @@ package final class SoundFile: @unchecked Sendable {
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
         framesWritten += Int64(max(0, written))
         guard written == frames else {
-            if let code = direct?.errorNumber, code != 0 {
-                if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
-                throw .writeFailed(path: path, reason: String(cString: strerror(code)))
-            }
+            if let code = direct?.errorNumber, code != 0 { throw SoundFile.writeFailure(path, errorNumber: code) }
             let code = errno
             let library = String(cString: sf_strerror(handle))
             let reason = code != 0 ? "\(String(cString: strerror(code))) (\(library))" : library
@@ -260,11 +262,15 @@ package final class SoundFile: @unchecked Sendable {
     /// header writes the Vorbis header packets into the stream again, leaving a file it cannot open.
     package func updateHeader() {
         guard format & Int32(SF_FORMAT_TYPEMASK) != Int32(SF_FORMAT_OGG) else { return }
-        // Written around the page cache: the frames first, then the header that declares them.
-        direct?.writeBack(padded: true)
+        // Written around the page cache: the frames' whole blocks first, then the header.
+        direct?.writeBack()
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
         direct?.commitHead()
     }
+
+    /// Written around the page cache: sends the whole blocks written so far to the disk once they
+    /// are `minimum` bytes or more (`DirectFile.writeBack(ifAtLeast:)`); nothing otherwise.
+    package func sendWrittenBlocks(ifAtLeast minimum: Int) { direct?.writeBack(ifAtLeast: minimum) }
 
     /// Whether the file is written around the page cache (O_DIRECT).
     package var isDirect: Bool { direct != nil }
@@ -292,8 +298,7 @@ package final class SoundFile: @unchecked Sendable {
                 if let measured = try? TakeFileRepair.measureAndRepair(path: path) {
                     framesWritten = min(framesWritten, measured.frames)
                 }
-                if code == ENOSPC || code == EDQUOT { throw SoundFile.diskFull(writing: path, errorNumber: code) }
-                throw .writeFailed(path: path, reason: String(cString: strerror(code)))
+                throw SoundFile.writeFailure(path, errorNumber: code)
             }
         }
         guard result == 0 else {

@@ -294,6 +294,11 @@ package final class DiskWriter: @unchecked Sendable {
     /// Bytes of batches all of a segment's files share: with one file per track of 1024
     /// channels, each file's batch is 16 KiB.
     static let batchBudget = 16 << 20
+    /// A file written around the page cache sends its whole blocks at the end of a pass once they
+    /// are this many bytes (or its buffer fills, or its header is rewritten): at most this much
+    /// of it (0.34 s of a mono float track) is in memory only, and each write is large enough
+    /// that the kernel's cost per write stays small (BENCHMARKS.md).
+    static let directWriteMinimum = 64 << 10
     /// The same for files written around the page cache: 4 KiB a file for 1024 files.
     static let directBatchBudget = 4 << 20
     /// The most one file's batch holds: small enough to stay in the second-level cache between
@@ -589,7 +594,10 @@ package final class DiskWriter: @unchecked Sendable {
         }
 
         func flushAll() throws(CaptureError) {
-            for output in outputs where segmentOpen { try output.flush() }
+            for output in outputs where segmentOpen {
+                try output.flush()
+                output.output.file.sendWrittenBlocks(ifAtLeast: DiskWriter.directWriteMinimum)
+            }
             // The pass's direct writes, every file's, to the kernel in one call.
             if segmentOpen { outputs.first?.output.file.directQueue?.submit() }
             if segmentOpen, let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
