@@ -162,9 +162,8 @@ final class DirectFile {
     // MARK: Writing back
 
     /// Sends the current buffer's whole blocks to the disk, and goes on in the other buffer with
-    /// the partial block left over. With `padded`, that partial block goes too, padded with
-    /// zeros (the file on the disk then holds every byte written so far; the block is sent again,
-    /// whole, once it fills).
+    /// the partial block left over. With `padded` (at the file's creation and at its end, each
+    /// followed by a truncation to its length), that partial block goes too, padded with zeros.
     func writeBack(padded: Bool = false) {
         guard errorNumber == 0 else { return }
         let filled = Int(length - tailStart)
@@ -202,7 +201,8 @@ final class DirectFile {
 
     /// Writes the first `bytes` of buffer `slot` at `tailStart`, keeping the head's share.
     private func send(slot: Int, bytes: Int) {
-        // A block sent padded before is sent again: after the first write, never before it.
+        // A buffer is written again only once its last write has ended (a block sent padded at
+        // the creation is sent again whole): the older bytes never land last.
         queue.wait { outstanding[slot] == nil }
         if tailStart < Int64(Self.headCapacity) {
             let headBytes = min(bytes, Self.headCapacity - Int(tailStart))
