@@ -80,16 +80,18 @@ package final class SoundFile: @unchecked Sendable {
                 // file systems). open(2) finds that out after creating the file (an existing
                 // one is not truncated): a file that was not there is removed again.
                 if !existed { unlink(path) }
-                directRefusal = "the file system refuses O_DIRECT"
-                if io == .direct { throw .directIORefused(path, reason: directRefusal!) }
+                let reason = "the file system refuses O_DIRECT"
+                if io == .direct { throw .directIORefused(path, reason: reason) }
+                directRefusal = reason
             } else {
                 let code = errno
                 if code == EEXIST { throw .outputExists(path) }
                 throw .outputUnwritable(path, reason: String(cString: strerror(code)))
             }
         } else if io != .buffered && !format.isWrittenSampleBySample {
-            directRefusal = "\(format.encoding.displayName) is encoded in blocks libsndfile reads back"
-            if io == .direct { throw .directIORefused(path, reason: directRefusal!) }
+            let reason = "\(format.encoding.displayName) is encoded in blocks libsndfile reads back"
+            if io == .direct { throw .directIORefused(path, reason: reason) }
+            directRefusal = reason
         }
         let descriptor = direct?.descriptor ?? Glibc.open(path, flags, 0o644)
         guard descriptor >= 0 else {
