@@ -162,8 +162,9 @@ final class DirectFile {
     // MARK: Writing back
 
     /// Sends the current buffer's whole blocks to the disk, and goes on in the other buffer with
-    /// the partial block left over. With `padded` (at the file's creation and at its end, each
-    /// followed by a truncation to its length), that partial block goes too, padded with zeros.
+    /// the partial block left over. With `padded` (at the file's creation, before a commit and at
+    /// its end, each followed by a truncation to its length), that partial block goes too, padded
+    /// with zeros.
     func writeBack(padded: Bool = false) {
         guard errorNumber == 0 else { return }
         let filled = Int(length - tailStart)
@@ -350,7 +351,8 @@ final class DirectFile {
 
     /// Writes everything so far (the partial block padded), waits for it and cuts the padding
     /// off again: the header on the disk at the start, the file as long as it, as a buffered
-    /// file's is. Returns the first failure's errno, 0 when none.
+    /// file's is; and everything written before a commit to the disk (`syncfs`). Returns the
+    /// first failure's errno, 0 when none.
     func writeAndWait() -> Int32 {
         writeBack(padded: true)
         commitHead()

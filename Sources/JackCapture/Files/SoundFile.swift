@@ -274,6 +274,11 @@ package final class SoundFile: @unchecked Sendable {
     /// are `minimum` bytes or more (`DirectFile.writeBack(ifAtLeast:)`); nothing otherwise.
     package func sendWrittenBlocks(ifAtLeast minimum: Int) { direct?.writeBack(ifAtLeast: minimum) }
 
+    /// Written around the page cache: everything written so far on the disk, the last partial
+    /// block too (`DirectFile.writeAndWait`), before a commit; nothing otherwise. A failure shows
+    /// at the next write.
+    package func writeEverythingAndWait() { _ = direct?.writeAndWait() }
+
     /// Whether the file is written around the page cache (O_DIRECT).
     package var isDirect: Bool { direct != nil }
 

@@ -17,10 +17,10 @@ final class NetJackRecordingTests: NetJackTestCase {
     /// and frame p of the file is the master's frame (start + p + D) on every channel, where D,
     /// the master's frame time less the slave's, is a whole number of periods.
     private func recordEveryFrame(period: Int, channels: Int) throws {
-        try startLink(period: period, channels: channels)
-        try withoutXruns {
+        try onNewLink(period: period, channels: channels) { try withoutXruns {
             let run = try runJcap(["--channels", "1-\(channels)", "--for", "2s", "--format", "float", "-o", "take.wav",
                                    "--meter", "json"], server: link.slaves[0])
+            try checkSlaveServer(afterRunWithStatus: run.status)
             XCTAssertEqual(run.status, 0, run.errors)
             XCTAssertTrue(run.errors.contains("NetJACK2 slave"), run.errors)
             let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: run.output), run.output)
@@ -33,7 +33,7 @@ final class NetJackRecordingTests: NetJackTestCase {
             let verification = TakeVerification.verify(account)
             XCTAssertTrue(verification.isAccountedFor, "\(verification)")
             XCTAssertEqual(verification.checkedSamples, 96_000 * Int64(channels))
-        }
+        } }
     }
 
     /// The first number after `prefix` in `text`.

@@ -590,6 +590,9 @@ package final class DiskWriter: @unchecked Sendable {
         func commitSegmentOnce() {
             guard !segmentCommitted, outputs.allSatisfy(\.hasUpdatedHeader) else { return }
             segmentCommitted = true
+            // A file written around the page cache holds its last partial block in memory: on
+            // the disk too before the commit, so the first half second is there whole.
+            for output in outputs { output.output.file.writeEverythingAndWait() }
             outputs.first?.output.file.commitFileSystem()
         }
 
