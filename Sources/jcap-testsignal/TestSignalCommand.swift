@@ -7,7 +7,7 @@ struct TestSignalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jcap-testsignal",
         abstract: "Play jcap's test signal on JACK ports, or check a recording of it sample by sample.",
-        subcommands: [Play.self, Verify.self, Loopback.self],
+        subcommands: [Play.self, Verify.self, Loopback.self, Xruns.self],
         defaultSubcommand: Play.self)
 
     struct Play: ParsableCommand {
@@ -172,6 +172,51 @@ struct TestSignalCommand: ParsableCommand {
             var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
             while sigtimedwait(&blocked, nil, &timeout) < 0 && !loopback.serverGone {}
             if loopback.serverGone {
+                StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
+                throw ExitCode(ExitStatuses.serverShutDown)
+            }
+        }
+    }
+
+    struct Xruns: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a line for each xrun the server reports, until SIGINT/SIGTERM.",
+            discussion: """
+                Prints "watching xruns" once its client is active, then "xrun N" (N counted from 1)
+                within 50 ms of each xrun JACK reports to its clients.
+                """)
+
+        @Option(name: .long, help: "JACK client name.")
+        var name = "xruns"
+
+        @Option(name: .long, help: "JACK server name.")
+        var server: String?
+
+        func run() throws {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGINT)
+            sigaddset(&blocked, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            let watcher: XrunWatcher
+            do {
+                watcher = try XrunWatcher(client: try JackClient(name: name, server: server))
+            } catch {
+                StandardStreams.writeError("jcap-testsignal: error: \(error)\n")
+                if case .noServer = error { throw ExitCode(ExitStatuses.noServer) }
+                throw ExitCode(ExitStatuses.jackRefused)
+            }
+            StandardStreams.writeOutput("watching xruns\n")
+            var timeout = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            var printed = 0
+            while sigtimedwait(&blocked, nil, &timeout) < 0 && !watcher.serverGone {
+                let xruns = watcher.xruns
+                while printed < xruns {
+                    printed += 1
+                    StandardStreams.writeOutput("xrun \(printed)\n")
+                }
+            }
+            if watcher.serverGone {
                 StandardStreams.writeError("jcap-testsignal: the JACK server shut down\n")
                 throw ExitCode(ExitStatuses.serverShutDown)
             }

@@ -54,8 +54,9 @@ final class NetJackSessionPartTests: NetJackTestCase {
                                       server: link.master, directory: path("master"))
             // Both sessions' clients are "band": on one machine JACK 2 names a client's socket
             // after the client alone, so two opening at the same moment on two servers collide
-            // (separate hosts do not). The second opens once the first has.
-            usleep(700_000)
+            // (separate hosts do not). The second opens once the first has: its first line names
+            // the server's rate and period, read from its open client.
+            try JackTestCase.waitFor("the desk's client") { desk.errorOutput.contains("client 'band', 48000 Hz") }
             let stage = try Subprocess(try Executables.built("jcap"), ["session", "band.toml", "--part", "stage"] + common,
                                        server: link.slaves[0], directory: path("slave"))
             XCTAssertEqual(try desk.wait(timeout: 30), 0, desk.errorOutput)

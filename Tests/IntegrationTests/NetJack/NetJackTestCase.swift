@@ -1,4 +1,3 @@
-import Atomics
 import Foundation
 import XCTest
 @testable import JackCapture
@@ -6,16 +5,18 @@ import JackCaptureTestSignal
 
 /// A test with a NetJACK2 link of its own (`NetJackLink`: a master and a slave started by
 /// tools/netjack), the test signal playing on the master into `slave1:to_slave_1...N` (so the
-/// slave's `system:capture_N` carries the master's `sig:out_N`), and an observer client on each
-/// server counting its xruns.
+/// slave's `system:capture_N` carries the master's `sig:out_N`), and a watcher on each server
+/// counting its xruns (`jcap-testsignal xruns`).
+///
+/// The watchers are processes of their own: libjack attaches a process to the shared memory of
+/// the first server it opens a client on, so clients a test process opens on a master and then a
+/// slave both read the master (the slave's "observer" listed the master's ports and counted its
+/// xruns, and a take's slave xruns went unseen). A test opens clients of its own on one server.
 class NetJackTestCase: XCTestCase {
-    static let masterXruns = UnsafeAtomic<Int>.create(0)
-    static let slaveXruns = UnsafeAtomic<Int>.create(0)
-
     var link: NetJackLink!
     var signal: Subprocess?
-    var masterObserver: JackClient?
-    var slaveObserver: JackClient?
+    var masterWatch: Subprocess?
+    var slaveWatch: Subprocess?
     var directory: String!
 
     override func setUpWithError() throws {
@@ -33,10 +34,12 @@ class NetJackTestCase: XCTestCase {
         signal?.signal(SIGTERM)
         _ = try? signal?.wait(timeout: 10)
         signal = nil
-        masterObserver?.close()
-        slaveObserver?.close()
-        masterObserver = nil
-        slaveObserver = nil
+        for watch in [masterWatch, slaveWatch] {
+            watch?.signal(SIGTERM)
+            _ = try? watch?.wait(timeout: 10)
+        }
+        masterWatch = nil
+        slaveWatch = nil
         link?.stop()
         link = nil
     }
@@ -76,24 +79,18 @@ class NetJackTestCase: XCTestCase {
     /// observers.
     func startLink(period: Int, channels: Int, slaves: Int = 1) throws {
         link = try NetJackLink(period: period, channels: channels, slaves: slaves)
-        let master = try JackClient(name: "observer", server: link.master)
-        masterObserver = master
-        Self.masterXruns.store(0, ordering: .relaxed)
-        master.setXrunCallback({ _ in
-            NetJackTestCase.masterXruns.wrappingIncrement(ordering: .relaxed)
-            return 0
-        }, argument: UnsafeMutableRawPointer(bitPattern: 1)!)
-        try master.activate()
-        let slave = try JackClient(name: "observer", server: link.slaves[0])
-        slaveObserver = slave
-        Self.slaveXruns.store(0, ordering: .relaxed)
-        slave.setXrunCallback({ _ in
-            NetJackTestCase.slaveXruns.wrappingIncrement(ordering: .relaxed)
-            return 0
-        }, argument: UnsafeMutableRawPointer(bitPattern: 1)!)
-        try slave.activate()
+        // Named apart: JACK 2 names a client's socket after the client alone (see recordBoth).
+        masterWatch = try Subprocess(try Executables.built("jcap-testsignal"), ["xruns", "--name", "xruns-master"],
+                                     server: link.master, directory: directory)
+        slaveWatch = try Subprocess(try Executables.built("jcap-testsignal"), ["xruns", "--name", "xruns-slave"],
+                                    server: link.slaves[0], directory: directory)
+        try JackTestCase.waitFor("the xrun watchers") {
+            [masterWatch, slaveWatch].allSatisfy { $0?.output.hasPrefix("watching xruns") == true }
+        }
         signal = try Subprocess(try Executables.built("jcap-testsignal"), ["play", "--channels", "\(channels)", "--name", "sig"],
                                 server: link.master, directory: directory)
+        let master = try JackClient(name: "patcher", server: link.master)
+        defer { master.close() }
         try JackTestCase.waitFor("test signal ports") { master.audioOutputPorts().contains("sig:out_\(channels)") }
         // The master's netmanager may re-create a slave's client once while the link settles:
         // a connection refused then is made again.
@@ -120,14 +117,17 @@ class NetJackTestCase: XCTestCase {
     func withoutXruns<T>(_ take: () throws -> T) throws -> T {
         let madeBefore = filesUnderDirectory()
         for attempt in 1...3 {
-            let before = (Self.masterXruns.load(ordering: .relaxed), Self.slaveXruns.load(ordering: .relaxed))
+            let before = serverXruns()
             held = []
             let result = Result { try take() }
             let failures = held ?? []
             held = nil
             // A server gone is not a disturbed take: `onNewLink` starts another.
             if case .failure(let error) = result, error is SlaveServerExited { throw error }
-            let xruns = (Self.masterXruns.load(ordering: .relaxed) - before.0, Self.slaveXruns.load(ordering: .relaxed) - before.1)
+            // The watchers print an xrun within 50 ms of JACK's notification.
+            usleep(250_000)
+            let after = serverXruns()
+            let xruns = (after.master - before.master, after.slave - before.slave)
             if xruns == (0, 0) {
                 for failure in failures {
                     super.recordFailure(withDescription: failure.0, inFile: failure.1, atLine: failure.2, expected: failure.3)
@@ -144,6 +144,14 @@ class NetJackTestCase: XCTestCase {
     }
 
     private var held: [(String, String, Int, Bool)]?
+
+    /// The xruns each server has reported since its watcher started.
+    private func serverXruns() -> (master: Int, slave: Int) {
+        func count(_ watch: Subprocess?) -> Int {
+            watch?.output.split(separator: "\n").count { $0.hasPrefix("xrun ") } ?? 0
+        }
+        return (count(masterWatch), count(slaveWatch))
+    }
 
     /// Every path under the test's directory, relative to it.
     private func filesUnderDirectory() -> Set<String> {
