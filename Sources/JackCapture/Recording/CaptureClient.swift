@@ -78,7 +78,7 @@ package final class CaptureClient: @unchecked Sendable {
         }
         do {
             engine = try CaptureEngine(client: jack, portShortNames: names, bufferSeconds: configuration.bufferSeconds,
-                                       preRollSeconds: preRollSeconds, watchesLinkDropouts: netJackSlave != nil)
+                                       preRollSeconds: preRollSeconds, onNetJackSlave: netJackSlave != nil)
             try engine.activate(on: host)
             if connectsPorts {
                 for (source, port) in zip(currentSources, engine.portNames) { try jack.connect(source, to: port) }

@@ -95,7 +95,7 @@ public struct TakeReport: Sendable {
     public var lostFrames: Int64 { lostSpans.reduce(0) { $0 + $1.frames } }
 
     /// Periods copied after JACK had begun the next one, as take positions: at their true place,
-    /// but their samples may repeat the next period's.
+    /// but some of their samples may be the next period's (or, on a NetJACK2 slave, silence).
     public var lateCopySpans: [LostSpan] { Self.spans(in: events).late }
 
     /// Spans whose frames may not be at their true position, as take positions, in order and

@@ -103,7 +103,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// Spans written as silence because their frames were lost.
     public var lost: [TakeLogSpan]
     /// Periods copied after JACK had begun the next one: at their true place, but their samples
-    /// may repeat the next period's.
+    /// may be partly the next period's (or, on a NetJACK2 slave, silence).
     public var late: [TakeLogSpan] = []
     /// Spans whose frames may not be at their true position (placement uncertain).
     public var uncertain: [TakeLogSpan] = []

@@ -62,10 +62,11 @@ package final class CaptureEngine: @unchecked Sendable {
     ///
     /// `preRollSeconds`: the longest pre-roll a take may keep; the ring holds it
     /// on top of `bufferSeconds`.
-    /// `watchesLinkDropouts`: the server is a NetJACK2 slave, so the callback reports periods its
-    /// master ran that never reached the server's clock (`LinkDropout`).
+    /// `onNetJackSlave`: the server is a NetJACK2 slave, so the callback reports periods its
+    /// master ran that never reached the server's clock (`LinkDropout`), and copies that may have
+    /// met the next period's packets (`NetSlaveCopyWindow`).
     package init(client: JackClient, portShortNames: [String], bufferSeconds: Double,
-                 preRollSeconds: Double = 0, watchesLinkDropouts: Bool = false) throws(JackError) {
+                 preRollSeconds: Double = 0, onNetJackSlave: Bool = false) throws(JackError) {
         self.client = client
         var ports: [OpaquePointer] = []
         for name in portShortNames {
@@ -81,7 +82,7 @@ package final class CaptureEngine: @unchecked Sendable {
         state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
                                                  sampleRate: client.sampleRate, periodFrames: client.bufferSize,
                                                  maximumPreRollFrames: preRollFrames,
-                                                 watchesLinkDropouts: watchesLinkDropouts))
+                                                 onNetJackSlave: onNetJackSlave))
         meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
     }
 

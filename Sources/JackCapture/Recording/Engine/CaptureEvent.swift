@@ -126,7 +126,7 @@ extension CaptureEvent: CustomStringConvertible {
         case .overrun(let position, let frames): "disk overrun: \(frames) frames lost at take frame \(position)"
         case .framesSkipped(let position, let frames): "xrun: JACK skipped \(frames) frames at take frame \(position)"
         case .lateCopy(let position, let frames):
-            "late callback: the \(frames) frames at take frame \(position) were copied after JACK began the next period; they may repeat the next period's samples"
+            "late callback: the \(frames) frames at take frame \(position) were copied after JACK began the next period; some may be the next period's samples (or, on a NetJACK2 slave, silence) instead"
         case .placementUncertain(let position, let frames):
             "placement uncertain: the \(frames) frames at take frame \(position) may belong up to a few periods earlier (callbacks ran late around an xrun)"
         case .linkDropout(let position, let frames):

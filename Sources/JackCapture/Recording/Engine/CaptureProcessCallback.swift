@@ -65,7 +65,7 @@ extension CaptureProcessState {
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
-        if watchesLinkDropouts { cycle.callbackTime = jack_get_time() }
+        if onNetJackSlave { cycle.callbackTime = jack_get_time() }
         if !rateChanged && mayBelongToTake(reading: alignedReading, frames: n) {
             let staged = own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes
             let blockBytes = CaptureBlockHeader.blockByteCount(frames: n, channels: channelCount)
@@ -89,6 +89,13 @@ extension CaptureProcessState {
             cycle.reading = jack_last_frame_time(client)
         }
         if cycle.stagedBytes > 0 { cycle.readingAfterCopy = jack_last_frame_time(client) }
+        if onNetJackSlave {
+            let begin = own.pointee.copyWindow.cycleBegin(reading: reading, calledAt: cycle.callbackTime, sampleRate: sampleRate)
+            if cycle.stagedBytes > 0 {
+                cycle.copyMetNextPackets = NetSlaveCopyWindow.copyMayHaveMetNextPackets(
+                    endedAt: jack_get_time(), cycleBegin: begin, frames: n, sampleRate: sampleRate)
+            }
+        }
         own.pointee.timeline.append(cycle)
         if rateChanged {
             planEveryPendingCycle()
@@ -523,14 +530,14 @@ extension CaptureProcessState {
 
         let copied = plan.copiedFrames
         if cycle.stagedBytes > 0 && copied > 0
-            && FrameTime.distance(from: arrival, to: cycle.readingAfterCopy) >= cycle.frames {
+            && (FrameTime.distance(from: arrival, to: cycle.readingAfterCopy) >= cycle.frames || cycle.copyMetNextPackets) {
             // Copied once JACK had begun a later cycle: placed right, but its source may have
             // written the next period into the shared buffer first. Said, so it is never hidden.
             let first = plan.spans[0]
             emit(CaptureEventRecord.lateCopyKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
-        if watchesLinkDropouts {
+        if onNetJackSlave {
             let settled = own.pointee.linkDropouts.observe(start: placed.placement.start, time: cycle.callbackTime, frames: cycle.frames,
                                                            position: copied > 0 ? plan.spans[0].position : nil, sampleRate: sampleRate)
             if let settled { emitLinkDropout(settled) }
@@ -557,7 +564,7 @@ extension CaptureProcessState {
             emit(CaptureEventRecord.overrunKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
-        if watchesLinkDropouts && own.pointee.planner.isFinished, let settling = own.pointee.linkDropouts.finish() {
+        if onNetJackSlave && own.pointee.planner.isFinished, let settling = own.pointee.linkDropouts.finish() {
             // The take ended while the cycles after a dropout were settling: said as it stands.
             emitLinkDropout(settling)
         }
@@ -622,6 +629,6 @@ extension CaptureProcessState {
             if original == Self.flushedAfterShutdown { return }
         }
         if own.pointee.take != 0 && !own.pointee.planner.isFinished { planEveryPendingCycle() }
-        if watchesLinkDropouts, let settling = own.pointee.linkDropouts.finish() { emitLinkDropout(settling) }
+        if onNetJackSlave, let settling = own.pointee.linkDropouts.finish() { emitLinkDropout(settling) }
     }
 }

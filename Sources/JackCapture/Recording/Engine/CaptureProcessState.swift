@@ -80,8 +80,9 @@ struct CaptureProcessState {
     static var cueAwaited: Int64 { @_noAllocation @_noLocks get { -2 } }
     /// The longest pre-roll the callback has room to hold (`PreRollQueue`).
     let maximumPreRollFrames: Int
-    /// The server is a NetJACK2 slave: the callback reports link dropouts (`LinkDropout`).
-    let watchesLinkDropouts: Bool
+    /// The server is a NetJACK2 slave: the callback reports link dropouts (`LinkDropout`) and
+    /// copies the next period's packets may have met (`NetSlaveCopyWindow`).
+    let onNetJackSlave: Bool
     let requestedStop: UnsafeAtomic<Int64>
     /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
     /// The callback clears each once it has acted on it.
@@ -138,7 +139,7 @@ struct CaptureProcessState {
     let droppedEvents: UnsafeAtomic<Int>
 
     init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int, periodFrames: Int,
-         maximumPreRollFrames: Int = 0, watchesLinkDropouts: Bool = false) {
+         maximumPreRollFrames: Int = 0, onNetJackSlave: Bool = false) {
         self.client = client
         self.ports = .allocate(capacity: ports.count)
         self.ports.initialize(from: ports.map { Optional($0) }, count: ports.count)
@@ -148,7 +149,7 @@ struct CaptureProcessState {
         own = .allocate(capacity: 1)
         own.initialize(to: ProcessCallbackState(preRollCapacity: PreRollQueue.capacity(forPreRollFrames: maximumPreRollFrames)))
         self.maximumPreRollFrames = maximumPreRollFrames
-        self.watchesLinkDropouts = watchesLinkDropouts
+        self.onNetJackSlave = onNetJackSlave
         callbackOwnership = .create(Self.callbackIdle)
         armedTake = .create(0)
         requestedStart = .create(Self.noRequest)
@@ -282,6 +283,8 @@ struct ProcessCallbackState {
     var split = SplitState()
     /// On a NetJACK2 slave: the take's cycles as placed, watched for link dropouts.
     var linkDropouts = LinkDropoutWatch()
+    /// On a NetJACK2 slave: when the cycles began, for copies the next packets may have met.
+    var copyWindow = NetSlaveCopyWindow()
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>

@@ -15,6 +15,9 @@ struct PendingCycle: Equatable {
     var readingAfterCopy: UInt32
     /// When the cycle's callback ran (`jack_get_time`, microseconds; 0 when not read).
     var callbackTime: UInt64 = 0
+    /// On a NetJACK2 slave, the copy ended when the next period's packets may already have been
+    /// arriving in the same buffers (`NetSlaveCopyWindow`), though JACK's frame time had not moved.
+    var copyMetNextPackets = false
 
     @_noAllocation @_noLocks
     init(reading: UInt32, frames: Int, stagedBytes: Int = 0, dropped: Bool = false, afterRateChange: Bool = false) {

@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// A callback on a NetJACK2 slave still busy past the middle of its period, with JACK's frame
+/// time not yet moved on: the slave's driver may already be clearing the capture ports and
+/// rendering the next period's packets into them (`NetSlaveCopyWindow`). jcap must report such a
+/// copy as a late copy at its position, though the frame time it reads after the copy says
+/// nothing happened. The engine's test hook spins the chosen callbacks after their copy, so their
+/// samples are in fact in place: the test holds jcap to the report, and the file to the signal.
+final class NetJackLateCopyTests: NetJackTestCase {
+    func testACopyEndingPastTheMiddleOfThePeriodIsReportedLate() throws {
+        try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
+            var configuration = CaptureConfiguration()
+            configuration.serverName = link.slaves[0]
+            configuration.clientName = "latecopy"
+            configuration.sources = .ports((1...8).map { "system:capture_\($0)" })
+            configuration.outputPath = path("late.wav")
+            configuration.duration = .frames(3 * 48_000)
+            configuration.settings.format = .float
+            let take = try OneTake(configuration: configuration)
+            // Only the slave has eight capture ports: this process's clients reach the slave.
+            XCTAssertEqual(take.jack.physicalCapturePorts().count, 8, "\(take.jack.physicalCapturePorts())")
+            try take.start()
+            try JackTestCase.waitFor("recording") { take.status.position > 0 }
+            // 0.7 of a period: past the middle, before the next cycle begins (its packets have
+            // all arrived only a period after this one's).
+            let stall = link.period * 1_000_000 * 7 / 10 / 48_000
+            for _ in 0..<4 {
+                usleep(400_000)
+                take.engine.stallNextCycle(microseconds: stall)
+                try JackTestCase.waitFor("the stalled cycle") { take.engine.state.pointee.stallMicroseconds.load(ordering: .relaxed) == 0 }
+            }
+            try JackTestCase.waitFor("the take to end", timeout: 20) { take.isFinished }
+            let report = take.finish()
+            let startFrame = try XCTUnwrap(report.startFrame)
+
+            XCTAssertEqual(report.outcome, .complete, "\(report.events)")
+            XCTAssertEqual(report.lostSpans, [])
+            XCTAssertEqual(take.engine.lateCycles, 0, "the stalls ended before the frame time moved on")
+            let late = report.lateCopySpans
+            XCTAssertGreaterThanOrEqual(late.count, 4, "each stalled copy is reported late: \(report.events)")
+            // Each a whole period, at the stalled cycles' positions (whole periods apart).
+            for span in late {
+                XCTAssertEqual(span.frames, Int64(link.period), "one period a late copy: \(late)")
+                XCTAssertEqual((span.position - late[0].position) % Int64(link.period), 0, "on the cycles: \(late)")
+            }
+            let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("late.wav"))
+            let account = TakeAccount(startFrame: startFrame,
+                                      files: [.init(path: path("late.wav"), signalChannels: Array(0..<8),
+                                                    shifts: Array(repeating: offset, count: 8))],
+                                      lateCopySpans: late)
+            let verification = TakeVerification.verify(account)
+            XCTAssertTrue(verification.isAccountedFor, "\(verification)")
+            XCTAssertEqual(verification.checkedSamples, 3 * 48_000 * 8)
+            XCTAssertEqual(verification.excusedMisplacedSamples, 0, "the stalls spun after the copies: \(verification)")
+        } }
+    }
+}
