@@ -6,7 +6,11 @@ extension TakeAccount {
     /// docs/command-line.md): start frame, files with their channels' sources and aligned latencies,
     /// pauses, lost, late and uncertain spans. Nil for any other line, or a take without a start or
     /// with a source that is no test-signal port.
-    public init?(meterSummaryLine line: some StringProtocol) {
+    ///
+    /// `signalChannel` names the test-signal channel a source port carries: the signal's own
+    /// `out_N` ports unless told (a NetJACK2 slave's `system:capture_N`, patched from them).
+    public init?(meterSummaryLine line: some StringProtocol,
+                 signalChannel: (String) -> Int? = TakeAccount.signalChannel(ofPort:)) {
         guard let summary = try? JSONDecoder().decode(MeterSummaryLine.self, from: Data(line.utf8)).summary,
               let start = summary.start_frame else { return nil }
         var files: [File] = []
@@ -14,7 +18,7 @@ extension TakeAccount {
             var channels: [Int] = [], shifts: [Int] = []
             for number in file.channels {
                 guard summary.channels.indices.contains(number - 1),
-                      let channel = TakeAccount.signalChannel(ofPort: summary.channels[number - 1].source) else { return nil }
+                      let channel = signalChannel(summary.channels[number - 1].source) else { return nil }
                 channels.append(channel)
                 shifts.append(summary.channels[number - 1].aligned_latency ?? 0)
             }

@@ -248,6 +248,25 @@ struct TestSignalCommand: ParsableCommand {
             return TakeAccount(startFrame: 0, files: [.init(path: path, signalChannels: Array(firstChannel..<(firstChannel + channels)))])
         }
 
+        /// Shifts every channel of a slave's take by the master's frame time less the slave's, as
+        /// the first file's first frame shows it (docs/netjack.md: constant while the link is up).
+        static func shiftByTheLinkOffset(_ account: inout TakeAccount) throws {
+            guard let first = account.files.first, let channel = first.signalChannels.first else { return }
+            let sound = try SoundFile.open(readingFrom: first.path)
+            var frame = [Float](repeating: 0, count: sound.channels)
+            let read = frame.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: 1) }
+            guard read == 1, let time = TestSignal.frameTime(decoding: frame[0], channel: channel) else {
+                StandardStreams.writeError("jcap-testsignal: error: \(first.path) does not begin with the test signal\n")
+                throw ExitCode(1)
+            }
+            let modulus = TestSignal.timeModulus
+            let forward = ((time - Int(account.startFrame) % modulus) % modulus + modulus) % modulus
+            let offset = forward > modulus / 2 ? forward - modulus : forward
+            for index in account.files.indices {
+                account.files[index].shifts = Array(repeating: offset, count: account.files[index].signalChannels.count)
+            }
+        }
+
         static let configuration = CommandConfiguration(
             abstract: "Check every sample of a recording of the test signal.")
 
@@ -266,11 +285,15 @@ struct TestSignalCommand: ParsableCommand {
         @Option(help: ArgumentHelp("A session folder: every take its take log names is checked against what the log reports of it.", valueName: "folder"))
         var log: String?
 
+        @Flag(help: "With --report: the take was recorded on a NetJACK2 slave from system:capture_N, patched on the master from the signal's out_N. Capture N is signal channel N, at the master's frame time less the slave's (whole periods, read from the first file's first frame).")
+        var netjackSlave = false
+
         @Flag(help: "The file's recorder reported no positions (another recorder): every sample must be the signal at its place counted from the file's first frame of signal, its leading silence aside, as if nothing had been reported; the count of samples that are not is what it lost or moved without saying where.")
         var withoutReport = false
 
         func validate() throws {
             guard firstChannel >= 1 else { throw ValidationError("--first-channel counts from 1") }
+            guard !netjackSlave || report != nil else { throw ValidationError("--netjack-slave only with --report") }
             if report != nil || log != nil {
                 guard files.isEmpty, report == nil || log == nil else {
                     throw ValidationError("--report or --log, alone: they name the files themselves")
@@ -286,11 +309,18 @@ struct TestSignalCommand: ParsableCommand {
             do {
                 if let report {
                     let text = try String(contentsOfFile: report, encoding: .utf8)
+                    let capture = { (port: String) -> Int? in
+                        guard let range = port.range(of: ":capture_"), let number = Int(port[range.upperBound...]), number >= 1
+                        else { return nil }
+                        return number - 1
+                    }
                     guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{\"summary\"") }),
-                          let account = TakeAccount(meterSummaryLine: line) else {
+                          var account = netjackSlave ? TakeAccount(meterSummaryLine: line, signalChannel: capture)
+                                                     : TakeAccount(meterSummaryLine: line) else {
                         StandardStreams.writeError("jcap-testsignal: error: no take summary of test-signal ports in \(report)\n")
                         throw ExitCode(1)
                     }
+                    if netjackSlave { try Self.shiftByTheLinkOffset(&account) }
                     let verification = TakeVerification.verify(account)
                     print(verification)
                     if !verification.isAccountedFor { throw ExitCode(1) }

@@ -185,5 +185,10 @@ struct TakeVerificationTests {
         #expect(account.uncertainSpans == [LostSpan(position: 2_048, frames: 256)])
         #expect(account.pauses == [.init(position: 8_000, skippedFrames: 500)])
         #expect(TakeAccount(meterSummaryLine: #"{"state":"recording","elapsed_frames":0}"#) == nil)
+        // Another mapping of ports to signal channels (a NetJACK2 slave's capture ports).
+        let slave = line.replacingOccurrences(of: "sig:out_", with: "system:capture_")
+        #expect(TakeAccount(meterSummaryLine: slave) == nil)
+        let mapped = try #require(TakeAccount(meterSummaryLine: slave) { $0 == "system:capture_4" ? 3 : $0 == "system:capture_6" ? 5 : nil })
+        #expect(mapped.files == account.files)
     }
 }
