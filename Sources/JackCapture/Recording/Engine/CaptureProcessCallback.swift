@@ -90,7 +90,7 @@ extension CaptureProcessState {
         }
         if cycle.stagedBytes > 0 { cycle.readingAfterCopy = jack_last_frame_time(client) }
         if onNetJackSlave {
-            let begin = own.pointee.copyWindow.cycleBegin(reading: reading, calledAt: cycle.callbackTime, sampleRate: sampleRate)
+            let begin = own.pointee.copyWindow.cycleBegin(reading: reading, frames: n, calledAt: cycle.callbackTime, sampleRate: sampleRate)
             if cycle.stagedBytes > 0 {
                 cycle.copyMetNextPackets = NetSlaveCopyWindow.copyMayHaveMetNextPackets(
                     endedAt: jack_get_time(), cycleBegin: begin, frames: n, sampleRate: sampleRate)

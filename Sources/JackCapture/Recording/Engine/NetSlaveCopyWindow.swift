@@ -18,35 +18,64 @@
 /// loop: on a slave, `jack_get_cycle_times` put the cycles' starts up to 0.45 of a period before
 /// they began for the first seconds of a link (measured at 256-frame periods), which made every
 /// on-time copy look late. A callback runs a little after its cycle begins, and a late one later
-/// still; so the cycle began no later than the earliest of the recent callbacks, each carried
-/// forward by the frames since. The bound creeps later by 1/64 of the time carried, so it
-/// follows the cycles when their phase moves later (a link restarted), and a late callback or a
-/// run of a few cannot pull it far.
-struct NetSlaveCopyWindow: Equatable {
-    /// The latest moment (jack_get_time, µs) the last cycle seen can have begun, and its reading.
-    private var begin: UInt64 = 0
-    private var reading: UInt32 = 0
-    private var hasBegin = false
+/// still; so the cycle began no later than the earliest of the last `window` callbacks, each
+/// carried forward by the frames since. A run of late callbacks shorter than the window is
+/// measured from the cycles' true phase; when the phase itself moves later (the master missed a
+/// deadline), the bound follows it within the window. Two kinds of callback would carry a wrong
+/// phase forward, and start the window afresh or stay out of it: one after the clock jumped (an
+/// xrun, a link dropout: the cycles after it keep the master's phase, not the slave's count), and
+/// one less than half a period after the one before (the slave catching up on queued packets).
+struct NetSlaveCopyWindow {
+    static var window: Int { @_noAllocation @_noLocks get { 16 } }
+
+    /// The last callbacks: the frame time each read and when it ran (jack_get_time, µs).
+    private var readings = InlineArray<16, UInt32>(repeating: 0)
+    private var times = InlineArray<16, UInt64>(repeating: 0)
+    private var next = 0
+    private var count = 0
+    /// The callback before this one, whether or not it went into the window.
+    private var lastReading: UInt32 = 0
+    private var lastTime: UInt64 = 0
 
     @_noAllocation @_noLocks
     init() {}
 
-    /// Takes the callback of the cycle that read `reading` (JACK's frame time), run at `time`:
-    /// returns the latest moment the cycle can have begun.
+    /// Takes the callback of the cycle that read `reading` (JACK's frame time) and holds `frames`,
+    /// run at `time`: returns the latest moment the cycle can have begun.
     @_noAllocation @_noLocks
-    mutating func cycleBegin(reading: UInt32, calledAt time: UInt64, sampleRate: Int) -> UInt64 {
+    mutating func cycleBegin(reading: UInt32, frames: Int, calledAt time: UInt64, sampleRate: Int) -> UInt64 {
+        guard sampleRate > 0, sampleRate <= 10_000_000, frames > 0 else { return time }
         defer {
-            self.reading = reading
-            hasBegin = true
+            lastReading = reading
+            lastTime = time
         }
-        guard hasBegin, sampleRate > 0, sampleRate <= 10_000_000 else {
-            begin = time
-            return begin
+        if count > 0 {
+            if FrameTime.distance(from: lastReading, to: reading) != frames {
+                count = 0
+            } else if time &- lastTime < UInt64(frames) * 500_000 / UInt64(sampleRate) {
+                return bound(reading: reading, time: time, sampleRate: sampleRate)
+            }
         }
-        let frames = UInt64(FrameTime.distance(from: self.reading, to: reading).magnitude)
-        let carried = frames * 1_000_000 / UInt64(sampleRate)
-        let projected = begin &+ carried &+ carried / 64
-        begin = projected > begin ? min(time, projected) : time
+        readings[next] = reading
+        times[next] = time
+        next = (next + 1) % Self.window
+        count = min(count + 1, Self.window)
+        return bound(reading: reading, time: time, sampleRate: sampleRate)
+    }
+
+    /// The earliest of `time` and the callbacks in the window carried forward to `reading`.
+    @_noAllocation @_noLocks
+    private func bound(reading: UInt32, time: UInt64, sampleRate: Int) -> UInt64 {
+        var begin = time
+        var index = 0
+        while index < count {
+            let slot = (next + Self.window - 1 - index) % Self.window
+            let frames = FrameTime.distance(from: readings[slot], to: reading)
+            if frames >= 0 {
+                begin = min(begin, times[slot] &+ UInt64(frames) * 1_000_000 / UInt64(sampleRate))
+            }
+            index += 1
+        }
         return begin
     }
 
