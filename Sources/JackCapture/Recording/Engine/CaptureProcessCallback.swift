@@ -531,7 +531,8 @@ extension CaptureProcessState {
         let copied = plan.copiedFrames
         if cycle.stagedBytes > 0 && copied > 0
             && (FrameTime.distance(from: arrival, to: cycle.readingAfterCopy) >= cycle.frames || cycle.copyMetNextPackets) {
-            // Copied once JACK had begun a later cycle: placed right, but its source may have
+            // Copied once JACK had begun a later cycle (or, on a NetJACK2 slave, when the next
+            // cycle's packets may have been arriving): placed right, but its source may have
             // written the next period into the shared buffer first. Said, so it is never hidden.
             let first = plan.spans[0]
             emit(CaptureEventRecord.lateCopyKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
