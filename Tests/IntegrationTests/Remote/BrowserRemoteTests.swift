@@ -45,7 +45,9 @@ final class BrowserRemoteTests: JackTestCase {
         let status = try run.wait(timeout: timeout)
         guard status == 0, let line = run.output.split(separator: "\n").last,
               let seen = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-            throw TestFailure("browser_remote.py \(arguments.first ?? "") exited \(status): \(run.errorOutput.suffix(3_000))")
+            // Its own one-line account of what failed first, then the end of its standard error.
+            let said = run.errorOutput.split(separator: "\n").last { $0.hasPrefix("browser_remote.py: failed") } ?? ""
+            throw TestFailure("browser_remote.py \(arguments.first ?? "") exited \(status): \(said)\n\(run.errorOutput.suffix(3_000))")
         }
         return seen
     }

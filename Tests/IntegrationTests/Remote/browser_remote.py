@@ -18,8 +18,10 @@ import os
 import socket
 import sys
 import time
+import traceback
 import urllib.parse
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
@@ -63,6 +65,27 @@ def wait_armed(page, track, expected):
 
 def wait_mode(page, mode):
     page.wait_for_function("mode => document.body.dataset.mode === mode", arg=mode)
+
+
+def ask_and_answer(ask, page, button, outcome, attempts=3):
+    """Asks jcap's question (`ask`), answers it on `page` with `button` and waits for `outcome`
+    (a function of a timeout in ms); the question's text. jcap's question lasts 2 s
+    (ControlCore.confirmationSeconds): on a loaded machine the answer can come after it has gone,
+    and then it is asked again, saying so."""
+    for attempt in range(1, attempts + 1):
+        ask()
+        page.wait_for_selector("#question:not([hidden])")
+        text = page.locator("#question-text").text_content()
+        try:
+            page.locator(button).click(timeout=3000)
+            outcome(5000)
+            return text
+        except PlaywrightTimeout:
+            if attempt == attempts:
+                raise
+            page.wait_for_selector("#question", state="hidden")
+            print(f"browser_remote.py: note: '{text}' had gone before {button} was taken; asked again",
+                  file=sys.stderr)
 
 
 def state_rate(page, seconds=2.0):
@@ -120,11 +143,9 @@ def page_scenario(url):
         second.wait_for_function("() => document.getElementById('message').classList.contains('refused')")
         seen["refusal"] = second.locator("#message").text_content()
         # A tap on Stop asks (on every page); Yes on the other page stops.
-        second.locator("#stop").click()
-        first.wait_for_selector("#question:not([hidden])")
-        seen["question"] = first.locator("#question-text").text_content()
-        first.locator("#confirm-yes").click()
-        wait_mode(first, "ready")
+        seen["question"] = ask_and_answer(
+            lambda: second.locator("#stop").click(), first, "#confirm-yes",
+            lambda timeout: first.wait_for_function("() => document.body.dataset.mode === 'ready'", timeout=timeout))
         wait_mode(second, "ready")
 
         # The take list: take 1 on both pages; a mark on one shows on the other; so does a note.
@@ -193,16 +214,13 @@ def discard_scenario(url, take):
         page = open_page(browser.new_context(viewport=PHONE), url)
         page.wait_for_selector(f'.take[data-take="{take}"]')
         seen = {}
-        page.locator("#discard").click()
-        page.wait_for_selector("#question:not([hidden])")
-        seen["question"] = page.locator("#question-text").text_content()
-        page.locator("#confirm-no").click()
+        def told(text):
+            return lambda timeout: page.wait_for_function(
+                "text => document.getElementById('message').textContent === text", arg=text, timeout=timeout)
+        seen["question"] = ask_and_answer(lambda: page.locator("#discard").click(), page, "#confirm-no",
+                                          told(f"Take {take} kept"))
         page.wait_for_selector("#question", state="hidden")
-        page.wait_for_function("take => document.getElementById('message').textContent === `Take ${take} kept`", arg=take)
-        page.locator("#discard").click()
-        page.wait_for_selector("#question:not([hidden])")
-        page.locator("#confirm-yes").click()
-        page.wait_for_function("take => document.getElementById('message').textContent === `Take ${take} discarded`", arg=take)
+        ask_and_answer(lambda: page.locator("#discard").click(), page, "#confirm-yes", told(f"Take {take} discarded"))
         page.wait_for_selector(f'.take[data-take="{take}"]', state="detached")
         seen["takes"] = [row.get_attribute("data-take") for row in page.locator(".take").all()]
         browser.close()
@@ -334,4 +352,11 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except Exception as error:  # Named in one line (the last), after the whole traceback.
+        traceback.print_exc()
+        here = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == __file__]
+        where = f"line {here[-1].lineno} ({here[-1].line})" if here else "?"
+        first = (str(error).strip().splitlines() or [""])[0]
+        fail(f"failed at {where}: {type(error).__name__}: {first}")
