@@ -266,6 +266,14 @@ public final class Take: @unchecked Sendable {
     }
 
     private func arm(_ start: CaptureStart, lengthFrames: Int64?) throws(CaptureError) {
+        var start = start
+        // On a NetJACK2 slave the link carries silence for a few cycles after the ports were
+        // connected: a take asked for at once starts where the master's audio begins, or on its
+        // first cycle if that is later (a frame named ahead could pass before a slow first cycle).
+        if start == .immediately, let linkCarriesFrom,
+           FrameTime.distance(from: jack.estimatedFrameTime, to: linkCarriesFrom) > 0 {
+            start = .immediatelyFrom(linkCarriesFrom)
+        }
         if let lengthFrames, lengthFrames <= 0 {
             throw .badDuration("\(lengthFrames)f", reason: "a take must be longer than zero")
         }
@@ -527,15 +535,6 @@ public final class Take: @unchecked Sendable {
         scheduledWallClock = nil
         switch start {
         case nil:
-            // On a NetJACK2 slave the link carries silence for a few cycles after the ports were
-            // connected: a take asked for at once starts where the master's audio begins.
-            // At least two periods ahead, so that the frame has not passed by the time the take
-            // is armed (`arm` refuses a start in the past).
-            let now = jack.estimatedFrameTime
-            if let linkCarriesFrom, FrameTime.distance(from: now, to: linkCarriesFrom) > 0 {
-                let soonest = FrameTime.advance(now, by: 2 * jack.bufferSize)
-                return .atFrame(FrameTime.distance(from: soonest, to: linkCarriesFrom) > 0 ? linkCarriesFrom : soonest)
-            }
             return .immediately
         case .afterReady(let delay)?:
             let frames = try delay.frames(atSampleRate: sampleRate)

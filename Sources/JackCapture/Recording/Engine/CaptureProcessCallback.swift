@@ -53,11 +53,13 @@ extension CaptureProcessState {
         if own.pointee.triggerLevel > 0 { followTrigger(reading: alignedReading, frames: n) }
         if own.pointee.followsCue { followCue(reading: alignedReading) }
         if own.pointee.requests.start == Self.noRequest { decideClockStart(reading: reading, frames: n) }
-        if own.pointee.requests.start == Self.noRequest && own.pointee.longestDelay > 0 {
-            // Started "now" with channels delayed: after the longest delay, so every channel's
-            // line holds real sound from the take's first frame.
+        if own.pointee.requests.start == Self.noRequest
+            && (own.pointee.longestDelay > 0 || own.pointee.immediateFloor >= 0) {
+            // Started "now": decided on the take's first cycle (`ImmediateStart`).
             if own.pointee.alignedImmediateStart < 0 {
-                own.pointee.alignedImmediateStart = Int64(FrameTime.advance(alignedReading, by: own.pointee.longestDelay))
+                own.pointee.alignedImmediateStart = Int64(ImmediateStart.firstFrame(
+                    alignedReading: alignedReading, floor: own.pointee.immediateFloor,
+                    alignment: own.pointee.alignment, longestDelay: own.pointee.longestDelay))
             }
             own.pointee.requests.start = own.pointee.alignedImmediateStart
         }
@@ -118,6 +120,7 @@ extension CaptureProcessState {
         own.pointee.alignment = requestedAlignment.load(ordering: .relaxed)
         own.pointee.longestDelay = requestedLongestDelay.load(ordering: .relaxed)
         own.pointee.alignedImmediateStart = -1
+        own.pointee.immediateFloor = requestedImmediateFloor.load(ordering: .relaxed)
         own.pointee.followsTransport = requestedTransportFollow.load(ordering: .relaxed)
         own.pointee.transportStart = -1
         own.pointee.transportStop = -1
