@@ -17,6 +17,9 @@ extension MeterSnapshot {
         case .playing: .playing
         case .finished: .finished
         }
+        // A set: 512 tracks looked up in a list, 20 times a second, were 3 % of a session's CPU.
+        let armed = Set(state.armedTracks)
+        let session = state.sessionName != nil
         let names = (shortensNames ? MeterSnapshot.channelNames(sources: state.meters.map(\.name)) : state.meters.map(\.name))
             .map(TerminalText.escaped)
         var title: String?
@@ -31,10 +34,9 @@ extension MeterSnapshot {
                   lostFrames: state.lostFrames,
                   channels: zip(names, state.meters).enumerated().map { index, channel in
                       // A session's tracks have numbers (their arming keys) and may be disarmed.
-                      let session = state.sessionName != nil
-                      return Channel(name: channel.0, reading: channel.1.reading, label: session ? "\(index + 1)" : nil,
-                                     armed: !session || state.armedTracks.contains(channel.1.name),
-                                     clipLatched: channel.1.clipped, dead: channel.1.dead)
+                      Channel(name: channel.0, reading: channel.1.reading, label: session ? "\(index + 1)" : nil,
+                              armed: !session || armed.contains(channel.1.name),
+                              clipLatched: channel.1.clipped, dead: channel.1.dead)
                   }, title: title,
                   question: state.pendingStop.map { "STOP take \($0)? s again" } ?? state.pendingQuit.map { "QUIT during take \($0)? q again" }
                       ?? state.pendingDiscard.map { "DISCARD take \($0)? y" })

@@ -110,16 +110,28 @@ package enum FrameGather {
         }
     }
 
-    /// One channel: a copy, measured on the way.
+    /// One channel: a copy, measured on the way, 16 samples a step in registers (the levels are
+    /// read and written once, not for every step: a store through `destination` could alias them).
     @inlinable
     static func copyMeasuring(_ source: UnsafePointer<Float>, frames: Int, into destination: UnsafeMutablePointer<Float>,
                               levels: Levels) {
+        var peaks = SIMD16<Float>.zero
+        var clips = SIMD16<Int32>.zero
         var frame = 0
-        while frame + 4 <= frames {
-            let samples = UnsafeRawPointer(source + frame).loadUnaligned(as: SIMD4<Float>.self)
-            UnsafeMutableRawPointer(destination + frame).storeBytes(of: samples, as: SIMD4<Float>.self)
-            levels.add(samples, channel: 0)
-            frame += 4
+        while frame + 16 <= frames {
+            let samples = UnsafeRawPointer(source + frame).loadUnaligned(as: SIMD16<Float>.self)
+            UnsafeMutableRawPointer(destination + frame).storeBytes(of: samples, as: SIMD16<Float>.self)
+            // |x| by clearing the sign bit; a NaN stays a NaN, which no comparison takes.
+            let magnitudes = unsafeBitCast(unsafeBitCast(samples, to: SIMD16<UInt32>.self) & 0x7FFF_FFFF,
+                                           to: SIMD16<Float>.self)
+            peaks.replace(with: magnitudes, where: magnitudes .> peaks)
+            clips &+= SIMD16<Int32>(repeating: 0).replacing(with: 1, where: magnitudes .>= 1)
+            frame += 16
+        }
+        for quad in 0..<4 {
+            let lanes = SIMD4(peaks[4 * quad], peaks[4 * quad + 1], peaks[4 * quad + 2], peaks[4 * quad + 3])
+            levels.peaks[0].replace(with: lanes, where: lanes .> levels.peaks[0])
+            levels.clips[0] &+= SIMD4(clips[4 * quad], clips[4 * quad + 1], clips[4 * quad + 2], clips[4 * quad + 3])
         }
         while frame < frames {
             destination[frame] = source[frame]
