@@ -85,7 +85,17 @@ final class OverdubTests: JackTestCase {
     func recordTakeOne(_ session: String) throws -> TakeLogEntry {
         let sources = (1...3).map { "sig:out_\($0)" }
         let returns = (1...3).map { "loop:playback_\($0)" }
-        for (source, destination) in zip(sources, returns) { try observer.connect(source, to: destination) }
+        for (source, destination) in zip(sources, returns) {
+            do {
+                try observer.connect(source, to: destination)
+            } catch {
+                // Seen once with the machine overloaded (two busy loops and a second test run):
+                // say whether the loopback and the signal were still there, and what they said.
+                let ports = [source, destination].map { "\($0) \((try? observer.port(named: $0)) != nil ? "present" : "gone")" }
+                throw TestFailure("\(error); now \(ports.joined(separator: ", ")); loopback running: "
+                                  + "\(Self.loop.map { kill($0.pid, 0) == 0 } ?? false), said: \(Self.loop?.errorOutput.suffix(500) ?? "")")
+            }
+        }
         defer { for (source, destination) in zip(sources, returns) { try? observer.disconnect(source, from: destination) } }
         let run = try runJcap(["session", session, "--for", "24000f", "--align-latency", "--meter", "none"])
         XCTAssertEqual(run.status, 0, run.errors)
