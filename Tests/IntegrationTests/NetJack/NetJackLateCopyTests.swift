@@ -11,6 +11,8 @@ import JackCaptureTestSignal
 /// samples are in fact in place: the test holds jcap to the report, and the file to the signal.
 final class NetJackLateCopyTests: NetJackTestCase {
     func testACopyEndingPastTheMiddleOfThePeriodIsReportedLate() throws {
+        // withoutXruns: an xrun on either server makes late or lost periods of its own, which the
+        // checks of the stalls' spans (one period each, on the cycles) would take for jcap's.
         try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
             var configuration = CaptureConfiguration()
             configuration.serverName = link.slaves[0]
