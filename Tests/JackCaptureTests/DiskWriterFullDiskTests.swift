@@ -101,4 +101,70 @@ struct DiskWriterFullDiskTests {
         #expect(read == Int(held[0]))
         #expect((0..<read).allSatisfy { samples[$0] == Self.sample($0, 0) })
     }
+
+    /// On the direct path the frames wait in the file's buffer and its last writes go at the
+    /// close, where their failure is found (at their completion). Seen under load in
+    /// DiskFullTests: 64 files of 48,529 frames logged as a take of 59,994.
+    @Test("a disk that fills before the last writes: the failure found at the close still shortens the take to its files",
+          arguments: [DiskIO.direct])
+    func fillsBeforeTheClose(io: DiskIO) throws {
+        let disk = NSTemporaryDirectory() + "/jcap-full-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk])
+        defer {
+            try? Self.run("/bin/umount", ["-l", disk])
+            try? FileManager.default.removeItem(atPath: disk)
+        }
+        let channels = 2, period = 250, offered = 10_000
+        let format = try RecordingSettings(format: .float).resolveFormat(forPath: disk + "/a.wav")
+        let queue = io == .buffered ? nil : DirectWriteQueue()
+        let files = try ["a", "b"].map {
+            try SoundFile.create(path: disk + "/\($0).wav", format: format, channels: 1, sampleRate: 48_000, overwrite: false,
+                                 io: io, queue: queue, files: 2)
+        }
+        let ring = RingBuffer(capacity: 64 * CaptureBlockHeader.blockByteCount(frames: period, channels: channels))
+        defer { ring.deallocate() }
+        let done = ManagedAtomic<Bool>(false)
+        let source = DiskWriterSource(ring: ring, channels: channels, periodFrames: period) {
+            done.load(ordering: .acquiring) ? (.finished, Int64(offered)) : (.recording, 0)
+        }
+        let writer = DiskWriter(source: source, outputs: files.enumerated().map { TakeOutput(file: $1, channels: [$0]) })
+        writer.start()
+        // 10,000 frames: under a header rewrite's half second and under the 64 KiB a direct file
+        // sends at once, so they wait in memory for the close.
+        var planar = [Float](repeating: 0, count: period * channels)
+        for position in stride(from: 0, to: offered, by: period) {
+            for channel in 0..<channels {
+                for frame in 0..<period { planar[channel * period + frame] = Self.sample(position + frame, channel) }
+            }
+            var header = CaptureBlockHeader(position: Int64(position), frameCount: Int32(period), frameTime: UInt32(position))
+            withUnsafeBytes(of: &header) { ring.stage(from: $0.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0) }
+            planar.withUnsafeBytes { ring.stage(from: $0.baseAddress!, byteCount: $0.count, at: CaptureBlockHeader.byteCount) }
+            ring.commitWrite(byteCount: CaptureBlockHeader.blockByteCount(frames: period, channels: channels))
+        }
+        // The writer takes the last block only when the take ends.
+        for _ in 0..<5_000 where writer.framesWritten < Int64(offered - period) { usleep(1_000) }
+        try #require(writer.framesWritten == Int64(offered - period))
+        // Another process fills the disk; then the take ends.
+        let filler = open(disk + "/filler", O_WRONLY | O_CREAT, 0o644)
+        var block = [UInt8](repeating: 7, count: 4_096)
+        while block.withUnsafeMutableBytes({ write(filler, $0.baseAddress!, $0.count) }) > 0 {}
+        close(filler)
+        done.store(true, ordering: .releasing)
+        writer.finish()
+
+        guard case .writeFailed(_, let reason)? = writer.failure else { Issue.record("no write failure: \(String(describing: writer.failure))"); return }
+        #expect(reason.hasPrefix(String(cString: strerror(ENOSPC))), "\(reason)")
+        let segment = try #require(writer.segments.last)
+        var held: [Int64] = []
+        for (file, report) in zip([disk + "/a.wav", disk + "/b.wav"], segment.files) {
+            let counted = try Self.frames(of: file)
+            #expect(counted.declared == counted.inData, "\(file): the header declares every frame the file holds")
+            #expect(report.frames == counted.inData, "\(file): the report says what the file holds")
+            held.append(counted.inData)
+        }
+        #expect(held.min()! < Int64(offered), "the files hold less than was offered: \(held)")
+        #expect(writer.framesWritten == held.min(), "the take is as long as its shortest file: \(held)")
+        #expect(segment.frames == held.min())
+    }
 }

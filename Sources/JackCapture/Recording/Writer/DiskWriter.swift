@@ -469,7 +469,10 @@ package final class DiskWriter: @unchecked Sendable {
                 do throws(CaptureError) { try output.close() } catch { if firstError == nil { firstError = error } }
             }
             if let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
-            if failed {
+            // A close that failed (a full disk found by the last writes: a direct file's at their
+            // completion, a batch written at the close) leaves files holding less, as a failed
+            // write before it does.
+            if failed || firstError != nil {
                 // The segment is as long as its shortest file (each file's own length is in its
                 // report): no frame a file lacks is claimed, no lost span past the end.
                 let held = outputs.map { segmentStart + DiskWriter.takeFrames(heldInFile: $0.inFile, converter: $0.output.converter) }
