@@ -136,4 +136,18 @@ struct CycleTimelineTests {
         #expect(timeline.stagedBytes == 60)
         #expect(!timeline.isFull)
     }
+
+    @Test("marking the newest cycle marks the one the last callback read, and nothing when none is held")
+    func markingTheNewestCycle() {
+        var timeline = CycleTimeline()
+        timeline.markNewestCopyMetNextPackets()
+        #expect(timeline.count == 0)
+        for reading: UInt32 in [0, 256, 512] { timeline.append(PendingCycle(reading: reading, frames: 256)) }
+        timeline.markNewestCopyMetNextPackets()
+        #expect((0..<3).map { timeline[$0].copyMetNextPackets } == [false, false, true])
+        timeline.append(PendingCycle(reading: 768, frames: 256))
+        let oldest = timeline.placeOldest()
+        #expect(!oldest.cycle.copyMetNextPackets)
+        #expect((0..<3).map { timeline[$0].copyMetNextPackets } == [false, true, false])
+    }
 }

@@ -106,4 +106,47 @@ struct NetSlaveCopyWindowTests {
         let late = window.cycleBegin(reading: reading, frames: 256, calledAt: 1_000_000 + 3 * 5_333 + 3_000, sampleRate: 48_000)
         #expect(late + 2 >= 1_000_000 + 3 * 5_333 && late <= 1_000_000 + 3 * 5_333 + 1)
     }
+
+    @Test func aCallbackAtOnceAfterTheOneBeforeSaysTheOneBeforeMayHaveMetItsPackets() {
+        var window = NetSlaveCopyWindow()
+        var reading: UInt32 = 0
+        var time: UInt64 = 1_000_000
+        // On time, 5,333 µs apart: none came at once.
+        for _ in 0..<4 {
+            _ = window.cycleBegin(reading: reading, frames: 256, calledAt: time, sampleRate: 48_000)
+            #expect(!window.cameAtOnce)
+            reading &+= 256
+            time += 5_333
+        }
+        // A dropout: the clock jumps 2 periods after a stall; that callback came late, not at once.
+        reading &+= 512
+        time += 900_000
+        _ = window.cycleBegin(reading: reading, frames: 256, calledAt: time, sampleRate: 48_000)
+        #expect(!window.cameAtOnce)
+        // Then the queued packets: the next callback 60 µs after that one's.
+        reading &+= 256
+        time += 60
+        _ = window.cycleBegin(reading: reading, frames: 256, calledAt: time, sampleRate: 48_000)
+        #expect(window.cameAtOnce)
+        // Just under half a period after it, still at once; half a period or more, not.
+        reading &+= 256
+        time += 2_665
+        _ = window.cycleBegin(reading: reading, frames: 256, calledAt: time, sampleRate: 48_000)
+        #expect(window.cameAtOnce)
+        reading &+= 256
+        time += 2_667
+        _ = window.cycleBegin(reading: reading, frames: 256, calledAt: time, sampleRate: 48_000)
+        #expect(!window.cameAtOnce)
+    }
+
+    @Test func aCallbackAtOnceAcrossAJumpStillCameAtOnce() {
+        var window = NetSlaveCopyWindow()
+        _ = window.cycleBegin(reading: 0, frames: 256, calledAt: 1_000_000, sampleRate: 48_000)
+        // The clock moved 3 periods, but the callback ran 100 µs after the one before.
+        _ = window.cycleBegin(reading: 768, frames: 256, calledAt: 1_000_100, sampleRate: 48_000)
+        #expect(window.cameAtOnce)
+        // Nonsense decides nothing, and says nothing came at once.
+        _ = window.cycleBegin(reading: 1_024, frames: 0, calledAt: 1_000_150, sampleRate: 48_000)
+        #expect(!window.cameAtOnce)
+    }
 }

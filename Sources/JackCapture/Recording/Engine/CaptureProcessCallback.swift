@@ -93,6 +93,7 @@ extension CaptureProcessState {
         if cycle.stagedBytes > 0 { cycle.readingAfterCopy = jack_last_frame_time(client) }
         if onNetJackSlave {
             let begin = own.pointee.copyWindow.cycleBegin(reading: reading, frames: n, calledAt: cycle.callbackTime, sampleRate: sampleRate)
+            if own.pointee.copyWindow.cameAtOnce { own.pointee.timeline.markNewestCopyMetNextPackets() }
             if cycle.stagedBytes > 0 {
                 cycle.copyMetNextPackets = NetSlaveCopyWindow.copyMayHaveMetNextPackets(
                     endedAt: jack_get_time(), cycleBegin: begin, frames: n, sampleRate: sampleRate)

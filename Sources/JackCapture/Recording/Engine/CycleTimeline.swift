@@ -135,6 +135,14 @@ struct CycleTimeline {
         count += 1
     }
 
+    /// Marks the newest cycle read as copied when the next period's packets may have been
+    /// arriving (a NetJACK2 slave's next callback came at once: `NetSlaveCopyWindow.cameAtOnce`).
+    @_noAllocation @_noLocks
+    mutating func markNewestCopyMetNextPackets() {
+        guard count > 0 else { return }
+        self[count - 1].copyMetNextPackets = true
+    }
+
     /// Drops the cycles read and not yet planned (the take has ended).
     @_noAllocation @_noLocks
     mutating func removeAll() {

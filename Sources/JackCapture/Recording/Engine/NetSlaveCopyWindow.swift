@@ -25,6 +25,13 @@
 /// phase forward, and start the window afresh or stay out of it: one after the clock jumped (an
 /// xrun, a link dropout: the cycles after it keep the master's phase, not the slave's count), and
 /// one less than half a period after the one before (the slave catching up on queued packets).
+///
+/// A callback that comes that soon after the one before also says something of the one before:
+/// the driver had this cycle's packets queued, and in async mode it renders them as soon as it has
+/// woken the clients for the cycle before, so the copy before may have met them however early it
+/// ended (`cameAtOnce`). Seen in a CI run after a 100 ms link dropout at 1024-frame periods: in
+/// the period after the stalled one, channel 5 on held the next period (5,096 samples), and jcap,
+/// judging that copy by its own half period alone, had reported nothing there.
 struct NetSlaveCopyWindow {
     static var window: Int { @_noAllocation @_noLocks get { 16 } }
 
@@ -36,6 +43,9 @@ struct NetSlaveCopyWindow {
     /// The callback before this one, whether or not it went into the window.
     private var lastReading: UInt32 = 0
     private var lastTime: UInt64 = 0
+    /// The callback last taken came less than half a period after the one before it: the driver
+    /// had its packets queued, and may have rendered them while the one before was still copying.
+    private(set) var cameAtOnce = false
 
     @_noAllocation @_noLocks
     init() {}
@@ -44,15 +54,18 @@ struct NetSlaveCopyWindow {
     /// run at `time`: returns the latest moment the cycle can have begun.
     @_noAllocation @_noLocks
     mutating func cycleBegin(reading: UInt32, frames: Int, calledAt time: UInt64, sampleRate: Int) -> UInt64 {
+        cameAtOnce = false
         guard sampleRate > 0, sampleRate <= 10_000_000, frames > 0 else { return time }
         defer {
             lastReading = reading
             lastTime = time
         }
+        // Whether or not the clock jumped in between: the packets were there either way.
+        cameAtOnce = lastTime > 0 && time >= lastTime && time - lastTime < UInt64(frames) * 500_000 / UInt64(sampleRate)
         if count > 0 {
             if FrameTime.distance(from: lastReading, to: reading) != frames {
                 count = 0
-            } else if time &- lastTime < UInt64(frames) * 500_000 / UInt64(sampleRate) {
+            } else if cameAtOnce {
                 return bound(reading: reading, time: time, sampleRate: sampleRate)
             }
         }
