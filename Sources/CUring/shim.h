@@ -8,23 +8,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-// ThreadSanitizer's runtime entry (no public header declares it): records a write of the range by
-// the calling thread. Weak: null in a build without TSan. (The headers are read without
-// -fsanitize=thread even in a TSan build, so __has_feature cannot tell.)
-void __tsan_write_range(void *address, unsigned long size) __attribute__((weak));
-
-/// Under ThreadSanitizer, starts TSan's record of the ring's memory afresh. liburing maps the rings
-/// with raw system calls, which TSan does not intercept, so its shadow of those addresses still
-/// holds whatever was mapped there before: seen, a mapping libjack's thread had made, against
-/// which the first submission "raced". Recording the rings as written by this thread is what TSan's
-/// own mmap interceptor does for a mapping it sees.
-static inline void jcap_uring_mark_mapped(struct io_uring *ring) {
-    if (__tsan_write_range == NULL) return;
-    __tsan_write_range(ring->sq.ring_ptr, ring->sq.ring_sz);
-    __tsan_write_range(ring->cq.ring_ptr, ring->cq.ring_sz);
-    __tsan_write_range(ring->sq.sqes, ring->sq.ring_entries * sizeof(struct io_uring_sqe));
-}
-
 /// A ring of `entries` submission slots, or NULL with `*error` set to the (positive) errno:
 /// ENOSYS where the kernel has no io_uring, EPERM where it is turned off (kernel.io_uring_disabled).
 static inline struct io_uring *jcap_uring_create(unsigned entries, int *error) {
@@ -39,7 +22,6 @@ static inline struct io_uring *jcap_uring_create(unsigned entries, int *error) {
         *error = -result;
         return NULL;
     }
-    jcap_uring_mark_mapped(ring);
     *error = 0;
     return ring;
 }
