@@ -76,6 +76,9 @@ final class Console {
         line("jcap: client '\(client.jack.name)', \(client.sampleRate) Hz, \(client.jack.bufferSize)-frame periods, "
             + "\(client.portNames.count) channel\(client.portNames.count == 1 ? "" : "s")")
         if let slave = client.netJackSlave { line("jcap: " + slave.description) }
+        if let timecode = client.configuration.masterClockPort, let port = client.engine.timecodePortName {
+            line("jcap: following the master's clock: its timecode on \(timecode) -> \(port)")
+        }
         if verbose {
             for (index, (port, source)) in zip(client.portNames, client.sources).enumerated() {
                 let wiring = client.connectsPorts ? "<- \(source)" : "(patch by hand)"
@@ -99,6 +102,10 @@ final class Console {
         }
         if let split = take.splitInterval { text += splitAnnouncement(split) }
         line(text)
+        if let offset = take.masterOffset {
+            line("jcap: the master's clock is this server's + \(offset) frames"
+                + (take.scheduledStart.map { ": the start is the master's frame \($0 &+ offset)" } ?? ""))
+        }
         if let alignment = take.latencyAlignment { line(Console.alignmentText(alignment, ports: take.engine.portNames)) }
         announcePageCacheFallbacks(of: take)
     }
@@ -300,10 +307,20 @@ final class Console {
                 + "(\(clockText(frames: dropout.frames, sampleRate: rate))) the master sent never reached this server; "
                 + "from there the take is that much earlier against the master's clock")
         }
+        for jump in report.masterClockJumps {
+            let size = "\(groupedDigits(abs(jump.frames))) frames (\(clockText(frames: abs(jump.frames), sampleRate: rate)))"
+            line("jcap: master clock jump at \(at([jump.position])): from there the take's frames are \(size) "
+                + (jump.frames < 0 ? "earlier on the master's clock (repeated)" : "later on the master's clock (the master's frames between are not in the file)"))
+        }
         let uncertain = report.uncertainSpans
         if !uncertain.isEmpty {
-            line("jcap: placement uncertain (callbacks ran late around an xrun; these frames may belong up to a few periods earlier) at "
-                + Self.spans(uncertain, rate: rate, frames: frames))
+            let why = report.masterStartFrame == nil
+                ? "callbacks ran late around an xrun; these frames may belong up to a few periods earlier"
+                : "callbacks ran late around an xrun, or the master's timecode did not decode: these frames' place on the master's clock is unknown"
+            line("jcap: placement uncertain (\(why)) at " + Self.spans(uncertain, rate: rate, frames: frames))
+        }
+        if let master = report.masterStartFrame {
+            line("jcap: on the master's clock the take starts at frame \(master)")
         }
         if !detail.xruns.isEmpty {
             let skipped = detail.xruns.reduce(Int64(0)) { $0 + $1.frames }

@@ -25,6 +25,7 @@ extension ExitStatus {
         case .outputUnwritable: "an unwritable path"
         case .outputExists: "the file exists"
         case .directIORefused: "--io direct where the file system or the encoding refuses O_DIRECT"
+        case .noMasterTimecode: "--master-clock names a port with no master timecode on it (jcap timecode not running on the master, not patched to the slave, or the link not carrying float samples)"
         case .unsupportedFormat: "a format, encoding or rate the file cannot have, a file libsndfile cannot read, or files played together at different rates"
         case .tooManyChannels: "too many channels for the format"
         case .jackRefused: "JACK refused a port, a connection or the activation"
@@ -46,7 +47,7 @@ extension ExitStatus {
         let recording: [ExitStatus] = [
             .success, .lostFrames, .writeFailed, .serverShutDown, .cancelled, .sampleRateChanged, .placementUncertain, .noServer,
             .unknownSource, .badTime, .startInPast, .outputUnwritable, .outputExists, .unsupportedFormat,
-            .tooManyChannels, .jackRefused, .directIORefused,
+            .tooManyChannels, .jackRefused, .directIORefused, .noMasterTimecode,
         ]
         return switch command {
         case .record: recording + [.usage]

@@ -58,6 +58,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// `--io direct` where a file cannot be written around the page cache (its file system refuses
     /// O_DIRECT, or its encoding is compressed).
     case directIORefused = 29
+    /// `--master-clock`: the port carries no master timecode that decodes (`jcap timecode` not
+    /// running on the master, not patched, or the link not carrying float samples).
+    case noMasterTimecode = 30
     /// A bad flag, or a flag's value that does not parse (swift-argument-parser's EX_USAGE) or is
     /// out of its range (`jcap play --volume 1.5`, `--rate 3`), or a `--buffer` longer than this
     /// machine can hold.
@@ -102,6 +105,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .alreadyStarted, .clientClosed, .metadataUnreadable: self = .failure
         case .tooManyChannels: self = .tooManyChannels
         case .writeFailed: self = .writeFailed
+        case .noMasterTimecode: self = .noMasterTimecode
         }
     }
 

@@ -39,6 +39,9 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var waiting: WaitingTakeOptions
 
+    @Option(name: .long, help: ArgumentHelp("On a NetJACK2 slave: follow the master's clock from the timecode jcap timecode writes on the master, which arrives on this port (system:capture_9). --at @FRAME is then the master's frame; the start on the master's clock and any jump of it (a master xrun, a link dropout) are reported, to the frame.", valueName: "port"))
+    var masterClock: String?
+
     @Flag(name: .long, help: "Align to the sources' capture latency: the file starts with the sound that reached the converter at the start frame, each channel by its own latency.")
     var alignLatency = false
 
@@ -148,6 +151,7 @@ struct RecordCommand: ParsableCommand {
         if let at { configuration.start = try StartTime(parsing: at) }
         let waits = try waiting.resolve(at: at, alignLatency: alignLatency, split: split)
         configuration.followsTransport = waits.followsTransport
+        configuration.masterClockPort = masterClock
         configuration.triggerLevel = waits.triggerLevel
         configuration.triggerStop = waits.triggerStop
         configuration.preRoll = waits.preRoll

@@ -86,12 +86,15 @@ struct TakeSummaryJSON: Encodable {
         let late: [Span]
         let uncertain: [Span]
         let dropouts: [Span]
+        let master_start_frame: UInt32?
+        let master_jumps: [Span]
         let pauses: [Pause]
         let xruns: Int64
         let channels: [Channel]
 
         enum CodingKeys: String, CodingKey {
-            case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, dropouts, pauses, xruns, channels
+            case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, dropouts, master_start_frame, master_jumps, pauses,
+                 xruns, channels
         }
 
         /// Every key on every summary: null where there is nothing (no session, no start).
@@ -108,6 +111,8 @@ struct TakeSummaryJSON: Encodable {
             try container.encode(late, forKey: .late)
             try container.encode(uncertain, forKey: .uncertain)
             try container.encode(dropouts, forKey: .dropouts)
+            try container.encode(master_start_frame, forKey: .master_start_frame)
+            try container.encode(master_jumps, forKey: .master_jumps)
             try container.encode(pauses, forKey: .pauses)
             try container.encode(xruns, forKey: .xruns)
             try container.encode(channels, forKey: .channels)
@@ -139,6 +144,8 @@ struct TakeSummaryJSON: Encodable {
                        late: report.lateCopySpans.map { Span(position: $0.position, frames: $0.frames) },
                        uncertain: report.uncertainSpans.map { Span(position: $0.position, frames: $0.frames) },
                        dropouts: report.linkDropouts.map { Span(position: $0.position, frames: $0.frames) },
+                       master_start_frame: report.masterStartFrame,
+                       master_jumps: report.masterClockJumps.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: report.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        xruns: report.xruns, channels: channels)
     }
@@ -160,6 +167,8 @@ struct TakeSummaryJSON: Encodable {
                        late: entry.late.map { Span(position: $0.position, frames: $0.frames) },
                        uncertain: entry.uncertain.map { Span(position: $0.position, frames: $0.frames) },
                        dropouts: entry.dropouts.map { Span(position: $0.position, frames: $0.frames) },
+                       master_start_frame: entry.masterStartFrame,
+                       master_jumps: entry.masterJumps.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: entry.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        xruns: Int64(entry.xruns.count), channels: channels)
     }

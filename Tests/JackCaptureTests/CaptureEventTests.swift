@@ -16,6 +16,7 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.splitKind == CaptureEventRecord.Kind.fileSplit.rawValue)
         #expect(CaptureEventRecord.placementUncertainKind == CaptureEventRecord.Kind.placementUncertain.rawValue)
         #expect(CaptureEventRecord.linkDropoutKind == CaptureEventRecord.Kind.linkDropout.rawValue)
+        #expect(CaptureEventRecord.masterClockJumpKind == CaptureEventRecord.Kind.masterClockJump.rawValue)
         #expect(CaptureEventRecord.transportRolledKind == CaptureEventRecord.Kind.transportRolled.rawValue)
         #expect(CaptureEventRecord.triggeredKind == CaptureEventRecord.Kind.triggered.rawValue)
     }
@@ -33,12 +34,15 @@ struct CaptureEventTests {
                                         value: 44_100, extra: 48_000), text: "", dropped: dropped)
         var dropout = CaptureEventRecord(kind: CaptureEventRecord.linkDropoutKind, frameTime: 11, position: 79_872, value: 44_032, extra: 0)
         withUnsafePointer(to: &dropout) { ring.publish($0, dropped: dropped) }
+        var jump = CaptureEventRecord(kind: CaptureEventRecord.masterClockJumpKind, frameTime: 12, position: 96_256, value: -2_048, extra: 0)
+        withUnsafePointer(to: &jump) { ring.publish($0, dropped: dropped) }
         let events = ring.drainEvents(withText: true).compactMap { CaptureEvent(record: $0.0, text: $0.1) }
         #expect(events == [
             .paused(frameTime: 4_000_000_000, position: 12_345),
             .portDisconnected(channel: 3, source: "synth:out_1", frameTime: 7, position: 8),
             .sampleRateChanged(from: 48_000, to: 44_100, position: 10),
             .linkDropout(position: 79_872, frames: 44_032),
+            .masterClockJump(position: 96_256, frames: -2_048),
         ])
         #expect(ring.drainEvents(withText: true).isEmpty)
     }

@@ -24,6 +24,7 @@ struct MasterClockWatch {
 
     /// Starts at `offset` (the one the take's start was resolved with), or at the first offset
     /// read when nil.
+    @_noAllocation @_noLocks
     init(offset: UInt32? = nil) {
         self.offset = offset
     }

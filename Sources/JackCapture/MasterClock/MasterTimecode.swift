@@ -60,7 +60,8 @@ package enum MasterTimecode {
     private static func code(_ value: Float) -> UInt32? {
         guard value > 0, value <= 65_536 / scale else { return nil }
         let scaled = value * scale
-        guard scaled == scaled.rounded(.towardZero) else { return nil }
-        return UInt32(scaled) - 1
+        let whole = UInt32(scaled)
+        guard Float(whole) == scaled else { return nil }
+        return whole - 1
     }
 }

@@ -76,13 +76,18 @@ package final class CaptureClient: @unchecked Sendable {
         guard names.count == currentSources.count else {
             throw .badChannelList(names.joined(separator: ","), reason: "\(names.count) port names for \(currentSources.count) sources")
         }
+        // The timecode's port is an output port of the server's, found before anything is made.
+        let timecodeSource = configuration.masterClockPort
+        if let timecodeSource, !host.client.audioOutputPorts().contains(timecodeSource) { throw .noPortMatches(timecodeSource) }
         do {
             engine = try CaptureEngine(client: jack, portShortNames: names, bufferSeconds: configuration.bufferSeconds,
-                                       preRollSeconds: preRollSeconds, onNetJackSlave: netJackSlave != nil)
+                                       preRollSeconds: preRollSeconds, onNetJackSlave: netJackSlave != nil,
+                                       timecodePortName: timecodeSource == nil ? nil : CaptureClient.timecodePortShortName)
             try engine.activate(on: host)
             if connectsPorts {
                 for (source, port) in zip(currentSources, engine.portNames) { try jack.connect(source, to: port) }
             }
+            if let timecodeSource, let port = engine.timecodePortName { try jack.connect(timecodeSource, to: port) }
         } catch { throw .jack(error) }
         let connectedAt = jack.estimatedFrameTime
         linkCarriesFrom = netJackSlave.map { FrameTime.advance(connectedAt, by: $0.warmUpFrames) }
@@ -90,6 +95,9 @@ package final class CaptureClient: @unchecked Sendable {
     }
 
     deinit { close() }
+
+    /// The short name of the input port the master's timecode comes in on (`--master-clock`).
+    package static let timecodePortShortName = "master_clock"
 
     /// Finishes a take still open, stops the pump, deactivates and closes the JACK client. Safe to
     /// call more than once.

@@ -32,6 +32,10 @@ package struct CaptureConfiguration: Sendable {
     package var preRoll: CaptureDuration?
     /// Align each take to its sources' capture latency (`LatencyAlignment`).
     package var alignsToCaptureLatency = false
+    /// Follow each take on the master's clock, from the timecode (`jcap timecode` on a NetJACK2
+    /// master) this output port carries: `--at @F` names the master's frame F, the take's start
+    /// on it is reported, and any jump of it is reported at its position. nil: the server's clock.
+    package var masterClockPort: String?
     /// A new file on each wall-clock boundary of this interval; nil: one file.
     package var split: SplitInterval?
     /// Seconds of audio the ring holds: how long the disk may stall before frames are lost.

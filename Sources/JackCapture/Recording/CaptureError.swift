@@ -57,6 +57,9 @@ public enum CaptureError: Error, Equatable, Sendable {
     case metadataUnreadable(path: String, item: String, reason: String)
     /// Following the JACK transport on a NetJACK2 slave: the transport does not cross the link.
     case transportOnNetJackSlave
+    /// Following the master's clock (`--master-clock`): the port named carries no timecode that
+    /// decodes (`MasterTimecode`), so no frame of the master's clock can be known.
+    case noMasterTimecode(port: String)
 }
 
 extension CaptureError: CustomStringConvertible {
@@ -119,6 +122,9 @@ extension CaptureError: CustomStringConvertible {
         case .transportOnNetJackSlave:
             return "this server is a NetJACK2 slave, and JACK transport does not cross NetJACK2: "
                 + "follow the transport on the master"
+        case .noMasterTimecode(let port):
+            return "no master timecode on '\(port)': run jcap timecode on the master, patched to a spare "
+                + "slave channel (to_slave_N), and give that channel's capture port here; the link must carry float samples"
         }
     }
 }

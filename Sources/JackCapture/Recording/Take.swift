@@ -49,6 +49,8 @@ public final class Take: @unchecked Sendable {
     private let preRoll: CaptureDuration?
     /// On a NetJACK2 slave, where the master's audio begins on the ports (`CaptureClient.linkCarriesFrom`).
     private let linkCarriesFrom: UInt32?
+    /// The port the master's timecode comes from, when the take follows the master's clock.
+    private let masterClockPort: String?
 
     private let lock = NSCondition()
     private var currentState: State = .prepared
@@ -77,6 +79,9 @@ public final class Take: @unchecked Sendable {
     private var scheduledWallClock: Int64?
     /// The take's length in frames, when it has one.
     public private(set) var durationFrames: Int64?
+    /// Following the master's clock: its frame time less the server's when the take was armed
+    /// (the take's start on the master's clock is its start frame plus this).
+    public private(set) var masterOffset: UInt32?
 
     init(client: CaptureClient, layout: TakeLayout, format: FileFormat, settings: RecordingSettings,
          beforeEachBlockWritten: (@Sendable (Int64) -> Void)?) throws(CaptureError) {
@@ -89,6 +94,7 @@ public final class Take: @unchecked Sendable {
         triggerStop = client.configuration.triggerStop
         preRoll = client.configuration.preRoll
         linkCarriesFrom = client.linkCarriesFrom
+        masterClockPort = client.engine.timecodePort == nil ? nil : client.configuration.masterClockPort
         engine = client.engine
         jack = client.jack
         sources = client.sources
@@ -202,8 +208,7 @@ public final class Take: @unchecked Sendable {
             try startOnLevel(decibels: triggerLevel, lengthFrames: length)
             return
         }
-        try configuredStart?.validate(sampleRate: jack.sampleRate)
-        try arm(resolve(configuredStart), lengthFrames: length)
+        try start(at: configuredStart, lengthFrames: length)
     }
 
     /// Starts on the frame the JACK transport next starts rolling and ends on the frame it stops
@@ -255,7 +260,32 @@ public final class Take: @unchecked Sendable {
     /// recorded frames: `start()` with a start and length of the caller's own.
     package func start(at start: StartTime?, lengthFrames: Int64?) throws(CaptureError) {
         try start?.validate(sampleRate: jack.sampleRate)
-        try arm(resolve(start), lengthFrames: lengthFrames)
+        let masterOffset = try readMasterOffset()
+        if case .frame(let masterFrame)? = start, let masterOffset {
+            // `@F` names the master's frame: it falls on this server's frame F - D.
+            let frame = masterFrame &- masterOffset
+            let now = jack.estimatedFrameTime
+            guard FrameTime.distance(from: now, to: frame) > 0 else {
+                throw .startInPast("@\(masterFrame) on the master's clock (it is at \(now &+ masterOffset))")
+            }
+            try arm(.atFrame(frame), lengthFrames: lengthFrames, masterOffset: masterOffset)
+        } else {
+            try arm(resolve(start), lengthFrames: lengthFrames, masterOffset: masterOffset)
+        }
+    }
+
+    /// Following the master's clock: the offset from this server's frame time to the master's,
+    /// as the timecode says it, waiting up to 3 s for two cycles in a row to agree (the slowest
+    /// period JACK allows is 8,192 frames). Nil when the take does not follow the master.
+    ///
+    /// - Throws: `.noMasterTimecode` when the port carries none that decodes.
+    private func readMasterOffset() throws(CaptureError) -> UInt32? {
+        guard let masterClockPort else { return nil }
+        for _ in 0..<600 {
+            if let offset = engine.masterOffset { return offset }
+            usleep(5_000)
+        }
+        throw .noMasterTimecode(port: masterClockPort)
     }
 
     /// Arms the take to start at JACK frame time `startFrame` (nil: the next cycle) and, with a
@@ -265,7 +295,11 @@ public final class Take: @unchecked Sendable {
         try arm(startFrame.map(CaptureStart.atFrame) ?? .immediately, lengthFrames: lengthFrames)
     }
 
-    private func arm(_ start: CaptureStart, lengthFrames: Int64?) throws(CaptureError) {
+    /// `masterOffset`: following the master's clock, the offset the start was resolved with
+    /// (nil: read now).
+    private func arm(_ start: CaptureStart, lengthFrames: Int64?, masterOffset given: UInt32? = nil) throws(CaptureError) {
+        var masterOffset = given
+        if masterOffset == nil { masterOffset = try readMasterOffset() }
         var start = start
         // On a NetJACK2 slave the link carries silence for a few cycles after the ports were
         // connected: a take asked for at once starts where the master's audio begins, or on its
@@ -294,6 +328,7 @@ public final class Take: @unchecked Sendable {
             if case .atFrame(let frame) = start { scheduledStart = frame }
             scheduledWallClockStart = scheduledWallClock
             durationFrames = lengthFrames
+            self.masterOffset = masterOffset
             xrunsBefore = engine.status.xruns
             currentState = .recording
             startedFlag = true
@@ -308,7 +343,7 @@ public final class Take: @unchecked Sendable {
         var quietFrames = 0
         if case .onLevel = start { quietFrames = Int((try? triggerStop?.frames(atSampleRate: rate)) ?? 0) }
         engine.arm(number, start: start, length: lengthFrames, alignment: alignment, preRollFrames: preRollFrames,
-                   stopAfterQuietFrames: quietFrames)
+                   stopAfterQuietFrames: quietFrames, masterOffset: masterOffset)
         pump.wake()
     }
 
@@ -493,7 +528,9 @@ public final class Take: @unchecked Sendable {
             outcome = .serverShutDown
         } else if !started || (status.startFrame == nil && frames == 0) {
             outcome = .cancelled
-        } else if !writer.lostSpans.isEmpty || events.contains(where: { if case .linkDropout = $0 { true } else { false } }) {
+        } else if !writer.lostSpans.isEmpty || events.contains(where: {
+            switch $0 { case .linkDropout, .masterClockJump: true; default: false }
+        }) {
             outcome = .lostFrames
         } else if events.contains(where: { if case .placementUncertain = $0 { true } else { false } }) {
             outcome = .placementUncertain
@@ -516,7 +553,8 @@ public final class Take: @unchecked Sendable {
             skippedFrames: started ? status.skippedFrames : 0, xruns: started ? status.xruns : 0,
             channelLevels: channelLevels, events: events,
             segments: outcome == .cancelled || outcome == .missedStart ? [] : writer.segments,
-            latencyAlignment: lock.withLock { latencyAlignment })
+            latencyAlignment: lock.withLock { latencyAlignment },
+            masterStartFrame: started ? status.startFrame.flatMap { start in lock.withLock { masterOffset }.map { start &+ $0 } } : nil)
         let handler = lock.withLock { () -> (@Sendable (TakeReport) -> Void)? in
             finalReport = report
             currentState = .finished

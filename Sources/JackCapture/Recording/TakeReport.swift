@@ -6,7 +6,7 @@ public struct TakeReport: Sendable {
         /// The file is complete and aligned, but some frames in it are silence (lost). Periods
         /// next to a loss whose placement the frame times could not decide are in `uncertainSpans`.
         /// On a NetJACK2 slave, also a link dropout: frames the master sent that never reached the
-        /// server (`linkDropouts`).
+        /// server (`linkDropouts`); following the master's clock, a jump of it (`masterClockJumps`).
         case lostFrames
         /// No frame was lost, but some periods may not be at their true position
         /// (`uncertainSpans`): callbacks ran late several periods in a row.
@@ -55,6 +55,10 @@ public struct TakeReport: Sendable {
     /// times in the report (`startFrame`, events) are then converter time: JACK's frame at which
     /// the sound reached the converter.
     public var latencyAlignment: LatencyAlignment? = nil
+    /// For a take that followed the master's clock (`--master-clock`): the master's frame time of
+    /// the take's first frame, from the timecode (`MasterTimecode`). The master's frame of any
+    /// later frame is this plus its position, plus the jumps before it (`masterClockJumps`).
+    public var masterStartFrame: UInt32? = nil
 
     /// Every file the take wrote, in order.
     public var files: [TakeFileReport] { segments.flatMap(\.files) }
@@ -106,6 +110,14 @@ public struct TakeReport: Sendable {
     /// frames the master sent never reached the server; the take is that much earlier against
     /// the master's clock from there on.
     public var linkDropouts: [LostSpan] { Self.spans(in: events).dropouts }
+
+    /// Following the master's clock: where the master's frames jumped against the take's
+    /// (`CaptureEvent.masterClockJump`), each with the jump in frames (negative: back).
+    public var masterClockJumps: [LostSpan] { Self.masterClockJumps(in: events) }
+
+    package static func masterClockJumps(in events: [CaptureEvent]) -> [LostSpan] {
+        events.compactMap { if case .masterClockJump(let position, let frames) = $0 { LostSpan(position: position, frames: frames) } else { nil } }
+    }
 
     /// The late copies, uncertain placements and link dropouts among `events`, each in order
     /// (late copies and uncertain placements merged where they touch).

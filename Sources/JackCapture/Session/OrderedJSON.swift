@@ -162,6 +162,7 @@ extension TakeLogRecord {
         object.add("overdub", overdub.map(\.orderedJSON))
         object.add("part", part.map(OrderedJSON.string))
         object.add("netjack_latency_cycles", netjackLatencyCycles.map { .integer(Int64($0)) })
+        object.add("master_start_frame", masterStartFrame.map { .unsigned(UInt64($0)) })
         object.add("sample_rate", sampleRate.map { .integer(Int64($0)) })
         object.add("frames", frames.map(OrderedJSON.integer))
         object.add("files", files.map { .array($0.map(\.orderedJSON)) })
@@ -172,6 +173,7 @@ extension TakeLogRecord {
         object.add("late", late.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("uncertain", uncertain.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("dropouts", dropouts.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
+        object.add("master_jumps", masterJumps.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
         object.add("markers", markers.map { .array($0.map(\.orderedJSON)) })
         switch mark {

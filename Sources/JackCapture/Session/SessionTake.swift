@@ -135,6 +135,7 @@ public final class SessionTake: Sendable {
         }
         var entry = TakeLogEntry(take: number, status: .recording, sampleRate: session.client.sampleRate, frames: 0)
         entry.startFrame = frameTime
+        entry.masterStartFrame = frameTime.flatMap { start in state.withLock({ $0.recording })?.masterOffset.map { start &+ $0 } }
         entry.overdub = overdub
         entry.part = definition.part
         entry.netjackLatencyCycles = session.client.netJackSlave?.networkLatencyCycles
@@ -164,7 +165,8 @@ public final class SessionTake: Sendable {
                 LostSpan(position: position, frames: frames).clipped(from: segment.position, to: end) != nil
             } else { false }
         }
-        let droppedOut = TakeReport.spans(in: recording.events).dropouts.contains { $0.position >= segment.position && $0.position < end }
+        let droppedOut = (TakeReport.spans(in: recording.events).dropouts + TakeReport.masterClockJumps(in: recording.events))
+            .contains { $0.position >= segment.position && $0.position < end }
         let status: TakeStatus = !segment.lostSpans.isEmpty || droppedOut ? .framesLost : uncertain ? .placementUncertain : .complete
         appendEnd(of: segment, status: status, events: recording.events)
     }
@@ -223,6 +225,9 @@ public final class SessionTake: Sendable {
             .map { TakeLogSpan(position: $0.position, frames: $0.frames) }
         // A dropout is a point with a count of frames not in the file: kept whole, in its segment.
         entry.dropouts = report.dropouts.filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
+            .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
+        entry.masterJumps = TakeReport.masterClockJumps(in: events)
+            .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
         entry.xruns = SessionTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }

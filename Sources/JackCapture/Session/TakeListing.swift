@@ -123,7 +123,7 @@ public enum TakeListing {
         var parts: [String] = []
         switch entry.status {
         case .complete: break
-        case .framesLost: if entry.lost.isEmpty && entry.dropouts.isEmpty { parts.append("frames lost") }
+        case .framesLost: if entry.lost.isEmpty && entry.dropouts.isEmpty && entry.masterJumps.isEmpty { parts.append("frames lost") }
         case .placementUncertain: if entry.uncertain.isEmpty { parts.append("placement uncertain") }
         case .recording: parts.append("recording (or killed: not yet recovered)")
         case .interrupted: parts.append("interrupted")
@@ -144,6 +144,10 @@ public enum TakeListing {
         if !entry.dropouts.isEmpty {
             let frames = saturatingSum(entry.dropouts.map(\.frames))
             parts.append("NetJACK2 link dropout\(entry.dropouts.count == 1 ? "" : "s"): about \(frames) frames from the master missing")
+        }
+        if !entry.masterJumps.isEmpty {
+            let frames = saturatingSum(entry.masterJumps.map { abs($0.frames) })
+            parts.append("master clock jump\(entry.masterJumps.count == 1 ? "" : "s"): \(frames) frames of the master's clock not in the files as recorded")
         }
         if !entry.late.isEmpty {
             parts.append("\(entry.late.count) late cop\(entry.late.count == 1 ? "y" : "ies")")

@@ -88,6 +88,10 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// Recorded on a NetJACK2 slave: the link's network latency (`jackd -d net -l`), in cycles.
     /// The take's frames are the master's audio in the master's cycle (docs/netjack.md).
     public var netjackLatencyCycles: Int?
+    /// Following the master's clock (`--master-clock`): the master's frame time of the take's
+    /// first frame, from the timecode (the master's frame of a later frame is this plus its
+    /// position, plus the master clock's jumps before it).
+    public var masterStartFrame: UInt32?
     /// The server's sample rate, which `frames` and every position count in.
     public var sampleRate: Int
     /// Frames in the take at `sampleRate`: 0 while recording; for a recovered take the shortest
@@ -110,6 +114,10 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// NetJACK2 link dropouts: near each position, about `frames` frames the master sent never
     /// reached the slave; nothing in the files stands for them (`CaptureEvent.linkDropout`).
     public var dropouts: [TakeLogSpan] = []
+    /// Following the master's clock: where it jumped against the take's frames, each with the
+    /// jump in frames (the master's frames missing from the files there; negative: repeated),
+    /// exact (`CaptureEvent.masterClockJump`).
+    public var masterJumps: [TakeLogSpan] = []
     /// Paused spans.
     public var pauses: [TakeLogPause]
     /// Markers the engineer dropped while recording, in the order dropped (none: the key is left
@@ -149,6 +157,8 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case overdub
         case part
         case netjackLatencyCycles = "netjack_latency_cycles"
+        case masterStartFrame = "master_start_frame"
+        case masterJumps = "master_jumps"
         case sampleRate = "sample_rate"
         case frames, files, tracks, xruns, lost, late, uncertain, dropouts, pauses, markers, mark, note
     }
@@ -176,6 +186,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         try container.encodeIfPresent(overdub, forKey: .overdub)
         try container.encodeIfPresent(part, forKey: .part)
         try container.encodeIfPresent(netjackLatencyCycles, forKey: .netjackLatencyCycles)
+        try container.encodeIfPresent(masterStartFrame, forKey: .masterStartFrame)
         try container.encode(sampleRate, forKey: .sampleRate)
         try container.encode(frames, forKey: .frames)
         try container.encode(files, forKey: .files)
@@ -185,6 +196,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         if !late.isEmpty { try container.encode(late, forKey: .late) }
         if !uncertain.isEmpty { try container.encode(uncertain, forKey: .uncertain) }
         if !dropouts.isEmpty { try container.encode(dropouts, forKey: .dropouts) }
+        if !masterJumps.isEmpty { try container.encode(masterJumps, forKey: .masterJumps) }
         try container.encode(pauses, forKey: .pauses)
         if !markers.isEmpty { try container.encode(markers, forKey: .markers) }
         try container.encodeIfPresent(mark, forKey: .mark)
@@ -205,6 +217,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         for span in xruns + lost + late + uncertain + dropouts where span.position < 0 || span.frames < 0 {
             return "span of \(span.frames) frames at \(span.position) is negative"
         }
+        for jump in masterJumps where jump.position < 0 { return "master clock jump at \(jump.position) is negative" }
         if let triggerPosition, triggerPosition < 0 { return "trigger position \(triggerPosition) is negative" }
         if let overdub, overdub.take < 1 { return "overdub of take \(overdub.take), below 1" }
         if let overdub, overdub.playbackLatency < 0 { return "playback latency \(overdub.playbackLatency) is negative" }

@@ -26,6 +26,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var overdub: TakeLogOverdub?
     var part: String?
     var netjackLatencyCycles: Int?
+    var masterStartFrame: UInt32?
     var sampleRate: Int?
     var frames: Int64?
     var files: [TakeLogFile]?
@@ -35,6 +36,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var late: [TakeLogSpan]?
     var uncertain: [TakeLogSpan]?
     var dropouts: [TakeLogSpan]?
+    var masterJumps: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
     /// Every marker of the take (a marker record carries them all: arrays replace whole).
     var markers: [TakeLogMarker]?
@@ -68,6 +70,7 @@ struct TakeLogRecord: Decodable, Equatable {
         overdub = entry.overdub
         part = entry.part
         netjackLatencyCycles = entry.netjackLatencyCycles
+        masterStartFrame = entry.masterStartFrame
         sampleRate = entry.sampleRate
         frames = entry.frames
         files = entry.files
@@ -77,6 +80,7 @@ struct TakeLogRecord: Decodable, Equatable {
         late = entry.late
         uncertain = entry.uncertain
         dropouts = entry.dropouts
+        masterJumps = entry.masterJumps
         pauses = entry.pauses
         // None: the markers records written during the take stay (an end record knows none).
         markers = entry.markers.isEmpty ? nil : entry.markers
@@ -105,6 +109,7 @@ struct TakeLogRecord: Decodable, Equatable {
         overdub = try container.decodeIfPresent(TakeLogOverdub.self, forKey: .overdub)
         part = try container.decodeIfPresent(String.self, forKey: .part)
         netjackLatencyCycles = try container.decodeIfPresent(Int.self, forKey: .netjackLatencyCycles)
+        masterStartFrame = try container.decodeIfPresent(UInt32.self, forKey: .masterStartFrame)
         sampleRate = try container.decodeIfPresent(Int.self, forKey: .sampleRate)
         frames = try container.decodeIfPresent(Int64.self, forKey: .frames)
         files = try container.decodeIfPresent([TakeLogFile].self, forKey: .files)
@@ -114,6 +119,7 @@ struct TakeLogRecord: Decodable, Equatable {
         late = try container.decodeIfPresent([TakeLogSpan].self, forKey: .late)
         uncertain = try container.decodeIfPresent([TakeLogSpan].self, forKey: .uncertain)
         dropouts = try container.decodeIfPresent([TakeLogSpan].self, forKey: .dropouts)
+        masterJumps = try container.decodeIfPresent([TakeLogSpan].self, forKey: .masterJumps)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
         markers = try container.decodeIfPresent([TakeLogMarker].self, forKey: .markers)
         if container.contains(.note) {
@@ -147,6 +153,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let overdub { entry.overdub = overdub }
         if let part { entry.part = part }
         if let netjackLatencyCycles { entry.netjackLatencyCycles = netjackLatencyCycles }
+        if let masterStartFrame { entry.masterStartFrame = masterStartFrame }
         if let sampleRate { entry.sampleRate = sampleRate }
         if let frames { entry.frames = frames }
         if let files { entry.files = files }
@@ -156,6 +163,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let late { entry.late = late }
         if let uncertain { entry.uncertain = uncertain }
         if let dropouts { entry.dropouts = dropouts }
+        if let masterJumps { entry.masterJumps = masterJumps }
         if let pauses { entry.pauses = pauses }
         if let markers { entry.markers = markers }
         if let note { entry.note = note }

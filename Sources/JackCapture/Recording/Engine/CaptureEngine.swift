@@ -58,6 +58,9 @@ package final class CaptureEngine: @unchecked Sendable {
     /// Full names of the engine's input ports (`jcap:in_1`), in channel order.
     package let portNames: [String]
     let ports: [OpaquePointer]
+    /// The input port the master's timecode comes in on (`--master-clock`), not a channel of any
+    /// take; nil when the engine does not follow the master's clock.
+    let timecodePort: OpaquePointer?
     let state: UnsafeMutablePointer<CaptureProcessState>
     private let lastTake = Locked<UInt32>(0)
 
@@ -69,14 +72,17 @@ package final class CaptureEngine: @unchecked Sendable {
     /// `onNetJackSlave`: the server is a NetJACK2 slave, so the callback reports periods its
     /// master ran that never reached the server's clock (`LinkDropout`), and copies that may have
     /// met the next period's packets (`NetSlaveCopyWindow`).
+    /// `timecodePortName`: registers one more input port of that short name, for the master's
+    /// timecode (`MasterTimecode`): each take is followed on the master's clock.
     package init(client: JackClient, portShortNames: [String], bufferSeconds: Double,
-                 preRollSeconds: Double = 0, onNetJackSlave: Bool = false) throws(JackError) {
+                 preRollSeconds: Double = 0, onNetJackSlave: Bool = false, timecodePortName: String? = nil) throws(JackError) {
         self.client = client
         var ports: [OpaquePointer] = []
         for name in portShortNames {
             ports.append(try client.registerAudioInput(named: name))
         }
         self.ports = ports
+        timecodePort = try timecodePortName.map { name throws(JackError) in try client.registerAudioInput(named: name) }
         portNames = ports.map { client.fullName(of: $0) }
         let ring = RingBuffer(capacity: CaptureEngine.ringByteCount(
             seconds: bufferSeconds + max(0, preRollSeconds), sampleRate: client.sampleRate,
@@ -86,7 +92,7 @@ package final class CaptureEngine: @unchecked Sendable {
         state.initialize(to: CaptureProcessState(client: client.handle, ports: ports, ring: ring,
                                                  sampleRate: client.sampleRate, periodFrames: client.bufferSize,
                                                  maximumPreRollFrames: preRollFrames,
-                                                 onNetJackSlave: onNetJackSlave))
+                                                 onNetJackSlave: onNetJackSlave, timecodePort: timecodePort))
         meters = ChannelMeters(accumulators: state.pointee.meters, sampleRate: client.sampleRate)
     }
 
@@ -144,15 +150,29 @@ package final class CaptureEngine: @unchecked Sendable {
         }
     }
 
+    /// Full name of the timecode's input port (`jcap:master_clock`), when the engine follows the
+    /// master's clock.
+    package var timecodePortName: String? { timecodePort.map { client.fullName(of: $0) } }
+
+    /// Following the master's clock: the master's frame time less this server's, once two cycles
+    /// in a row read the same from the timecode; nil before, or when the timecode does not decode.
+    package var masterOffset: UInt32? {
+        let offset = state.pointee.masterOffset.load(ordering: .relaxed)
+        return offset < 0 ? nil : UInt32(truncatingIfNeeded: offset)
+    }
+
     /// Arms take `take`: it starts at `start` and, with a `length`, stops after exactly that many
     /// frames. The take before it must have finished (a new take replaces it in the callback).
+    /// `masterOffset`: following the master's clock, the offset the take starts at (nil: the
+    /// first placed cycle's).
     ///
     /// `preRollFrames`: a take that waits for a trigger or the transport starts this much before
     /// it (at most the engine's room). `stopAfterQuietFrames`: a level-triggered take ends after
     /// this many frames below the level (0: it does not).
     package func arm(_ take: UInt32, start: CaptureStart, length: Int64?, alignment: LatencyAlignment? = nil,
-                     preRollFrames: Int = 0, stopAfterQuietFrames: Int = 0) {
+                     preRollFrames: Int = 0, stopAfterQuietFrames: Int = 0, masterOffset: UInt32? = nil) {
         let pointer = state.pointee
+        pointer.requestedMasterOffset.store(masterOffset.map(Int64.init) ?? CaptureProcessState.noRequest, ordering: .relaxed)
         // Delay lines the callback never took (a take re-armed before its first cycle) or gave
         // back: the callback holds neither any more.
         for slot in [pointer.pendingDelayLines, pointer.retiredDelayLines] {

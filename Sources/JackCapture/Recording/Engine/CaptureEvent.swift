@@ -38,6 +38,11 @@ public enum CaptureEvent: Equatable, Sendable {
     /// server's clock. Nothing in the file stands for them; from there on the take is that much
     /// earlier against the master's clock.
     case linkDropout(position: Int64, frames: Int64)
+    /// Following the master's clock (`--master-clock`, `MasterClockWatch`): from `position` on,
+    /// the take's frames sit `frames` frames later on the master's clock than the ones before
+    /// (a master xrun, a link dropout: that many of the master's frames are not in the file;
+    /// earlier, when negative), exact to the frame.
+    case masterClockJump(position: Int64, frames: Int64)
     /// The server reported an xrun (jack_set_xrun_callback).
     case xrun(frameTime: UInt32, position: Int64)
     /// A source was connected to a channel's port.
@@ -131,6 +136,8 @@ extension CaptureEvent: CustomStringConvertible {
             "placement uncertain: the \(frames) frames at take frame \(position) may belong up to a few periods earlier (callbacks ran late around an xrun)"
         case .linkDropout(let position, let frames):
             "NetJACK2 link dropout near take frame \(position): about \(frames) frames the master sent never reached this server; the rest of the take is that much earlier against the master's clock"
+        case .masterClockJump(let position, let frames):
+            "master clock jump at take frame \(position): from here on the take's frames are \(frames) frames \(frames < 0 ? "earlier" : "later") on the master's clock (\(frames < 0 ? "frames repeated" : "frames missing"))"
         case .xrun(let frame, let position): "xrun near JACK frame \(frame) (take frame \(position))"
         case .portConnected(let channel, let source, let frame, let position):
             "channel \(channel + 1): \(source) connected near JACK frame \(frame) (take frame \(position))"
@@ -161,6 +168,7 @@ struct CaptureEventRecord: Equatable {
         case fileSplit
         case placementUncertain
         case linkDropout
+        case masterClockJump
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -177,6 +185,7 @@ struct CaptureEventRecord: Equatable {
     static var splitKind: Int32 { @_noAllocation @_noLocks get { 14 } }
     static var placementUncertainKind: Int32 { @_noAllocation @_noLocks get { 15 } }
     static var linkDropoutKind: Int32 { @_noAllocation @_noLocks get { 16 } }
+    static var masterClockJumpKind: Int32 { @_noAllocation @_noLocks get { 17 } }
 
     var kind: Int32
     var frameTime: UInt32
@@ -274,6 +283,7 @@ extension CaptureEvent {
         case .fileSplit: self = .fileSplit(frameTime: frame, position: position)
         case .placementUncertain: self = .placementUncertain(position: position, frames: record.value)
         case .linkDropout: self = .linkDropout(position: position, frames: record.value)
+        case .masterClockJump: self = .masterClockJump(position: position, frames: record.value)
         }
     }
 }

@@ -24,6 +24,7 @@ extension CaptureProcessState {
         guard callbackOwnership.compareExchange(expected: Self.callbackIdle, desired: Self.callbackRunning,
                                                 ordering: .acquiring).exchanged
         else { return }
+        if timecodePort != nil { readTimecode(frameCount: nframes) }
         let metering = meteringEnabled.load(ordering: .relaxed)
         if metering { meters.beginCycle() }
         let measuredWhileCopying = advanceTake(frameCount: nframes, metering: metering)
@@ -68,6 +69,7 @@ extension CaptureProcessState {
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
         if onNetJackSlave { cycle.callbackTime = jack_get_time() }
+        cycle.masterFrame = own.pointee.cycleMasterFrame
         if !rateChanged && mayBelongToTake(reading: alignedReading, frames: n) {
             let staged = own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes
             let blockBytes = CaptureBlockHeader.blockByteCount(frames: n, channels: channelCount)
@@ -113,6 +115,8 @@ extension CaptureProcessState {
     private func beginTake(_ take: UInt32) {
         own.pointee.take = take
         own.pointee.linkDropouts = LinkDropoutWatch()
+        let masterOffset = requestedMasterOffset.load(ordering: .relaxed)
+        own.pointee.masterClock = MasterClockWatch(offset: masterOffset < 0 ? nil : UInt32(truncatingIfNeeded: masterOffset))
         own.pointee.timeline.reset()
         own.pointee.preRoll.removeAll()
         own.pointee.planner = CyclePlanner()
@@ -542,7 +546,9 @@ extension CaptureProcessState {
             emit(CaptureEventRecord.lateCopyKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
-        if onNetJackSlave {
+        if timecodePort != nil && copied > 0 {
+            followMasterClock(placed, plan: plan, copied: copied)
+        } else if onNetJackSlave && timecodePort == nil {
             let settled = own.pointee.linkDropouts.observe(start: placed.placement.start, time: cycle.callbackTime, frames: cycle.frames,
                                                            position: copied > 0 ? plan.spans[0].position : nil, sampleRate: sampleRate)
             if let settled { emitLinkDropout(settled) }
@@ -569,12 +575,49 @@ extension CaptureProcessState {
             emit(CaptureEventRecord.overrunKind, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
                  position: first.position, value: Int64(copied))
         }
-        if onNetJackSlave && own.pointee.planner.isFinished, let settling = own.pointee.linkDropouts.finish() {
+        if onNetJackSlave && timecodePort == nil && own.pointee.planner.isFinished, let settling = own.pointee.linkDropouts.finish() {
             // The take ended while the cycles after a dropout were settling: said as it stands.
             emitLinkDropout(settling)
         }
         position.store(own.pointee.planner.position, ordering: .releasing)
         phase.store(own.pointee.planner.phase.capturePhaseRawValue, ordering: .releasing)
+    }
+
+    /// Decodes this cycle's timecode (`MasterTimecode`) for the cycle's plan, and publishes the
+    /// offset to the master's clock once two cycles in a row read it alike (for a start named
+    /// on the master's clock).
+    @_noAllocation @_noLocks
+    private func readTimecode(frameCount nframes: UInt32) {
+        var master: Int64 = -1
+        if let port = timecodePort, let buffer = jack_port_get_buffer(port, nframes),
+           let first = MasterTimecode.firstFrameTime(of: UnsafePointer(buffer.assumingMemoryBound(to: Float.self)), count: Int(nframes)) {
+            master = Int64(first)
+        }
+        own.pointee.cycleMasterFrame = master
+        var offset: Int64 = -1
+        if master >= 0 { offset = Int64(UInt32(truncatingIfNeeded: master) &- jack_last_frame_time(client)) }
+        let steady = offset >= 0 && offset == own.pointee.lastMasterOffset
+        own.pointee.lastMasterOffset = offset
+        masterOffset.store(steady ? offset : Self.noRequest, ordering: .relaxed)
+    }
+
+    /// Follows a placed cycle with frames in the take on the master's clock: a jump of it is
+    /// said at the cycle's first frame in the take, and a cycle whose timecode did not decode is
+    /// on no known master frame, so its frames are said to be of uncertain placement.
+    @_noAllocation @_noLocks
+    private func followMasterClock(_ placed: PlacedCycle, plan: CyclePlan, copied: Int) {
+        let cycle = placed.cycle
+        let first = plan.spans[0]
+        let frameTime = FrameTime.advance(placed.start, by: placed.placement.overlap + first.offset)
+        let master: UInt32? = cycle.masterFrame < 0 ? nil : UInt32(truncatingIfNeeded: cycle.masterFrame)
+        switch own.pointee.masterClock.observe(start: placed.placement.start, masterFrame: master) {
+        case .steady:
+            break
+        case .jumped(let frames):
+            emit(CaptureEventRecord.masterClockJumpKind, frameTime: frameTime, position: first.position, value: frames)
+        case .unreadable:
+            emit(CaptureEventRecord.placementUncertainKind, frameTime: frameTime, position: first.position, value: Int64(copied))
+        }
     }
 
     /// Publishes a NetJACK2 link dropout (`LinkDropout`) at its take position.
@@ -634,6 +677,6 @@ extension CaptureProcessState {
             if original == Self.flushedAfterShutdown { return }
         }
         if own.pointee.take != 0 && !own.pointee.planner.isFinished { planEveryPendingCycle() }
-        if onNetJackSlave, let settling = own.pointee.linkDropouts.finish() { emitLinkDropout(settling) }
+        if onNetJackSlave && timecodePort == nil, let settling = own.pointee.linkDropouts.finish() { emitLinkDropout(settling) }
     }
 }

@@ -85,6 +85,12 @@ struct CaptureProcessState {
     /// The server is a NetJACK2 slave: the callback reports link dropouts (`LinkDropout`) and
     /// copies the next period's packets may have met (`NetSlaveCopyWindow`).
     let onNetJackSlave: Bool
+    /// The port the master's timecode comes in on (`--master-clock`, `MasterTimecode`), or nil:
+    /// the callback decodes it every cycle and follows the take on the master's clock.
+    let timecodePort: OpaquePointer?
+    /// The offset the armed take starts at on the master's clock (master frame time less this
+    /// server's, as a UInt32), or `noRequest`: the first placed cycle's.
+    let requestedMasterOffset: UnsafeAtomic<Int64>
     let requestedStop: UnsafeAtomic<Int64>
     /// A pause (while recording) or resume (while paused) at this JACK frame time, or `noRequest`.
     /// The callback clears each once it has acted on it.
@@ -122,6 +128,9 @@ struct CaptureProcessState {
     let cycles: UnsafeAtomic<Int64>
     /// Callbacks that read a frame time later than their cycle's (they ran late).
     let lateCycles: UnsafeAtomic<Int64>
+    /// With a timecode port: the master's frame time less this server's, as the last two cycles
+    /// read it alike (a UInt32), or `noRequest` when they did not (or it did not decode).
+    let masterOffset: UnsafeAtomic<Int64>
     let meters: MeterAccumulators
 
     // Written by JACK's notification thread.
@@ -141,7 +150,7 @@ struct CaptureProcessState {
     let droppedEvents: UnsafeAtomic<Int>
 
     init(client: OpaquePointer, ports: [OpaquePointer], ring: RingBuffer, sampleRate: Int, periodFrames: Int,
-         maximumPreRollFrames: Int = 0, onNetJackSlave: Bool = false) {
+         maximumPreRollFrames: Int = 0, onNetJackSlave: Bool = false, timecodePort: OpaquePointer? = nil) {
         self.client = client
         self.ports = .allocate(capacity: ports.count)
         self.ports.initialize(from: ports.map { Optional($0) }, count: ports.count)
@@ -152,6 +161,9 @@ struct CaptureProcessState {
         own.initialize(to: ProcessCallbackState(preRollCapacity: PreRollQueue.capacity(forPreRollFrames: maximumPreRollFrames)))
         self.maximumPreRollFrames = maximumPreRollFrames
         self.onNetJackSlave = onNetJackSlave
+        self.timecodePort = timecodePort
+        requestedMasterOffset = .create(Self.noRequest)
+        masterOffset = .create(Self.noRequest)
         callbackOwnership = .create(Self.callbackIdle)
         armedTake = .create(0)
         requestedStart = .create(Self.noRequest)
@@ -221,7 +233,8 @@ struct CaptureProcessState {
         requestedTransportFollow.destroy()
         for atomic in [requestedSplitMoment, requestedSplitBoundary, placedSplitBoundary] { atomic.destroy() }
         for atomic in [requestedStart, requestedClockStart, requestedImmediateFloor, requestedCue, requestedLength, requestedStop, requestedPause, requestedResume, position,
-                       startFrame, overrunFrames, overrunCycles, skippedFrames, cycles, lateCycles, xruns] {
+                       startFrame, overrunFrames, overrunCycles, skippedFrames, cycles, lateCycles, xruns,
+                       requestedMasterOffset, masterOffset] {
             atomic.destroy()
         }
     }
@@ -290,6 +303,12 @@ struct ProcessCallbackState {
     var linkDropouts = LinkDropoutWatch()
     /// On a NetJACK2 slave: when the cycles began, for copies the next packets may have met.
     var copyWindow = NetSlaveCopyWindow()
+    /// With a timecode port: the master's frame time of this cycle's first frame as decoded (-1:
+    /// it did not decode), the offset the cycle before read (-1: none), and the take's frames on
+    /// the master's clock (`MasterClockWatch`).
+    var cycleMasterFrame: Int64 = -1
+    var lastMasterOffset: Int64 = -1
+    var masterClock = MasterClockWatch()
     /// Scratch header for the block being committed, and record for the event being published:
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>

@@ -18,6 +18,9 @@ struct PendingCycle: Equatable {
     /// On a NetJACK2 slave, the copy ended when the next period's packets may already have been
     /// arriving in the same buffers (`NetSlaveCopyWindow`), though JACK's frame time had not moved.
     var copyMetNextPackets = false
+    /// Following the master's clock: the master's frame time of the cycle's first frame, from the
+    /// timecode it carried (`MasterTimecode`; -1: it did not decode).
+    var masterFrame: Int64 = -1
 
     @_noAllocation @_noLocks
     init(reading: UInt32, frames: Int, stagedBytes: Int = 0, dropped: Bool = false, afterRateChange: Bool = false) {
