@@ -157,6 +157,11 @@ extension Console {
                 line("jcap: take \(entry.take): \(groupedDigits(frames)) frames lost, written as silence at "
                     + Self.positions(entry.lost.map { $0.position }, rate: rate, verbose: verbose))
             }
+            if let master = entry.masterStartFrame { line("jcap: take \(entry.take): on the master's clock it starts at frame \(master)") }
+            for jump in entry.masterJumps {
+                line("jcap: take \(entry.take): master clock jump at " + Self.positions([jump.position], rate: rate, verbose: verbose)
+                    + ": from there the files are \(groupedDigits(abs(jump.frames))) frames \(jump.frames < 0 ? "earlier" : "later") on the master's clock")
+            }
             if !entry.xruns.isEmpty {
                 let count = entry.xruns.count
                 line("jcap: take \(entry.take): \(count) xrun\(count == 1 ? "" : "s") at "

@@ -69,6 +69,9 @@ struct SessionCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Record only the tracks with part = \"NAME\": this host's share of a session split across hosts (docs/netjack.md).", valueName: "name"))
     var part: String?
 
+    @Option(name: .long, help: ArgumentHelp("On a NetJACK2 slave: follow every take on the master's clock from the timecode jcap timecode writes on the master, arriving on this port (--at @FRAME is then the master's frame; each take logs its master_start_frame and any master_jumps; docs/netjack.md).", valueName: "port"))
+    var masterClock: String?
+
     @Flag(name: .shortAndLong, help: "A line per track, xrun and connection, and frame numbers in what the console says.")
     var verbose = false
 
@@ -161,6 +164,7 @@ struct SessionCommand: ParsableCommand {
         do {
             if let managed { definition = managed.definition } else { definition = try SessionDefinition.load(path: file ?? "") }
             if let part { definition = try definition.restricted(toPart: part) }
+            definition.masterClockPort = masterClock
             // An overdub is aligned to capture latency as well as playback latency.
             if alignLatency || overdub != nil { definition.alignsToCaptureLatency = true }
             definition.preRoll = preRollLength

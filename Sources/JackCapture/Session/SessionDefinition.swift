@@ -63,6 +63,9 @@ public struct SessionDefinition: Sendable, Equatable {
 
     /// The part this definition was narrowed to (`restricted(toPart:)`); nil: every track.
     public var part: String?
+    /// Follow every take on the master's clock from the timecode on this port (`jcap session
+    /// --master-clock`, `CaptureConfiguration.masterClockPort`); nil: the server's clock.
+    public var masterClockPort: String?
 
     /// This session with only the tracks whose `part` is `name` (armed as the file says), for a
     /// host that records its share of a session split across hosts: each host writes its tracks'

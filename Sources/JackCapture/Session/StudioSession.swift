@@ -102,6 +102,7 @@ public final class StudioSession: Sendable {
         configuration.alignsToCaptureLatency = definition.alignsToCaptureLatency
         configuration.preRoll = definition.preRoll
         configuration.triggerStop = definition.triggerStop
+        configuration.masterClockPort = definition.masterClockPort
         let client: CaptureClient
         do { client = try CaptureClient(configuration: configuration, client: jack) } catch { throw .capture(error) }
         client.isMeteringEnabled = true

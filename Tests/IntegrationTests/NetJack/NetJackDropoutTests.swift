@@ -80,6 +80,47 @@ final class NetJackDropoutTests: NetJackTestCase {
             + "at \(dropouts.map(\.position)); the link slipped \(slip / link.period) more periods at take position \(misplaced.position)")
     }
 
+    /// The same dropout with the slave following the master's clock (`--master-clock`, `jcap
+    /// timecode` on the master over a spare link channel): the timecode names the master's frame
+    /// of every period, so the master's frames the file lacks are reported as one master clock
+    /// jump, exact to the frame and at the period where the file jumps (the callbacks' estimate
+    /// is not made), and with that jump every sample of the take is accounted for.
+    func testDropoutOnTheMastersClockIsAJumpReportedToTheFrame() throws {
+        try startLink(period: 1_024, channels: 8, spareChannels: 1)
+        let timecodePort = try startTimecode(onLinkChannel: 9)
+        let jcap = try Subprocess(try Executables.built("jcap"),
+                                  ["--channels", "1-8", "--master-clock", timecodePort, "--for", "4s", "--format", "float",
+                                   "-o", "take.wav", "--meter", "json", "-v"],
+                                  server: link.slaves[0], directory: directory)
+        usleep(1_800_000)
+        try link.drop(milliseconds: 100)
+        let status = try jcap.wait(timeout: 30)
+        let output = jcap.output, errors = jcap.errorOutput
+        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: output), errors)
+        let masterStart = try XCTUnwrap(number(after: "\"master_start_frame\":", in: output), errors)
+        // The link's offset the file shows is the one the timecode named.
+        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
+        XCTAssertEqual(offset, signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: Int(masterStart) % TestSignal.timeModulus))
+        XCTAssertEqual(status, 3, errors)
+
+        let jumps = try reportedSpans("master_jumps", in: output)
+        XCTAssertEqual(jumps.count, 1, "master clock jumps reported: \(jumps)\n\(errors)")
+        XCTAssertEqual(try reportedDropouts(output), [], "the timecode's jump replaces the callbacks' estimate")
+        // Taken as jcap reported it (the take's frames moving on by the jump there, as a pause's
+        // do), every sample is the master's signal or inside a span jcap reported.
+        var account = try slaveAccount(output, linkOffset: offset)
+        account.pauses = jumps.map { TakeAccount.Pause(position: $0.position, skippedFrames: $0.frames) }
+        let verification = TakeVerification.verify(account)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
+        if let jump = jumps.first {
+            XCTAssertGreaterThan(jump.frames, 0)
+            XCTAssertEqual(jump.frames % Int64(link.period), 0, "the master's frames come in whole periods: \(jump.frames)")
+        }
+        XCTAssertTrue(errors.contains("master clock jump at"), errors)
+        print("note: dropout of 100 ms on the master's clock: jcap reported \(account.lostSpans) lost and a jump of "
+            + "\(jumps.map(\.frames)) frames at \(jumps.map(\.position))")
+    }
+
     func number(after prefix: String, in text: String) -> Int64? {
         guard let range = text.range(of: prefix, options: .backwards) else { return nil }
         return Int64(text[range.upperBound...].prefix { $0.isNumber })

@@ -50,23 +50,50 @@ final class NetJackSynchronizedStartTests: NetJackTestCase {
         }
     }
 
+    /// `--at @F` on both, the slave following the master's clock (`--master-clock`, from `jcap
+    /// timecode` on the master over a spare link channel): no offset to measure or to give, and
+    /// the two files are the same, sample for sample, from the first frame; the slave says the
+    /// master's frame it started on.
+    func testFrameStartsOnTheMastersClockLineUpToTheSample() throws {
+        try startLink(period: 1_024, channels: 8, spareChannels: 1)
+        let timecodePort = try startTimecode(onLinkChannel: 9)
+        try withoutXruns {
+            let clock = try JackClient(name: "clock", server: link.master)
+            let masterFrame = FrameTime.advance(clock.estimatedFrameTime, by: 3 * 48_000 + 357)
+            clock.close()
+            let (master, slave) = try recordBoth(masterStart: "@\(masterFrame)", slaveStart: "@\(masterFrame)",
+                                                 slaveOptions: ["--master-clock", timecodePort])
+            XCTAssertEqual(master.startFrame, masterFrame)
+            XCTAssertEqual(slave.masterStartFrame, masterFrame, slave.errors)
+            XCTAssertNil(master.masterStartFrame)
+            XCTAssertTrue(slave.errors.contains("following the master's clock"), slave.errors)
+            XCTAssertEqual(try firstFrameTime("slave.wav"), try firstFrameTime("master.wav"))
+            try assertFilesMatch(shiftedBy: 0)
+            print("note: --master-clock: the slave started on its frame \(slave.startFrame), the master's \(masterFrame)")
+        }
+    }
+
     /// Records 2 s of channels 1-8 on both: the master's `sig:out_N`, the slave's `system:capture_N`.
     /// The two clients have names of their own: on one machine, JACK 2 names a client's socket in
     /// /dev/shm after the client alone, so two clients of one name opening at the same moment on
     /// two servers take each other's socket and both are refused.
-    private func recordBoth(masterStart: String, slaveStart: String) throws
-        -> (master: (startFrame: UInt32, errors: String), slave: (startFrame: UInt32, errors: String)) {
+    private func recordBoth(masterStart: String, slaveStart: String, slaveOptions: [String] = []) throws
+        -> (master: (startFrame: UInt32, masterStartFrame: UInt32?, errors: String),
+            slave: (startFrame: UInt32, masterStartFrame: UInt32?, errors: String)) {
         let common = ["--for", "2s", "--format", "float", "--meter", "json"]
         let master = try Subprocess(try Executables.built("jcap"),
                                     (1...8).flatMap { ["--port", "sig:out_\($0)"] } + ["--name", "rec-master", "--at", masterStart, "-o", "master.wav"] + common,
                                     server: link.master, directory: directory)
-        let slave = try Subprocess(try Executables.built("jcap"), ["--channels", "1-8", "--name", "rec-slave", "--at", slaveStart, "-o", "slave.wav"] + common,
+        let slave = try Subprocess(try Executables.built("jcap"),
+                                   ["--channels", "1-8", "--name", "rec-slave", "--at", slaveStart, "-o", "slave.wav"] + slaveOptions + common,
                                    server: link.slaves[0], directory: directory)
         XCTAssertEqual(try master.wait(timeout: 30), 0, master.errorOutput)
         XCTAssertEqual(try slave.wait(timeout: 30), 0, slave.errorOutput)
         let masterStart = try XCTUnwrap(number(after: "\"start_frame\":", in: master.output), master.errorOutput)
         let slaveStart = try XCTUnwrap(number(after: "\"start_frame\":", in: slave.output), slave.errorOutput)
-        return ((UInt32(masterStart), master.errorOutput), (UInt32(slaveStart), slave.errorOutput))
+        let masterOnMaster = number(after: "\"master_start_frame\":", in: master.output).map(UInt32.init)
+        let slaveOnMaster = number(after: "\"master_start_frame\":", in: slave.output).map(UInt32.init)
+        return ((UInt32(masterStart), masterOnMaster, master.errorOutput), (UInt32(slaveStart), slaveOnMaster, slave.errorOutput))
     }
 
     /// Every sample of slave.wav at frame i equals master.wav's at frame i + offset, wherever both

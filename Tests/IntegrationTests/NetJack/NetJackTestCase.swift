@@ -17,6 +17,7 @@ class NetJackTestCase: XCTestCase {
     var signal: Subprocess?
     var masterWatch: Subprocess?
     var slaveWatch: Subprocess?
+    var timecode: Subprocess?
     var directory: String!
 
     override func setUpWithError() throws {
@@ -31,6 +32,9 @@ class NetJackTestCase: XCTestCase {
 
     /// Stops the test signal, the observers and the servers.
     func stopLink() {
+        timecode?.signal(SIGTERM)
+        _ = try? timecode?.wait(timeout: 10)
+        timecode = nil
         signal?.signal(SIGTERM)
         _ = try? signal?.wait(timeout: 10)
         signal = nil
@@ -76,9 +80,9 @@ class NetJackTestCase: XCTestCase {
     }
 
     /// Starts the link, the test signal on `channels` master ports patched to the slave, and the
-    /// observers.
-    func startLink(period: Int, channels: Int, slaves: Int = 1) throws {
-        link = try NetJackLink(period: period, channels: channels, slaves: slaves)
+    /// observers. `spareChannels`: the link carries that many channels more, after the signal's.
+    func startLink(period: Int, channels: Int, slaves: Int = 1, spareChannels: Int = 0) throws {
+        link = try NetJackLink(period: period, channels: channels + spareChannels, slaves: slaves)
         // Named apart: JACK 2 names a client's socket after the client alone (see recordBoth).
         masterWatch = try Subprocess(try Executables.built("jcap-testsignal"), ["xruns", "--name", "xruns-master"],
                                      server: link.master, directory: directory)
@@ -102,6 +106,18 @@ class NetJackTestCase: XCTestCase {
     }
 
     func path(_ name: String) -> String { directory + "/" + name }
+
+    /// Runs `jcap timecode` on the master, patched to the slave's link channel `channel` (a spare
+    /// one: `startLink(spareChannels:)`), so that the slave's `system:capture_<channel>` carries
+    /// the master's clock. Returns that capture port's name.
+    @discardableResult
+    func startTimecode(onLinkChannel channel: Int) throws -> String {
+        let process = try Subprocess(try Executables.built("jcap"), ["timecode", "--name", "tc", "--connect", "slave1:to_slave_\(channel)"],
+                                     server: link.master, directory: directory)
+        timecode = process
+        try JackTestCase.waitFor("jcap timecode", saying: { process.errorOutput }) { process.errorOutput.contains("jcap timecode:") }
+        return "system:capture_\(channel)"
+    }
 
     /// Runs jcap against `server` to the end: its status, standard output and standard error.
     func runJcap(_ arguments: [String], server: String, timeout: TimeInterval = 60) throws
@@ -225,11 +241,14 @@ class NetJackTestCase: XCTestCase {
     }
 
     /// The link dropouts in jcap's `--meter json` summary.
-    func reportedDropouts(_ output: String) throws -> [LostSpan] {
+    func reportedDropouts(_ output: String) throws -> [LostSpan] { try reportedSpans("dropouts", in: output) }
+
+    /// The spans (position, frames) under `key` in jcap's `--meter json` summary.
+    func reportedSpans(_ key: String, in output: String) throws -> [LostSpan] {
         let line = try XCTUnwrap(output.split(separator: "\n").last { $0.hasPrefix("{\"summary\"") }, "no summary")
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let summary = try XCTUnwrap(object["summary"] as? [String: Any])
-        let spans = try XCTUnwrap(summary["dropouts"] as? [[String: Any]], "no dropouts key: \(line)")
+        let spans = try XCTUnwrap(summary[key] as? [[String: Any]], "no \(key) key: \(line)")
         return spans.map {
             LostSpan(position: ($0["position"] as? NSNumber)?.int64Value ?? -1, frames: ($0["frames"] as? NSNumber)?.int64Value ?? -1)
         }
