@@ -38,6 +38,9 @@ enum CommandLineAdvice {
             "bad \(flag) '\(value)': use a level in dBFS, like -40dB"
         case .refusedValue(let flag, let value, .triggerLevelOutOfRange):
             "bad \(flag) '\(value)': use a level from -160dB to 0dB"
+        case .refusedValue("--connect", let value, .noInputPortMatches):
+            // `jcap timecode`'s destination: on a NetJACK2 master, a slave's link input.
+            "bad --connect '\(value)': no JACK input port matches it (a slave's link inputs are named like slave1:to_slave_1)"
         case .refusedValue(let flag, let value, let error):
             "bad \(flag) '\(value)': \(message(for: error))"
         }

@@ -12,10 +12,12 @@ struct Jcap: ParsableCommand {
             jcap [options] records one take: 'jcap record --help' lists its options \
             (jcap --channels 1,2 --at +3s --for 60s). 'jcap session FILE' opens a studio \
             session (sessions/README.md); 'jcap takes FILE' lists its takes; 'jcap ports' \
-            lists what can be recorded; 'jcap play FILE...' plays files.
+            lists what can be recorded; 'jcap play FILE...' plays files; 'jcap timecode' \
+            writes the master's frame time for recorders on NetJACK2 slaves.
             """,
         version: JackCaptureVersion.current,
-        subcommands: [RecordCommand.self, SessionCommand.self, TakesCommand.self, PortsCommand.self, PlayCommand.self],
+        subcommands: [RecordCommand.self, SessionCommand.self, TakesCommand.self, PortsCommand.self, PlayCommand.self,
+                      TimecodeCommand.self],
         defaultSubcommand: RecordCommand.self)
 
     /// Like ParsableCommand's, but a bad option gets the same one-line error as every other

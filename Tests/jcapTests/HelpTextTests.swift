@@ -16,7 +16,7 @@ struct HelpTextTests {
     @Test("every subcommand is covered")
     func coversEverySubcommand() {
         let names = Self.commands.map { $0.configuration.commandName ?? "" }
-        #expect(names == ["jcap", "record", "session", "takes", "ports", "play"])
+        #expect(names == ["jcap", "record", "session", "takes", "ports", "play", "timecode"])
     }
 
     /// A line break inside a paragraph is the parser's to make: it wraps each source line on its

@@ -60,8 +60,10 @@ package enum MasterTimecode {
     private static func code(_ value: Float) -> UInt32? {
         guard value > 0, value <= 65_536 / scale else { return nil }
         let scaled = value * scale
+        // Whole from 1 to 65,536 (in range, so the conversion cannot trap; `rounded(_:)` takes a
+        // rounding rule, whose metadata the real-time thread may not touch).
         let whole = UInt32(scaled)
-        guard Float(whole) == scaled else { return nil }
+        guard whole >= 1, Float(whole) == scaled else { return nil }
         return whole - 1
     }
 }
