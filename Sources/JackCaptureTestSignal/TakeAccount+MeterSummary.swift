@@ -4,7 +4,7 @@ import JackCapture
 extension TakeAccount {
     /// What `jcap --meter json` said of a take in its summary line (`{"summary":{...}}`, see
     /// docs/command-line.md): start frame, files with their channels' sources and aligned latencies,
-    /// pauses, lost, late and uncertain spans. Nil for any other line, or a take without a start or
+    /// pauses and master clock jumps, lost, late and uncertain spans. Nil for any other line, or a take without a start or
     /// with a source that is no test-signal port.
     ///
     /// `signalChannel` names the test-signal channel a source port carries: the signal's own
@@ -24,9 +24,11 @@ extension TakeAccount {
             }
             files.append(File(path: file.path, signalChannels: channels, shifts: shifts, firstPosition: file.position, frames: file.frames))
         }
-        let pauses = summary.pauses.compactMap { pause in
+        var pauses = summary.pauses.compactMap { pause in
             pause.to_frame.map { Pause(position: pause.position, skippedFrames: Int64(FrameTime.distance(from: pause.from_frame, to: $0))) }
         }
+        // A jump of the master's clock (`--master-clock`) moves the signal on as a pause does.
+        pauses += (summary.master_jumps ?? []).map { Pause(position: $0.position, skippedFrames: $0.frames) }
         self.init(startFrame: start, files: files, pauses: pauses, lostSpans: summary.lost.map(\.span),
                   lateCopySpans: summary.late.map(\.span), uncertainSpans: summary.uncertain.map(\.span))
     }
@@ -65,6 +67,7 @@ private struct MeterSummaryLine: Decodable {
         let late: [Span]
         let uncertain: [Span]
         let pauses: [Pause]
+        let master_jumps: [Span]?
         let channels: [Channel]
     }
 

@@ -51,6 +51,12 @@ final class NetJackLink {
         guard result.status == 0 else { throw TestFailure("tools/netjack drop failed: \(result.output)") }
     }
 
+    /// Stops the master's jackd for `milliseconds` and lets it go on (`tools/netjack stall`).
+    func stallMaster(milliseconds: Int) throws {
+        let result = try NetJackLink.tool(["stall", name, "--ms", "\(milliseconds)"])
+        guard result.status == 0 else { throw TestFailure("tools/netjack stall failed: \(result.output)") }
+    }
+
     func stop() {
         guard running else { return }
         running = false
