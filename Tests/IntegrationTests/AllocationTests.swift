@@ -1,4 +1,6 @@
 import AllocationProbe
+import Atomics
+import CJack
 import Foundation
 import MallocInterposerSwift
 import XCTest
@@ -104,6 +106,45 @@ final class AllocationTests: AllocationTestCase {
         try recordEightChannelsCountingAllocations(metering: true, split: true)
     }
 
+    /// `jcap timecode`'s writer: each cycle's timecode written without an allocation. A probe
+    /// client reading its port proves the callback ran while watched, and wrote the right frames.
+    func testTheTimecodeWriterAllocatesNothingOnTheProcessThread() throws {
+        let writer = try TimecodeWriter(clientName: "noalloc-timecode", server: server.name)
+        defer { writer.close() }
+        let probe = try JackClient(name: "timecode-probe", server: server.name)
+        let input = try probe.registerAudioInput(named: "in")
+        let state = UnsafeMutablePointer<TimecodeProbe>.allocate(capacity: 1)
+        state.initialize(to: TimecodeProbe(client: probe.handle, port: input))
+        defer {
+            probe.deactivate()
+            probe.close()
+            state.pointee.destroy()
+            state.deinitialize(count: 1)
+            state.deallocate()
+        }
+        probe.setProcessCallback({ frames, argument in
+            argument?.assumingMemoryBound(to: TimecodeProbe.self).pointee.read(frames: frames)
+            return 0
+        }, argument: UnsafeMutableRawPointer(state))
+        try probe.activate()
+        try probe.connect(writer.portName, to: "timecode-probe:in")
+        try Self.waitFor("the probe to read timecode") { state.pointee.decoded.load(ordering: .relaxed) > 2 }
+        let xruns = Self.serverXruns.load(ordering: .relaxed)
+        let before = (state.pointee.decoded.load(ordering: .relaxed), state.pointee.wrong.load(ordering: .relaxed))
+        allocation_probe_watch(writer.processThread)
+        usleep(1_000_000)
+        allocation_probe_unwatch()
+        let counted = allocation_probe_count()
+        let decoded = state.pointee.decoded.load(ordering: .relaxed) - before.0
+        let wrong = state.pointee.wrong.load(ordering: .relaxed) - before.1
+        XCTAssertEqual(counted, 0, "\(counted) allocations (\(allocation_probe_bytes()) bytes) on the process thread")
+        XCTAssertGreaterThan(decoded, 30, "the writer ran while watched (a second of periods)")
+        // An xrun may leave the probe a period the writer did not write in time.
+        if Self.serverXruns.load(ordering: .relaxed) == xruns {
+            XCTAssertEqual(wrong, 0, "every period the probe read carried its own frame time")
+        }
+    }
+
     private func recordEightChannelsCountingAllocations(metering: Bool, pausing: Bool = false, split: Bool = false) throws {
         var configuration = CaptureConfiguration()
         configuration.serverName = server.name
@@ -166,4 +207,24 @@ final class AllocationTests: AllocationTestCase {
 @inline(never)
 func allocationSink(_ pointer: UnsafeMutableRawPointer?) {
     free(pointer)
+}
+
+/// A client's input reading a `TimecodeWriter`'s port in the same cycle: counts the periods that
+/// decode to the cycle's own frame time, and the others.
+struct TimecodeProbe {
+    let client: OpaquePointer
+    let port: OpaquePointer
+    let decoded = UnsafeAtomic<Int>.create(0)
+    let wrong = UnsafeAtomic<Int>.create(0)
+
+    func read(frames: jack_nframes_t) {
+        guard let buffer = jack_port_get_buffer(port, frames) else { return }
+        let time = MasterTimecode.firstFrameTime(of: buffer.assumingMemoryBound(to: Float.self), count: Int(frames))
+        (time == jack_last_frame_time(client) ? decoded : wrong).wrappingIncrement(ordering: .relaxed)
+    }
+
+    func destroy() {
+        decoded.destroy()
+        wrong.destroy()
+    }
 }

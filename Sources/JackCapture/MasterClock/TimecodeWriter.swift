@@ -57,12 +57,6 @@ package final class TimecodeWriter: @unchecked Sendable {
         return destinations
     }
 
-    /// The ports the timecode goes to now, whoever connected them.
-    package var connections: [String] {
-        guard let port = try? host.client.port(named: portName) else { return [] }
-        return host.client.connections(of: port)
-    }
-
     /// True once the server has shut down or thrown the client out: no timecode goes out any more.
     package var serverGone: Bool { host.serverGone }
 
