@@ -192,6 +192,25 @@ struct TakeLogTests {
         #expect(!TakeListing.problems(read).contains("frames lost"))
     }
 
+    @Test("following the master's clock: its start frame after the NetJACK2 latency, its jumps after the dropouts (a jump back negative), read back and listed")
+    func masterClockKeys() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.status = .framesLost
+        entry.lost = []
+        entry.netjackLatencyCycles = 2
+        entry.masterStartFrame = 4_000_000_000
+        entry.masterJumps = [TakeLogSpan(position: 76_800, frames: 47_104), TakeLogSpan(position: 77_824, frames: -1_024)]
+        try log.append(entry)
+        let line = try folder.logText()
+        #expect(line.contains(#""netjack_latency_cycles":2,"master_start_frame":4000000000,"sample_rate""#), "\(line)")
+        #expect(line.contains(#""lost":[],"master_jumps":[{"position":76800,"frames":47104},{"position":77824,"frames":-1024}],"pauses""#), "\(line)")
+        let read = try #require(try log.entries().first)
+        #expect(read.masterStartFrame == entry.masterStartFrame && read.masterJumps == entry.masterJumps)
+        #expect(TakeListing.problems(read).contains("master clock jumps: +47104, -1024 frames"))
+        #expect(!TakeListing.problems(read).contains("frames lost"))
+    }
+
     @Test("an overdub's key: the take it played, the JACK frame it played on and the playback latency, after the trigger position; read back and kept by later records")
     func overdubKey() throws {
         let log = folder.log

@@ -70,6 +70,8 @@ struct TakeSummaryJSONTests {
         #expect(summary["late"] as? [[String: Int]] == [["position": 8_192, "frames": 1_024]])
         #expect(summary["uncertain"] as? [[String: Int]] == [["position": 20_480, "frames": 1_024]])
         #expect(summary["dropouts"] as? [[String: Int]] == [["position": 30_720, "frames": 45_056]])
+        #expect(summary["master_start_frame"] is NSNull)
+        #expect(summary["master_jumps"] as? [[String: Int]] == [])
         #expect(summary["pauses"] as? [[String: Int]] == [["position": 10_000, "from_frame": 11_000, "to_frame": 13_024]])
         let files = try #require(summary["files"] as? [[String: Any]])
         #expect(files.count == 1 && files[0]["path"] as? String == "/rec/take.wav")

@@ -146,8 +146,8 @@ public enum TakeListing {
             parts.append("NetJACK2 link dropout\(entry.dropouts.count == 1 ? "" : "s"): about \(frames) frames from the master missing")
         }
         if !entry.masterJumps.isEmpty {
-            let frames = saturatingSum(entry.masterJumps.map { abs($0.frames) })
-            parts.append("master clock jump\(entry.masterJumps.count == 1 ? "" : "s"): \(frames) frames of the master's clock not in the files as recorded")
+            let jumps = entry.masterJumps.map { ($0.frames > 0 ? "+" : "") + "\($0.frames)" }.joined(separator: ", ")
+            parts.append("master clock jump\(entry.masterJumps.count == 1 ? "" : "s"): \(jumps) frames")
         }
         if !entry.late.isEmpty {
             parts.append("\(entry.late.count) late cop\(entry.late.count == 1 ? "y" : "ies")")
