@@ -9,13 +9,16 @@ import Glibc
 /// writer's cost (the kernel's copy into fresh pages, then writing them back and dropping them;
 /// BENCHMARKS.md). O_DIRECT takes the writer's buffer straight to the device.
 ///
-/// How: the file's newest bytes, from the block-aligned `tailStart` to its end, are in one of two
-/// page-aligned buffers. When the buffer fills, its whole blocks go to the disk through the take's
-/// `DirectWriteQueue`, and the partial block left over moves to the other buffer, which takes the
-/// next bytes while the first is written. Before each header rewrite the whole blocks go too. libsndfile's header rewrites (seek to 0, write, seek back) land in an
-/// in-memory copy of the file's first `headCapacity` bytes, written back aligned by `commitHead`;
-/// a write anywhere else already on the disk is read, changed and written back in whole blocks.
-/// At the end the last partial block is written padded and the file truncated to its length.
+/// How: the file's newest bytes, from the block-aligned `tailStart` to its end, are in a
+/// page-aligned buffer lent by the take's `DirectWriteQueue` while the disk writer is at this
+/// file. When the buffer fills, and when the writer's turn at the file ends (`endTurn`), its
+/// whole blocks go to the disk through the queue, taking the buffer with them, and the partial
+/// block left over (less than 4 KiB) waits in the file's own `tail` until the next turn. Before
+/// each header rewrite the whole blocks go too. libsndfile's header rewrites (seek to 0, write,
+/// seek back) land in an in-memory copy of the file's first `headCapacity` bytes, written back
+/// aligned by `commitHead`; a write anywhere else already on the disk is read, changed and
+/// written back in whole blocks. At the end the last partial block is written padded and the
+/// file truncated to its length.
 ///
 /// What is on the disk at any moment: the newest header, and every frame it declares but those of
 /// the last partial block (less than 4 KiB, which stays in memory: written padded, a killed
@@ -32,22 +35,24 @@ final class DirectFile {
     let descriptor: Int32
     let path: String
     let queue: DirectWriteQueue
-    /// Bytes in each of the two buffers: a multiple of `blockSize`.
-    let capacity: Int
-    private let buffers: (UnsafeMutableRawPointer, UnsafeMutableRawPointer)
+    /// The pool buffer holding the bytes from `tailStart` to the end while the writer is at this
+    /// file; nil between its turns, when those bytes (less than a block) are in `tail`.
+    private var buffer: DirectBuffer?
+    /// The last partial block between turns, and the block sent padded.
+    private let tail: UnsafeMutableRawPointer
     private let head: UnsafeMutableRawPointer
-    /// Slots 0 and 1: the buffers; 2: the head copy. The bytes each slot has outstanding.
-    private var outstanding: [(offset: Int64, length: Int)?] = [nil, nil, nil]
-    private static let headSlot = 2
-    /// The buffer taking bytes now.
-    private var current = 0
+    /// This file's writes on their way to the disk.
+    private var inFlight: [(tag: Int, offset: Int64, length: Int)] = []
+    /// A write from `tail`, or from `head`, is on its way: that memory waits for it.
+    private var tailBusy = false
+    private var headBusy = false
     /// Head bytes changed since they were last written, [lower, upper).
     private var headDirty: (lower: Int, upper: Int)?
     /// The file's logical length and libsndfile's position in it.
     private(set) var length: Int64 = 0
     private var position: Int64 = 0
-    /// Every byte before this is on the disk (or outstanding); the bytes from here are in the
-    /// current buffer.
+    /// Every byte before this is on the disk (or on its way); the bytes from here are in the
+    /// buffer, or in `tail`.
     private var tailStart: Int64 = 0
     /// The first failed write's errno (0: none): later writes are refused.
     private(set) var errorNumber: Int32 = 0
@@ -56,38 +61,24 @@ final class DirectFile {
     private var failedAt: Int64 = .max
     private var finished = false
 
-    /// Per-buffer bytes for one of `files` files written at once: 64 MiB shared, 16 KiB to
-    /// 2 MiB each, whole blocks. With two buffers and the head copy, 1024 files take 136 MiB
-    /// (beside a ring of 768 MiB), one file 4 MiB. Each write to the disk costs the kernel about
-    /// as much whatever its size (BENCHMARKS.md: 1024 files written in 16 KiB blocks cost 2.7 s
-    /// more system time in a 10 s take than in 64 KiB blocks), so this is memory spent to save CPU.
-    static func bufferCapacity(files: Int) -> Int {
-        let share = (64 << 20) / max(1, files) / blockSize * blockSize
-        return min(2 << 20, max(16 << 10, share))
-    }
-
     /// A file on `descriptor`, opened with O_DIRECT (and O_RDWR, for a read-modify-write).
-    init(descriptor: Int32, path: String, queue: DirectWriteQueue, files: Int) {
+    init(descriptor: Int32, path: String, queue: DirectWriteQueue) {
         self.descriptor = descriptor
         self.path = path
         self.queue = queue
-        capacity = Self.bufferCapacity(files: files)
-        buffers = (.allocate(byteCount: capacity, alignment: Self.blockSize),
-                   .allocate(byteCount: capacity, alignment: Self.blockSize))
+        tail = .allocate(byteCount: Self.blockSize, alignment: Self.blockSize)
         head = .allocate(byteCount: Self.headCapacity, alignment: Self.blockSize)
         head.initializeMemory(as: UInt8.self, repeating: 0, count: Self.headCapacity)
     }
 
     deinit {
-        // Unfinished (a failed open): no buffer is freed while the kernel may still read it.
-        queue.wait { outstanding.allSatisfy { $0 == nil } }
+        // Unfinished (a failed open): no memory is freed while the kernel may still read it.
+        queue.wait { inFlight.isEmpty }
+        if let buffer { queue.returnBuffer(buffer) }
         if !finished { Glibc.close(descriptor) }
-        buffers.0.deallocate()
-        buffers.1.deallocate()
+        tail.deallocate()
         head.deallocate()
     }
-
-    private func buffer(_ index: Int) -> UnsafeMutableRawPointer { index == 0 ? buffers.0 : buffers.1 }
 
     // MARK: libsndfile's calls (SF_VIRTUAL_IO)
 
@@ -115,27 +106,39 @@ final class DirectFile {
                 taken = min(count - done, Int(tailStart - at))
                 guard patchWritten(at: at, from: source + done, count: taken) else { break }
             } else {
+                let bytes = takeBuffer()
+                let capacity = queue.bufferSize
                 let offset = Int(at - tailStart)
                 let filled = Int(length - tailStart)
                 if at > length {
                     // Past the end: the gap reads as zeros, as in any file.
                     let zeros = min(offset, capacity) - filled
-                    buffer(current).advanced(by: filled).initializeMemory(as: UInt8.self, repeating: 0, count: zeros)
+                    bytes.advanced(by: filled).initializeMemory(as: UInt8.self, repeating: 0, count: zeros)
                     length += Int64(zeros)
                 }
                 if offset >= capacity {
-                    writeBack()
+                    sendWholeBlocks()
                     continue
                 }
                 taken = min(count - done, capacity - offset)
-                buffer(current).advanced(by: offset).copyMemory(from: source + done, byteCount: taken)
+                bytes.advanced(by: offset).copyMemory(from: source + done, byteCount: taken)
                 length = max(length, at + Int64(taken))
-                if Int(length - tailStart) == capacity { writeBack() }
+                if Int(length - tailStart) == capacity { sendWholeBlocks() }
             }
             position = at + Int64(taken)
             done += taken
         }
         return done
+    }
+
+    /// The buffer the bytes from `tailStart` are in: taken from the pool at the start of a turn,
+    /// with the partial block kept since the last one.
+    private func takeBuffer() -> UnsafeMutableRawPointer {
+        if let buffer { return buffer.bytes }
+        let taken = queue.takeBuffer()
+        taken.bytes.copyMemory(from: tail, byteCount: Int(length - tailStart))
+        buffer = taken
+        return taken.bytes
     }
 
     /// Reads up to `count` bytes at the position (libsndfile rarely reads a file it writes).
@@ -147,7 +150,7 @@ final class DirectFile {
             let taken: Int
             if at >= tailStart {
                 taken = Int(end - at)
-                destination.advanced(by: Int(at - position)).copyMemory(from: buffer(current) + Int(at - tailStart), byteCount: taken)
+                destination.advanced(by: Int(at - position)).copyMemory(from: (buffer?.bytes ?? tail) + Int(at - tailStart), byteCount: taken)
             } else {
                 taken = Int(min(end, tailStart) - at)
                 guard readWritten(at: at, into: destination.advanced(by: Int(at - position)), count: taken) else { break }
@@ -161,57 +164,57 @@ final class DirectFile {
 
     // MARK: Writing back
 
-    /// Sends the current buffer's whole blocks to the disk, and goes on in the other buffer with
-    /// the partial block left over. With `padded` (at the file's creation, before a commit and at
-    /// its end, each followed by a truncation to its length), that partial block goes too, padded
-    /// with zeros.
+    /// Sends the buffer's whole blocks to the disk (the buffer goes with them, or back to the
+    /// pool when there are none) and keeps the partial block left over in `tail`. With `padded`
+    /// (at the file's creation, before a commit and at its end, each followed by a truncation to
+    /// its length), that partial block goes too, padded with zeros.
     func writeBack(padded: Bool = false) {
-        guard errorNumber == 0 else { return }
-        let filled = Int(length - tailStart)
-        let whole = filled / Self.blockSize * Self.blockSize
-        sendWhole(whole, of: filled)
-        let partial = filled - whole
-        if padded && partial > 0 {
-            // Bytes appended while this is written land past the file's end: cut off again, or
-            // rewritten once the block is whole.
-            buffer(current).advanced(by: partial).initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize - partial)
-            send(slot: current, bytes: Self.blockSize)
+        sendWholeBlocks()
+        let partial = Int(length - tailStart)
+        guard padded, partial > 0, errorNumber == 0 else { return }
+        // Bytes appended while this is written land past the file's end: cut off again, or
+        // rewritten once the block is whole.
+        tail.advanced(by: partial).initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize - partial)
+        send(tail, buffer: nil, bytes: Self.blockSize)
+    }
+
+    /// The writer's turn at this file has ended: its whole blocks go to the disk and its buffer
+    /// back to the pool, so that a take of many files holds one partial block each between turns.
+    func endTurn() { sendWholeBlocks() }
+
+    /// Sends the whole blocks of the buffer, and moves the partial block left over to `tail`.
+    private func sendWholeBlocks() {
+        guard let held = buffer else { return }
+        buffer = nil
+        guard errorNumber == 0 else {
+            queue.returnBuffer(held)
+            return
         }
-    }
-
-    /// At the end of a pass of the writer: the current buffer's whole blocks go to the disk once
-    /// they are `minimum` bytes or more, so that what a killed process or a full disk loses is
-    /// that much of the file at most, not a header interval's worth.
-    func writeBack(ifAtLeast minimum: Int) {
-        guard errorNumber == 0 else { return }
         let filled = Int(length - tailStart)
         let whole = filled / Self.blockSize * Self.blockSize
-        if whole >= minimum { sendWhole(whole, of: filled) }
-    }
-
-    /// Sends the first `whole` bytes of the current buffer's `filled`, and goes on in the other.
-    private func sendWhole(_ whole: Int, of filled: Int) {
-        guard whole > 0 else { return }
-        send(slot: current, bytes: whole)
-        let next = 1 - current
-        queue.wait { outstanding[next] == nil }
-        buffer(next).copyMemory(from: buffer(current) + whole, byteCount: filled - whole)
-        current = next
+        // `tail` may be on its way to the disk (a block sent padded).
+        queue.wait { !tailBusy }
+        tail.copyMemory(from: held.bytes + whole, byteCount: filled - whole)
+        guard whole > 0 else {
+            queue.returnBuffer(held)
+            return
+        }
+        send(held.bytes, buffer: held, bytes: whole)
         tailStart += Int64(whole)
     }
 
-    /// Writes the first `bytes` of buffer `slot` at `tailStart`, keeping the head's share.
-    private func send(slot: Int, bytes: Int) {
-        // A buffer is written again only once its last write has ended (a block sent padded at
-        // the creation is sent again whole): the older bytes never land last.
-        queue.wait { outstanding[slot] == nil }
+    /// Writes the first `bytes` of `memory` (a pool `buffer`'s, or `tail`) at `tailStart`,
+    /// keeping the head's share.
+    private func send(_ memory: UnsafeMutableRawPointer, buffer: DirectBuffer?, bytes: Int) {
+        // A block sent padded (at the creation, at a commit) is sent again whole later: only
+        // once its first write has ended, or the older bytes could land last.
+        queue.wait { !tailBusy }
         if tailStart < Int64(Self.headCapacity) {
             let headBytes = min(bytes, Self.headCapacity - Int(tailStart))
-            queue.wait { outstanding[Self.headSlot] == nil }
-            (head + Int(tailStart)).copyMemory(from: buffer(slot), byteCount: headBytes)
+            queue.wait { !headBusy }
+            (head + Int(tailStart)).copyMemory(from: memory, byteCount: headBytes)
         }
-        outstanding[slot] = (tailStart, bytes)
-        queue.write(self, slot: slot, from: buffer(slot), length: bytes, at: tailStart)
+        queue.write(self, buffer: buffer, from: memory, length: bytes, at: tailStart)
     }
 
     /// Writes the head bytes libsndfile changed (a header rewrite) to the disk, aligned.
@@ -220,24 +223,21 @@ final class DirectFile {
         headDirty = nil
         let lower = dirty.lower / Self.blockSize * Self.blockSize
         let upper = min((dirty.upper + Self.blockSize - 1) / Self.blockSize * Self.blockSize, Self.headCapacity)
-        // After any outstanding write of the same blocks from a buffer, or the older bytes could land last.
-        queue.wait {
-            outstanding.allSatisfy { write in write.map { $0.offset >= Int64(upper) } ?? true }
-        }
-        outstanding[Self.headSlot] = (Int64(lower), upper - lower)
-        queue.write(self, slot: Self.headSlot, from: head + lower, length: upper - lower, at: Int64(lower))
+        // After any outstanding write of the same blocks, or the older bytes could land last.
+        queue.wait { inFlight.allSatisfy { $0.offset >= Int64(upper) } }
+        queue.write(self, buffer: nil, from: head + lower, length: upper - lower, at: Int64(lower))
     }
 
     /// A write into bytes already sent to the disk: into the head copy, or read-modify-write.
     private func patchWritten(at offset: Int64, from source: UnsafeRawPointer, count: Int) -> Bool {
         let end = Int(offset) + count
         if end <= Self.headCapacity {
-            queue.wait { outstanding[Self.headSlot] == nil }
+            queue.wait { !headBusy }
             (head + Int(offset)).copyMemory(from: source, byteCount: count)
             headDirty = (min(headDirty?.lower ?? Int(offset), Int(offset)), max(headDirty?.upper ?? end, end))
             return true
         }
-        queue.wait { outstanding.allSatisfy { $0 == nil } }
+        queue.wait { inFlight.isEmpty }
         return withAlignedBlocks(around: offset, count: count) { blocks, start in
             (blocks + Int(offset - start)).copyMemory(from: source, byteCount: count)
             return pwriteAll(blocks, count: alignedCount(offset: offset, count: count), at: start)
@@ -250,7 +250,7 @@ final class DirectFile {
             destination.copyMemory(from: head + Int(offset), byteCount: count)
             return true
         }
-        queue.wait { outstanding.allSatisfy { $0 == nil } }
+        queue.wait { inFlight.isEmpty }
         return withAlignedBlocks(around: offset, count: count) { blocks, start in
             destination.copyMemory(from: blocks + Int(offset - start), byteCount: count)
             return true
@@ -309,23 +309,32 @@ final class DirectFile {
         return true
     }
 
-    /// A write of `slot` ended: `result` bytes written, or -errno.
-    func completed(slot: Int, result: Int) {
-        guard let write = outstanding[slot] else { return }
-        outstanding[slot] = nil
+    /// Write `tag` of `length` bytes at `offset`, from `source`, is on its way.
+    func started(tag: Int, source: UnsafeRawPointer, offset: Int64, length: Int) {
+        inFlight.append((tag, offset, length))
+        if source == UnsafeRawPointer(tail) { tailBusy = true } else if isHead(source) { headBusy = true }
+    }
+
+    /// Write `tag` ended: `result` bytes written, or -errno.
+    func completed(tag: Int, source: UnsafeRawPointer, offset: Int64, length: Int, result: Int) {
+        inFlight.removeAll { $0.tag == tag }
         var written = max(0, result)
         var code = result < 0 ? Int32(-result) : 0
-        if written < write.length && (code == 0 || code == EINVAL) {
+        if written < length && (code == 0 || code == EINVAL) {
             // Cut short (a full disk, RLIMIT_FSIZE, a quota), or refused by O_DIRECT because the
             // kernel cut it to a length that is not whole blocks: the rest written again through
             // the page cache, which fails (or not) for the real reason, the one reported.
-            let source = slot == Self.headSlot ? UnsafeRawPointer(head + Int(write.offset)) : UnsafeRawPointer(buffer(slot))
-            let (more, reason) = writeThroughPageCache(source + written, count: write.length - written,
-                                                       at: write.offset + Int64(written))
+            let (more, reason) = writeThroughPageCache(source + written, count: length - written,
+                                                       at: offset + Int64(written))
             written += more
             code = reason
         }
-        if written < write.length { fail(errno: code == 0 ? ENOSPC : code, at: write.offset + Int64(written)) }
+        if source == UnsafeRawPointer(tail) { tailBusy = false } else if isHead(source) { headBusy = false }
+        if written < length { fail(errno: code == 0 ? ENOSPC : code, at: offset + Int64(written)) }
+    }
+
+    private func isHead(_ source: UnsafeRawPointer) -> Bool {
+        source >= UnsafeRawPointer(head) && source < UnsafeRawPointer(head) + Self.headCapacity
     }
 
     /// pwrite(2) with O_DIRECT turned off for the call: the bytes written, and why it stopped
@@ -356,7 +365,7 @@ final class DirectFile {
     func writeAndWait() -> Int32 {
         writeBack(padded: true)
         commitHead()
-        queue.wait { outstanding.allSatisfy { $0 == nil } }
+        queue.wait { inFlight.isEmpty }
         if errorNumber == 0 && ftruncate(descriptor, off_t(length)) != 0 { errorNumber = errno }
         return errorNumber
     }
@@ -371,7 +380,7 @@ final class DirectFile {
         finished = true
         writeBack(padded: true)
         commitHead()
-        queue.wait { outstanding.allSatisfy { $0 == nil } }
+        queue.wait { inFlight.isEmpty }
         let end = min(length, failedAt)
         if ftruncate(descriptor, off_t(end)) != 0 && errorNumber == 0 { errorNumber = errno }
         Glibc.close(descriptor)

@@ -69,12 +69,12 @@ package final class SoundFile: @unchecked Sendable {
         var direct: DirectFile?
         let wantsDirect = io != .buffered && format.isWrittenSampleBySample
         if wantsDirect {
-            let queue = queue ?? DirectWriteQueue()
+            let queue = queue ?? DirectWriteQueue(files: files)
             // O_RDWR: a header longer than the head copy is rewritten by reading its blocks back.
             let existed = access(path, F_OK) == 0
             let descriptor = Glibc.open(path, (flags & ~O_WRONLY) | O_RDWR | jcap_open_direct, 0o644)
             if descriptor >= 0 {
-                direct = DirectFile(descriptor: descriptor, path: path, queue: queue, files: files)
+                direct = DirectFile(descriptor: descriptor, path: path, queue: queue)
             } else if errno == EINVAL {
                 // The file system has no O_DIRECT (ramfs, tmpfs before Linux 6.6, some network
                 // file systems). open(2) finds that out after creating the file (an existing
@@ -270,14 +270,28 @@ package final class SoundFile: @unchecked Sendable {
         direct?.commitHead()
     }
 
-    /// Written around the page cache: sends the whole blocks written so far to the disk once they
-    /// are `minimum` bytes or more (`DirectFile.writeBack(ifAtLeast:)`); nothing otherwise.
-    package func sendWrittenBlocks(ifAtLeast minimum: Int) { direct?.writeBack(ifAtLeast: minimum) }
+    /// Written around the page cache: the disk writer's turn at this file has ended, so the whole
+    /// blocks written so far go to the disk and the file's buffer back to its queue's pool
+    /// (`DirectFile.endTurn`); nothing otherwise.
+    package func sendWrittenBlocks() { direct?.endTurn() }
 
     /// Written around the page cache: everything written so far on the disk, the last partial
     /// block too (`DirectFile.writeAndWait`), before a commit; nothing otherwise. A failure shows
     /// at the next write.
     package func writeEverythingAndWait() { _ = direct?.writeAndWait() }
+
+    /// Bytes of one frame of the file's audio: its channels times its encoding's bytes a sample
+    /// (4 for an encoding whose samples are not whole bytes).
+    package var bytesPerFrame: Int {
+        let sampleBytes = switch format & Int32(SF_FORMAT_SUBMASK) {
+        case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8), Int32(SF_FORMAT_ULAW), Int32(SF_FORMAT_ALAW): 1
+        case Int32(SF_FORMAT_PCM_16): 2
+        case Int32(SF_FORMAT_PCM_24): 3
+        case Int32(SF_FORMAT_DOUBLE): 8
+        default: 4
+        }
+        return channels * sampleBytes
+    }
 
     /// Whether the file is written around the page cache (O_DIRECT).
     package var isDirect: Bool { direct != nil }

@@ -145,7 +145,7 @@ public final class Take: @unchecked Sendable {
                                   fileSampleRate: Int, serverSampleRate: Int) throws(CaptureError) -> [TakeOutput] {
         var outputs: [TakeOutput] = []
         // One queue for the files written together, so their blocks go to the disk in batches.
-        let queue = settings.diskIO == .buffered ? nil : DirectWriteQueue()
+        let queue = settings.diskIO == .buffered ? nil : DirectWriteQueue(files: specs.count)
         do throws(CaptureError) {
             for spec in specs {
                 // A file at another rate than the server's is resampled on the writer thread.

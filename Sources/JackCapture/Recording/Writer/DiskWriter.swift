@@ -291,52 +291,70 @@ package final class DiskWriter: @unchecked Sendable {
     /// waking 50 times a second loses nothing and lets each wake write many periods at once.
     static let idleWait = Duration.milliseconds(20)
 
-    /// Bytes of batches all of a segment's files share: with one file per track of 1024
-    /// channels, each file's batch is 16 KiB.
-    static let batchBudget = 16 << 20
-    /// A file written around the page cache sends its whole blocks at the end of a pass once they
-    /// are this many bytes (or its buffer fills, or its header is rewritten): at most this much
-    /// of it (0.34 s of a mono float track) is in memory only, and each write is large enough
-    /// that the kernel's cost per write stays small (BENCHMARKS.md).
-    static let directWriteMinimum = 64 << 10
-    /// The same for files written around the page cache: 4 KiB a file for 1024 files.
-    static let directBatchBudget = 4 << 20
-    /// The most one file's batch holds: small enough to stay in the second-level cache between
-    /// the transpose that fills it and the kernel's copy of it into the page cache, and to keep
-    /// each write(2) short (on a kernel without preemption, a real-time thread waiting for this
-    /// CPU waits for the copy to end). A period is written in several batches when it is larger.
+    /// The frames gathered for a file and not yet handed to libsndfile: one batch for all the
+    /// files, since the writer takes them one at a time. Small enough to stay in the second-level
+    /// cache between the transpose that fills it and the copy out of it (into the page cache, or
+    /// a direct file's buffer), and to keep each write(2) short (on a kernel without preemption,
+    /// a real-time thread waiting for this CPU waits for the copy to end).
     static let batchLimit = 256 << 10
+    /// A pass of the writer over a take written around the page cache waits (unless the take is
+    /// ending) until each file has this many bytes to write: each file's turn then ends in one
+    /// write this large, so the kernel's cost per write stays small (BENCHMARKS.md: 1024 files
+    /// written in 16 KiB blocks cost 2.7 s more system time in a 10 s take than in 64 KiB
+    /// blocks), while the frames wait in the ring, not in a buffer of each file's.
+    static let directWriteMinimum = 64 << 10
 
-    /// A file being written: its batch of frames gathered and not yet handed to libsndfile.
-    /// Everything one wake drains goes out in writes of up to 8192 frames (`batchLimit` at most,
-    /// `batchBudget` shared by all the files), not one small write(2) per period. Its page cache
-    /// is kept small (`PageCacheWindow`, shared by all the files).
+    /// Take frames a pass waits for, and the most it takes, for `outputs` from a ring of
+    /// `ringFrames` frames at `sampleRate`. Written around the page cache: enough frames for
+    /// `directWriteMinimum` bytes of the narrowest file (16,384 frames of a mono float track,
+    /// 0.34 s at 48 kHz), at most half a second and a quarter of the ring; otherwise whatever the
+    /// ring holds. A pass takes at most twice its minimum, an eighth of a second at least, and
+    /// a quarter of the ring: the ring's room comes back when a pass ends.
+    static func passFrames(outputs: [TakeOutput], ringFrames: Int, sampleRate: Int) -> (minimum: Int, most: Int) {
+        let quarter = max(1, ringFrames / 4)
+        var minimum = 0
+        if outputs.allSatisfy(\.file.isDirect), let narrowest = outputs.map(\.file.bytesPerFrame).min() {
+            minimum = min(directWriteMinimum / max(1, narrowest), max(1, sampleRate / 2), quarter)
+        }
+        return (minimum, min(max(2 * minimum, sampleRate / 8), quarter))
+    }
+
+    /// A stretch of the take a pass writes: frames from the ring, each channel's run in the pass's
+    /// run table from `runs` on, or silence for frames lost (`runs` nil).
+    private struct PassPiece {
+        var position: Int64
+        var frames: Int
+        var runs: Int?
+        /// JACK frame time of its first frame (nil for silence).
+        var frameTime: UInt32?
+    }
+
+    /// A file being written: its frames gathered in the writer's batch and not yet handed to
+    /// libsndfile, what it holds and when its header was last rewritten. Its page cache is kept
+    /// small (`PageCacheWindow`, shared by all the files).
     private final class OpenOutput {
         let output: TakeOutput
-        var batchFrames: Int
-        var batch: [Float]
+        /// The writer's batch, and how many of this file's frames fit in it.
+        let batch: UnsafeMutablePointer<Float>
+        let batchFrames: Int
         var batched = 0
         var inFile: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
         let headerInterval: Int64
         /// Its header was rewritten at least once (with the frames written so far).
         var hasUpdatedHeader = false
-        /// Where this file's channels start in the block being written (filled per block).
+        /// Where this file's channels start in the piece being written (filled per piece).
         let runs: UnsafeMutablePointer<UnsafePointer<Float>>
-        /// Its channels are the take's, in order: the block's own runs serve.
+        /// Its channels are the take's, in order: the piece's own runs serve.
         let isEveryChannel: Bool
         /// Its channels' levels, measured while gathering them.
         let levels: FrameGather.Levels
 
-        init(_ output: TakeOutput, files: Int, takeChannels: Int) {
+        init(_ output: TakeOutput, files: Int, takeChannels: Int, batch: UnsafeMutablePointer<Float>) {
             self.output = output
             let width = output.channels.count
-            // A direct file's batch only gathers frames for libsndfile, which copies them into
-            // the file's own aligned buffers (`DirectFile`): a small one serves.
-            let shared = output.file.isDirect ? DiskWriter.directBatchBudget : DiskWriter.batchBudget
-            let budget = min(DiskWriter.batchLimit, shared / max(1, files))
-            batchFrames = max(1, min(8_192, budget / (width * MemoryLayout<Float>.stride)))
-            batch = [Float](repeating: 0, count: batchFrames * width)
+            self.batch = batch
+            batchFrames = max(1, min(8_192, DiskWriter.batchLimit / (width * MemoryLayout<Float>.stride)))
             // Counted in frames of the file, so twice a second at whatever rate it is written;
             // with more than 256 files, so that all of them together rewrite at most 512 headers
             // a second (1024 tracks: each every 2 s). Each rewrite is three system calls and
@@ -375,13 +393,18 @@ package final class DiskWriter: @unchecked Sendable {
             guard batched > 0 else { return }
             let frames = batched
             batched = 0
-            try batch.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                if let converter = output.converter {
-                    try converter.convert(buffer.baseAddress!, frames: frames, emit: writeToFile)
-                } else {
-                    try writeToFile(buffer.baseAddress!, frames: frames)
-                }
+            if let converter = output.converter {
+                try converter.convert(batch, frames: frames, emit: writeToFile)
+            } else {
+                try writeToFile(batch, frames: frames)
             }
+        }
+
+        /// The writer is done with this file for this pass: its batch to the file, and a direct
+        /// file's whole blocks to the disk (its buffer back to the pool).
+        func endTurn() throws(CaptureError) {
+            defer { output.file.sendWrittenBlocks() }
+            try flush()
         }
 
         /// Flushes, writes the converter's tail, makes the header exact and closes the file. When
@@ -410,23 +433,29 @@ package final class DiskWriter: @unchecked Sendable {
     }
 
     private func run() {
-        // Each channel's run of the block being written, in the ring's memory; a run that
-        // wraps around the ring's end is copied to `wrapped` first.
-        let blockRuns = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: channels)
-        var wrapped = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-        var wrappedCapacity = 1
+        // Each channel's run of each span a pass takes, in the ring's memory (`runTable`, a row of
+        // `channels` pointers a span); a run that wraps around the ring's end is copied first.
+        var runTable = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: channels)
+        var runTableRows = 1
+        var wrappedRuns: [UnsafeMutablePointer<Float>] = []
+        let batch = UnsafeMutablePointer<Float>.allocate(capacity: DiskWriter.batchLimit / MemoryLayout<Float>.stride)
         defer {
-            blockRuns.deallocate()
-            wrapped.deallocate()
+            runTable.deallocate()
+            for run in wrappedRuns { run.deallocate() }
+            batch.deallocate()
         }
         var headerBytes = CaptureBlockHeader(position: 0, frameCount: 0, frameTime: 0)
         let ring = source.ring
         let channels = self.channels
         var endedByNextTake = false
+        let ringFrames = ring.capacity / max(1, channels * MemoryLayout<Float>.stride)
+        let sampleRate = firstOutputs[0].converter?.inputRate ?? firstOutputs[0].file.sampleRate
+        let pass = DiskWriter.passFrames(outputs: firstOutputs, ringFrames: ringFrames, sampleRate: sampleRate)
+        let passMinimumBytes = pass.minimum * channels * MemoryLayout<Float>.stride
 
         // The segment being written.
         var segmentIndex = 0
-        var outputs = firstOutputs.map { OpenOutput($0, files: firstOutputs.count, takeChannels: channels) }
+        var outputs = firstOutputs.map { OpenOutput($0, files: firstOutputs.count, takeChannels: channels, batch: batch) }
         // Each channel in exactly one file (every layout a Take makes): its levels are measured
         // in the same pass that gathers it into its file. Otherwise in a pass of their own.
         func isPartition(_ outputs: [OpenOutput]) -> Bool {
@@ -451,9 +480,9 @@ package final class DiskWriter: @unchecked Sendable {
             return min(fixed, segmentStart)
         }
 
-        // Take frames accepted so far (into the batches or the files).
+        // Take frames written so far (into the files, or the batch of the file being written).
         var written: Int64 = 0
-        // A frame whose JACK time is known: the last span seen, to time a segment's first frame.
+        // A frame whose JACK time is known: the span being written, to time a segment's ends.
         var reference: (position: Int64, frameTime: UInt32)?
 
         func frameTime(at position: Int64) -> UInt32? {
@@ -511,7 +540,7 @@ package final class DiskWriter: @unchecked Sendable {
                 segmentClips[channel] = 0
             }
             let next = try openSegment(TakeSegmentStart(index: segmentIndex, splitBoundary: segmentBoundary))
-            outputs = next.map { OpenOutput($0, files: next.count, takeChannels: channels) }
+            outputs = next.map { OpenOutput($0, files: next.count, takeChannels: channels, batch: batch) }
             measuresWhileGathering = isPartition(outputs)
             segmentOpen = true
             framesInFileCounter.store(0, ordering: .relaxed)
@@ -530,59 +559,118 @@ package final class DiskWriter: @unchecked Sendable {
             if !segmentOpen { try openNextSegment() }
         }
 
-        /// Puts `count` frames of the take into the files: from `runs` (one per channel, from
-        /// frame `offset` in each), or silence when nil. Splits at segment ends.
-        func put(_ count: Int, from runs: UnsafePointer<UnsafePointer<Float>>?, offset: Int) throws(CaptureError) {
-            var done = 0
-            while done < count {
-                try prepareSegmentForNextFrame()
-                let frames = Int(min(Int64(count - done), segmentEnd - written))
-                if !segmentBegun {
-                    segmentBegun = true
-                    segmentFirstFrameTime = frameTime(at: written)
-                    try beforeFirstWrite?(segmentIndex, outputs.map(\.output), segmentFirstFrameTime)
-                }
-                if let runs, !measuresWhileGathering {
+        /// The run table's `rows` rows (a span's channels each), grown if need be.
+        func reserveRunTable(rows: Int) {
+            guard rows > runTableRows else { return }
+            let grown = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: rows * channels)
+            grown.moveInitialize(from: runTable, count: runTableRows * channels)
+            runTable.deallocate()
+            runTable = grown
+            runTableRows = rows
+        }
+
+        /// The part of the pass in one segment, `(piece, from, frames)`: frames `from` to `from +
+        /// frames` of piece `piece`.
+        var parts: [(piece: Int, from: Int, frames: Int)] = []
+
+        /// Puts `parts` of `pieces` into the segment's files: file after file, each file's share
+        /// of the pass in one turn (so a direct file holds a buffer only during its turn, and
+        /// sends its share in one write).
+        func put(_ pieces: [PassPiece], frames count: Int) throws(CaptureError) {
+            // A silence's frames are timed by the span that came after the loss.
+            func timed(_ index: Int) -> PassPiece? {
+                pieces[index].runs != nil ? pieces[index] : (index + 1 < pieces.count ? pieces[index + 1] : nil)
+            }
+            if let first = parts.first, let piece = timed(first.piece), let time = piece.frameTime {
+                reference = (piece.position, time)
+            }
+            if !segmentBegun {
+                segmentBegun = true
+                segmentFirstFrameTime = frameTime(at: written)
+                try beforeFirstWrite?(segmentIndex, outputs.map(\.output), segmentFirstFrameTime)
+            }
+            var at = written
+            for part in parts {
+                let piece = pieces[part.piece]
+                if piece.runs == nil {
+                    segmentLost.append(LostSpan(position: at - segmentStart, frames: Int64(part.frames)))
+                } else if !measuresWhileGathering, let row = piece.runs {
                     for channel in 0..<channels {
-                        let measured = MeterAccumulators.measure(runs[channel], from: offset + done,
-                                                                 to: offset + done + frames)
+                        let measured = MeterAccumulators.measure(UnsafePointer(runTable[row + channel]), from: part.from,
+                                                                 to: part.from + part.frames)
                         record(channel: channel, peak: measured.peak, clips: measured.clips)
                     }
                 }
-                for output in outputs {
-                    let width = output.output.channels.count
-                    var sources = runs
-                    if let runs, !output.isEveryChannel {
-                        for (index, channel) in output.output.channels.enumerated() { output.runs[index] = runs[channel] }
-                        sources = UnsafePointer(output.runs)
+                at += Int64(part.frames)
+            }
+            for output in outputs {
+                let width = output.output.channels.count
+                let levels = measuresWhileGathering ? output.levels : nil
+                levels?.reset()
+                var measured = false
+                for part in parts {
+                    var sources: UnsafePointer<UnsafePointer<Float>>?
+                    if let row = pieces[part.piece].runs {
+                        let runs = UnsafePointer(runTable + row)
+                        sources = runs
+                        if !output.isEveryChannel {
+                            for (index, channel) in output.output.channels.enumerated() { output.runs[index] = runs[channel] }
+                            sources = UnsafePointer(output.runs)
+                        }
+                        measured = true
                     }
-                    let levels = sources != nil && measuresWhileGathering ? output.levels : nil
-                    levels?.reset()
                     var gathered = 0
-                    while gathered < frames {
-                        let fitting = try output.room(for: frames - gathered)
-                        output.batch.withUnsafeMutableBufferPointer { batch in
-                            let destination = batch.baseAddress! + output.batched * width
-                            if let sources {
-                                FrameGather.interleave(sources, width: width, from: offset + done + gathered, frames: fitting,
-                                                       into: destination, levels: levels)
-                            } else {
-                                destination.initialize(repeating: 0, count: fitting * width)
-                            }
+                    while gathered < part.frames {
+                        let fitting = try output.room(for: part.frames - gathered)
+                        let destination = output.batch + output.batched * width
+                        if let sources {
+                            FrameGather.interleave(sources, width: width, from: part.from + gathered, frames: fitting,
+                                                   into: destination, levels: levels)
+                        } else {
+                            destination.initialize(repeating: 0, count: fitting * width)
                         }
                         output.batched += fitting
                         gathered += fitting
                     }
-                    if let levels {
-                        for (index, channel) in output.output.channels.enumerated() {
-                            record(channel: channel, peak: levels.peak(index), clips: levels.clips(index))
-                        }
+                }
+                try output.endTurn()
+                if let levels, measured {
+                    for (index, channel) in output.output.channels.enumerated() {
+                        record(channel: channel, peak: levels.peak(index), clips: levels.clips(index))
                     }
                 }
-                done += frames
-                written += Int64(frames)
-                framesWrittenCounter.store(written, ordering: .relaxed)
-                commitSegmentOnce()
+            }
+            // The pass's direct writes, every file's, to the kernel.
+            outputs.first?.output.file.directQueue?.submit()
+            if let last = parts.last, let piece = timed(last.piece), let time = piece.frameTime {
+                reference = (piece.position, time)
+            }
+            written += Int64(count)
+            framesWrittenCounter.store(written, ordering: .relaxed)
+            if let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
+            commitSegmentOnce()
+        }
+
+        /// Writes a pass's pieces, segment by segment.
+        func write(_ pieces: [PassPiece]) throws(CaptureError) {
+            var index = 0, from = 0
+            while index < pieces.count {
+                try prepareSegmentForNextFrame()
+                parts.removeAll(keepingCapacity: true)
+                var room = segmentEnd - written
+                var frames = 0
+                while index < pieces.count && room > 0 {
+                    let taken = Int(min(Int64(pieces[index].frames - from), room))
+                    parts.append((index, from, taken))
+                    frames += taken
+                    room -= Int64(taken)
+                    from += taken
+                    if from == pieces[index].frames {
+                        index += 1
+                        from = 0
+                    }
+                }
+                try put(pieces, frames: frames)
             }
         }
 
@@ -599,28 +687,7 @@ package final class DiskWriter: @unchecked Sendable {
             outputs.first?.output.file.commitFileSystem()
         }
 
-        func flushAll() throws(CaptureError) {
-            for output in outputs where segmentOpen {
-                try output.flush()
-                output.output.file.sendWrittenBlocks(ifAtLeast: DiskWriter.directWriteMinimum)
-            }
-            // The pass's direct writes, every file's, to the kernel in one call.
-            if segmentOpen { outputs.first?.output.file.directQueue?.submit() }
-            if segmentOpen, let first = outputs.first { framesInFileCounter.store(first.inFile, ordering: .relaxed) }
-        }
-
-        func writeSilence(until position: Int64) throws(CaptureError) {
-            guard position > written else { return }
-            lostSpans.append(LostSpan(position: written, frames: position - written))
-            while written < position {
-                // Noted in each segment it falls in, from that segment's start.
-                try prepareSegmentForNextFrame()
-                let frames = min(position, segmentEnd) - written
-                segmentLost.append(LostSpan(position: written - segmentStart, frames: frames))
-                try put(Int(frames), from: nil, offset: 0)
-            }
-        }
-
+        var pieces: [PassPiece] = []
         do throws(CaptureError) {
             while true {
                 let progress = source.progress()
@@ -629,12 +696,28 @@ package final class DiskWriter: @unchecked Sendable {
                 let ending = phase == .finished || phase == .missedStart || abandoned || endedByNextTake
                 // The take's final length, once it has ended: a stop can fall inside the newest block.
                 let end = phase == .finished ? progress.position : Int64.max
-                var drained = false
+                if !ending && ring.readableByteCount() < passMinimumBytes {
+                    butler.rest()
+                    continue
+                }
+                // The pass: the blocks the ring holds, up to its most frames, as pieces of the
+                // take; the ring's bytes are given back once they are written.
+                pieces.removeAll(keepingCapacity: true)
+                for run in wrappedRuns { run.deallocate() }
+                wrappedRuns.removeAll()
+                var consumed = 0
+                var planned = written
+                var rows = 0
+                var drained = true
                 while true {
-                    let readable = ring.readableByteCount()
+                    guard planned - written < pass.most else {
+                        drained = false
+                        break
+                    }
+                    let readable = ring.readableByteCount() - consumed
                     guard readable >= CaptureBlockHeader.byteCount else { break }
                     withUnsafeMutableBytes(of: &headerBytes) { raw in
-                        ring.peek(into: raw.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: 0)
+                        ring.peek(into: raw.baseAddress!, byteCount: CaptureBlockHeader.byteCount, at: consumed)
                     }
                     if headerBytes.take != source.take && FrameTime.distance(from: source.take, to: headerBytes.take) > 0 {
                         // The next take's first block: this take has no more.
@@ -646,7 +729,7 @@ package final class DiskWriter: @unchecked Sendable {
                     // Hold the newest block until a later one arrives or the take ends.
                     if !ending && readable < blockBytes + CaptureBlockHeader.byteCount { break }
                     let current = headerBytes.take == source.take
-                    if current && headerBytes.splitPosition >= written && openSegment != nil {
+                    if current && headerBytes.splitPosition >= planned && openSegment != nil {
                         segmentStarts.append((headerBytes.splitPosition, Int(headerBytes.splitBoundary)))
                     }
                     for index in 0..<(current ? Int(headerBytes.spanCount) : 0) {
@@ -655,37 +738,49 @@ package final class DiskWriter: @unchecked Sendable {
                         guard frames > 0 else { continue }
                         // Channel after channel, `frames` frames from the span's offset in each run
                         // of `stored`, read where they lie.
+                        reserveRunTable(rows: rows + 1)
+                        let row = rows * channels
+                        rows += 1
                         for channel in 0..<channels {
-                            let at = CaptureBlockHeader.byteCount + (channel * stored + Int(span.offset)) * MemoryLayout<Float>.stride
+                            let at = consumed + CaptureBlockHeader.byteCount
+                                + (channel * stored + Int(span.offset)) * MemoryLayout<Float>.stride
                             let bytes = frames * MemoryLayout<Float>.stride
                             if let run = ring.readPointer(at: at, byteCount: bytes) {
-                                blockRuns[channel] = run.assumingMemoryBound(to: Float.self)
+                                runTable[row + channel] = run.assumingMemoryBound(to: Float.self)
                             } else {
-                                if wrappedCapacity < frames {
-                                    wrapped.deallocate()
-                                    wrapped = .allocate(capacity: frames)
-                                    wrappedCapacity = frames
-                                }
+                                let wrapped = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+                                wrappedRuns.append(wrapped)
                                 ring.peek(into: UnsafeMutableRawPointer(wrapped), byteCount: bytes, at: at)
-                                blockRuns[channel] = UnsafePointer(wrapped)
+                                runTable[row + channel] = UnsafePointer(wrapped)
                             }
                         }
-                        reference = (span.position, FrameTime.advance(headerBytes.frameTime, by: Int(span.offset)))
                         beforeEachBlock?(span.position)
-                        try writeSilence(until: span.position)
-                        try put(frames, from: blockRuns, offset: 0)
+                        if span.position > planned {
+                            // Lost: exactly that much silence first, so every later frame stays at
+                            // its true place in the take.
+                            lostSpans.append(LostSpan(position: planned, frames: span.position - planned))
+                            pieces.append(PassPiece(position: planned, frames: Int(span.position - planned)))
+                            planned = span.position
+                        }
+                        pieces.append(PassPiece(position: planned, frames: frames, runs: row,
+                                                frameTime: FrameTime.advance(headerBytes.frameTime, by: Int(span.offset))))
+                        planned += Int64(frames)
                     }
-                    ring.commitRead(byteCount: blockBytes)
-                    drained = true
+                    consumed += blockBytes
                 }
-                try flushAll()
+                try write(pieces)
+                ring.commitRead(byteCount: consumed)
                 if ending {
+                    guard drained else { continue }
                     // Every block is on the ring before the callback publishes `finished`; frames
                     // lost at the very end are padded up to the take's final length.
-                    if phase == .finished && !endedByNextTake { try writeSilence(until: end) }
+                    if phase == .finished && !endedByNextTake && end > written {
+                        lostSpans.append(LostSpan(position: written, frames: end - written))
+                        try write([PassPiece(position: written, frames: Int(end - written))])
+                    }
                     break
                 }
-                if !drained { butler.rest() }
+                if consumed == 0 { butler.rest() }
             }
             // The filters' tails, the files' lengths made exact, the files closed.
             try closeSegment(isLast: true)
