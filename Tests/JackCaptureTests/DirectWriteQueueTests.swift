@@ -69,6 +69,14 @@ struct DirectWriteQueueTests {
                                  overwrite: false, io: .direct, queue: queue, files: channels)
         }
         #expect(files.filter(\.isDirect).count == channels)
+        // A session adds each file's bext before its first frame: a header rewrite inside the
+        // file's first block, which takes no buffer (each file held one before, 64 MiB of pool).
+        for file in files {
+            try file.setBroadcastInfo(BroadcastInfo(description: "pool", originator: "jcap", originatorReference: "t1",
+                                                    originationDate: "2026-11-26", originationTime: "12:00:00",
+                                                    timeReference: 0, version: 2))
+        }
+        #expect(queue.buffersAllocated == 0, "\(queue.buffersAllocated) buffers taken before the first frame")
         // Half a second of ring: a pass waits for 6,000 frames (a quarter), 23 KiB of each file.
         let blockBytes = CaptureBlockHeader.blockByteCount(frames: period, channels: channels)
         let ring = RingBuffer(capacity: 24 * blockBytes)

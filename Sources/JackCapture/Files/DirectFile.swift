@@ -105,6 +105,18 @@ final class DirectFile {
             if at < tailStart {
                 taken = min(count - done, Int(tailStart - at))
                 guard patchWritten(at: at, from: source + done, count: taken) else { break }
+            } else if buffer == nil && Int(at - tailStart) + count - done < Self.blockSize {
+                // Inside the partial block kept between turns (a header written before the first
+                // frame, a chunk added): no buffer is taken for it.
+                queue.wait { !tailBusy }
+                let offset = Int(at - tailStart)
+                let filled = Int(length - tailStart)
+                if offset > filled {
+                    tail.advanced(by: filled).initializeMemory(as: UInt8.self, repeating: 0, count: offset - filled)
+                }
+                taken = count - done
+                tail.advanced(by: offset).copyMemory(from: source + done, byteCount: taken)
+                length = max(length, at + Int64(taken))
             } else {
                 let bytes = takeBuffer()
                 let capacity = queue.bufferSize
