@@ -380,11 +380,6 @@ package final class DiskWriter: @unchecked Sendable {
             defer { inFile += output.file.framesWritten - before }
             try output.file.write(interleaved: samples, frames: frames)
             sinceHeaderUpdate += Int64(frames)
-            if sinceHeaderUpdate >= headerInterval {
-                output.file.updateHeader()
-                sinceHeaderUpdate = 0
-                hasUpdatedHeader = true
-            }
         }
 
         /// Writes the batch: to the file, or through the converter to it (one src_process per
@@ -400,11 +395,18 @@ package final class DiskWriter: @unchecked Sendable {
             }
         }
 
-        /// The writer is done with this file for this pass: its batch to the file, and a direct
-        /// file's whole blocks to the disk (its buffer back to the pool).
+        /// The writer is done with this file for this pass: its batch to the file, a direct
+        /// file's whole blocks to the disk (its buffer back to the pool), then its header
+        /// rewritten when it is due: after the blocks, so that it costs a direct file one write
+        /// of its own, not a write of the blocks so far as well.
         func endTurn() throws(CaptureError) {
-            defer { output.file.sendWrittenBlocks() }
             try flush()
+            output.file.sendWrittenBlocks()
+            if sinceHeaderUpdate >= headerInterval {
+                output.file.updateHeader()
+                sinceHeaderUpdate = 0
+                hasUpdatedHeader = true
+            }
         }
 
         /// Flushes, writes the converter's tail, makes the header exact and closes the file. When
