@@ -571,14 +571,11 @@ package final class DiskWriter: @unchecked Sendable {
             runTableRows = rows
         }
 
-        /// The part of the pass in one segment, `(piece, from, frames)`: frames `from` to `from +
+        /// Puts `parts` of `pieces`, `count` frames inside one segment, into the segment's files:
+        /// file after file, each file's share in one turn (so a direct file holds a buffer only
+        /// during its turn, and sends its share in one write). A part is frames `from` to `from +
         /// frames` of piece `piece`.
-        var parts: [(piece: Int, from: Int, frames: Int)] = []
-
-        /// Puts `parts` of `pieces` into the segment's files: file after file, each file's share
-        /// of the pass in one turn (so a direct file holds a buffer only during its turn, and
-        /// sends its share in one write).
-        func put(_ pieces: [PassPiece], frames count: Int) throws(CaptureError) {
+        func put(_ parts: [(piece: Int, from: Int, frames: Int)], of pieces: [PassPiece], frames count: Int) throws(CaptureError) {
             // A silence's frames are timed by the span that came after the loss.
             func timed(_ index: Int) -> PassPiece? {
                 pieces[index].runs != nil ? pieces[index] : (index + 1 < pieces.count ? pieces[index + 1] : nil)
@@ -654,6 +651,7 @@ package final class DiskWriter: @unchecked Sendable {
         }
 
         /// Writes a pass's pieces, segment by segment.
+        var parts: [(piece: Int, from: Int, frames: Int)] = []
         func write(_ pieces: [PassPiece]) throws(CaptureError) {
             var index = 0, from = 0
             while index < pieces.count {
@@ -672,7 +670,7 @@ package final class DiskWriter: @unchecked Sendable {
                         from = 0
                     }
                 }
-                try put(pieces, frames: frames)
+                try put(parts, of: pieces, frames: frames)
             }
         }
 
@@ -698,7 +696,9 @@ package final class DiskWriter: @unchecked Sendable {
                 let ending = phase == .finished || phase == .missedStart || abandoned || endedByNextTake
                 // The take's final length, once it has ended: a stop can fall inside the newest block.
                 let end = phase == .finished ? progress.position : Int64.max
-                if !ending && ring.readableByteCount() < passMinimumBytes {
+                // The first frames go at once: the take log says the take has begun, the files
+                // get their metadata.
+                if !ending && written > 0 && ring.readableByteCount() < passMinimumBytes {
                     butler.rest()
                     continue
                 }
