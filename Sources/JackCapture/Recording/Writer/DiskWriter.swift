@@ -505,9 +505,12 @@ package final class DiskWriter: @unchecked Sendable {
             // write before it does.
             if failed || firstError != nil {
                 // The segment is as long as its shortest file (each file's own length is in its
-                // report): no frame a file lacks is claimed, no lost span past the end.
+                // report): no frame a file lacks is claimed, no lost span past the end. That may
+                // be more than every file had taken when the write failed (the files before the
+                // failing one in the pass took their share), or less (a direct file's writes
+                // failing after they were handed over).
                 let held = outputs.map { segmentStart + DiskWriter.takeFrames(heldInFile: $0.inFile, converter: $0.output.converter) }
-                written = min(written, held.min() ?? written)
+                written = held.min() ?? written
                 framesWrittenCounter.store(written, ordering: .relaxed)
                 lostSpans = DiskWriter.spans(lostSpans, endingBy: written)
                 segmentLost = DiskWriter.spans(segmentLost, endingBy: written - segmentStart)
