@@ -36,6 +36,12 @@ static inline int jcap_sync_file_system(int descriptor) {
     return (int)syscall(SYS_syncfs, descriptor);
 }
 
+/// madvise(2) with MADV_POPULATE_WRITE (Linux 5.14): faults in `count` bytes of a mapping as if
+/// written, without writing them. Returns 0, or -1 with errno set (EINVAL on an older kernel).
+static inline int jcap_populate_for_writing(void *address, size_t count) {
+    return (int)syscall(SYS_madvise, address, count, 23 /* MADV_POPULATE_WRITE */);
+}
+
 /// ThreadSanitizer's annotations (compiler-rt's tsan_interface.h), for a lock TSan cannot see:
 /// weak, so in a build without TSan they are null and the wrappers do nothing.
 void __tsan_acquire(void *address) __attribute__((weak));

@@ -15,11 +15,12 @@ package struct RingBuffer: @unchecked Sendable {
     /// Bytes the ring holds when full.
     package let capacity: Int
     @usableFromInline let storage: UnsafeMutableRawPointer
+    let pages: ResidentPages
     @usableFromInline let writeIndex: UnsafeAtomic<Int>
     @usableFromInline let readIndex: UnsafeAtomic<Int>
 
-    /// Allocates `capacity` bytes and touches every page, so that the real-time thread never takes
-    /// a page fault on first use; where the process may, the pages are also locked in memory.
+    /// Maps `capacity` bytes of zeroed pages, every one resident (locked where the process may),
+    /// so that the real-time thread never takes a page fault on first use.
     /// A capacity above zero is a precondition; whether this machine can hold it is checked
     /// before (`MemoryBudget`, as CaptureClient does): an allocation that fails aborts.
     package init(capacity: Int) {
@@ -29,16 +30,14 @@ package struct RingBuffer: @unchecked Sendable {
         // 2 MiB pages come from the free blocks a virtual machine's host has taken back, so the
         // first touch of a 393 MB ring took 0.9 to 1.1 s of system time instead of 0.3 to 0.4 s
         // (BENCHMARKS.md).
-        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
-        _ = lockInMemory(storage, byteCount: capacity)
+        pages = ResidentPages(byteCount: capacity)
+        storage = pages.start
         writeIndex = .create(0)
         readIndex = .create(0)
     }
 
     package func deallocate() {
-        unlockFromMemory(storage, byteCount: capacity)
-        storage.deallocate()
+        pages.release()
         writeIndex.destroy()
         readIndex.destroy()
     }

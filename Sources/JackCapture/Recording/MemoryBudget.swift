@@ -15,7 +15,7 @@ import Glibc
 ///   private anonymous mappings such as the ring).
 ///
 /// RLIMIT_MEMLOCK is not a limit: the ring is mlock'ed only where the process may lock it
-/// (`lockInMemory` is best-effort), and is touched either way.
+/// (`ResidentPages` locks it best-effort), and is faulted in either way.
 package struct MemoryBudget: Equatable, Sendable {
     /// Bytes of memory available (nil: unknown).
     package var availableBytes: Int?
