@@ -39,12 +39,12 @@ struct DirectWriteQueueTests {
             }
         }
         let ring = 4 * 48_000
-        // Mono float: 64 KiB is 16,384 frames; a pass takes up to twice that.
+        // Mono float: 256 KiB would be 1.37 s: half a second it is; a pass takes up to twice that.
         #expect(try DiskWriter.passFrames(outputs: outputs(.direct, bitDepth: nil, channels: [1, 2]), ringFrames: ring,
-                                      sampleRate: 48_000) == (16_384, 32_768))
-        // Mono 16-bit: 32,768 frames would be 0.68 s: half a second it is.
-        #expect(try DiskWriter.passFrames(outputs: outputs(.direct, bitDepth: 16, channels: [1]), ringFrames: ring,
                                       sampleRate: 48_000) == (24_000, 48_000))
+        // Eight channels of float in the narrowest file: 256 KiB is 8,192 frames.
+        #expect(try DiskWriter.passFrames(outputs: outputs(.direct, bitDepth: nil, channels: [8, 16]), ringFrames: ring,
+                                      sampleRate: 48_000) == (8_192, 16_384))
         // A ring of 0.2 s: a quarter of it.
         #expect(try DiskWriter.passFrames(outputs: outputs(.direct, bitDepth: nil, channels: [1]), ringFrames: 9_600,
                                       sampleRate: 48_000) == (2_400, 2_400))

@@ -51,8 +51,8 @@ package final class DirectWriteQueue: @unchecked Sendable {
 
     /// Bytes in each buffer for `files` files written at once: 2 MiB for a few files (so that a
     /// wide interleaved file goes to the disk in large writes, several in flight), down to
-    /// 128 KiB for many (room for one turn of a mono track, `DiskWriter.directWriteMinimum`,
-    /// and its partial block), whole blocks.
+    /// 128 KiB for many (room for one turn of a mono track, half a second of float
+    /// (`DiskWriter.directWriteMinimum`), and its partial block), whole blocks.
     static func bufferSize(files: Int) -> Int {
         let share = poolBytes / max(1, files) / DirectFile.blockSize * DirectFile.blockSize
         return min(2 << 20, max(128 << 10, share))

@@ -298,16 +298,18 @@ package final class DiskWriter: @unchecked Sendable {
     /// a real-time thread waiting for this CPU waits for the copy to end).
     static let batchLimit = 256 << 10
     /// A pass of the writer over a take written around the page cache waits (unless the take is
-    /// ending) until each file has this many bytes to write: each file's turn then ends in one
-    /// write this large, so the kernel's cost per write stays small (BENCHMARKS.md: 1024 files
-    /// written in 16 KiB blocks cost 2.7 s more system time in a 10 s take than in 64 KiB
-    /// blocks), while the frames wait in the ring, not in a buffer of each file's.
-    static let directWriteMinimum = 64 << 10
+    /// ending) until each file has this many bytes to write, or half a second of frames: each
+    /// file's turn then ends in one write this large, while the frames wait in the ring, not in a
+    /// buffer of each file's. The kernel's cost is per write, not per byte (BENCHMARKS.md: 1024
+    /// files in 16 KiB blocks cost 2.7 s more system time in a 10 s take than in 64 KiB blocks;
+    /// a C loop writing 1024 files spent 0.75 s in 64 KiB writes, 0.33 s in 192 KiB), so a mono
+    /// track waits for as much as the half second a killed process may lose.
+    static let directWriteMinimum = 256 << 10
 
     /// Take frames a pass waits for, and the most it takes, for `outputs` from a ring of
     /// `ringFrames` frames at `sampleRate`. Written around the page cache: enough frames for
-    /// `directWriteMinimum` bytes of the narrowest file (16,384 frames of a mono float track,
-    /// 0.34 s at 48 kHz), at most half a second and a quarter of the ring; otherwise whatever the
+    /// `directWriteMinimum` bytes of the narrowest file, at most half a second (24,000 frames of a
+    /// mono track at 48 kHz, 94 KB in float) and a quarter of the ring; otherwise whatever the
     /// ring holds. A pass takes at most twice its minimum, an eighth of a second at least, and
     /// a quarter of the ring: the ring's room comes back when a pass ends.
     static func passFrames(outputs: [TakeOutput], ringFrames: Int, sampleRate: Int) -> (minimum: Int, most: Int) {
