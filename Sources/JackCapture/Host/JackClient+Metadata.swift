@@ -70,10 +70,14 @@ extension JackClient {
         }
     }
 
-    /// Removes every property of `subject` (jack_remove_properties); returns how many there were.
-    @discardableResult
-    package func removeProperties(of subject: UInt64) -> Int {
-        whileOpen(0) { Int(jack_remove_properties($0, subject)) }
+    /// Removes the port's pretty name and display rank (what a session sets), each by its key.
+    /// Not jack_remove_properties: jack2 1.9.21 walks the whole metadata database for each
+    /// subject, so removing 1024 ports' properties that way took most of a second of CPU.
+    package func removeDisplayMetadata(ofPort port: OpaquePointer) {
+        let subject = uuid(of: port)
+        for key in [JackClient.prettyNameKey, JackClient.orderKey] {
+            try? removeProperty(forKey: key, of: subject)
+        }
     }
 
     /// Sets the name patchbays show for the port (JACK_METADATA_PRETTY_NAME, text/plain), such as

@@ -101,11 +101,11 @@ package final class CaptureClient: @unchecked Sendable {
 
     /// Finishes a take still open, stops the pump, deactivates and closes the JACK client. Safe to
     /// call more than once.
-    /// Removes the metadata of this client's ports (jack_remove_properties), once: what a
+    /// Removes the metadata of this client's ports (their pretty names and order), once: what a
     /// client that set port metadata does before closing (`StudioSession.close` says why).
     package func removePortMetadata() {
         guard !pump.state.closed else { return }
-        for port in engine.ports { jack.removeProperties(of: jack.uuid(of: port)) }
+        for port in engine.ports { jack.removeDisplayMetadata(ofPort: port) }
     }
 
     package func close() {
