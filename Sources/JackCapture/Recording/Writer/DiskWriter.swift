@@ -302,7 +302,7 @@ package final class DiskWriter: @unchecked Sendable {
     /// file's turn then ends in one write this large, while the frames wait in the ring, not in a
     /// buffer of each file's. The kernel's cost is per write, not per byte (BENCHMARKS.md: 1024
     /// files in 16 KiB blocks cost 2.7 s more system time in a 10 s take than in 64 KiB blocks;
-    /// a C loop writing 1024 files spent 0.75 s in 64 KiB writes, 0.33 s in 192 KiB), so a mono
+    /// `files-floor` writing 1024 files took 0.89 s in 64 KiB writes, 0.37 s in 192 KiB), so a mono
     /// track waits for as much as the half second a killed process may lose.
     static let directWriteMinimum = 256 << 10
 
