@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Testing
 @testable import JackCapture
@@ -84,7 +85,17 @@ struct DirectFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: direct)) == Data(contentsOf: URL(fileURLWithPath: buffered)))
     }
 
-    @Test("mid-take, the disk holds the newest header and its frames but the last partial block; repair makes it exact")
+    /// The file's size on the disk, and where the space allocated and never written at its end
+    /// starts (FIEMAP).
+    func sizes(_ path: String) -> (size: Int64, written: Int64) {
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        var info = stat()
+        fstat(descriptor, &info)
+        return (Int64(info.st_size), jcap_unwritten_tail(descriptor, Int64(info.st_size), Int64(info.st_size)))
+    }
+
+    @Test("mid-take, the disk holds the newest header and every frame it declares, then space allocated ahead; repair cuts that off")
     func headerOnDiskMidTake() throws {
         let path = folder + "/open.wav"
         let format = try RecordingSettings(format: .float).resolveFormat(forPath: path)
@@ -92,21 +103,60 @@ struct DirectFileTests {
         let file = try write(path, format: format, io: .direct, queue: queue, files: 1, close: false)
         file.updateHeader()
         queue.waitForAll()
-        // What a reader sees now, as after kill -9: the header declares all 100,003 frames; the
-        // disk holds them but the last partial 4 KiB block's (at most 341 frames of 3 floats).
+        // What a reader sees now, as after kill -9: the header declares all 100,003 frames and
+        // the disk holds them all, the last partial block written padded with the header.
         let reader = try SoundFile.open(readingFrom: path)
-        #expect(reader.frames <= 100_003 && reader.frames > 100_003 - 4_096 / 12, "\(reader.frames) frames")
+        #expect(reader.frames == 100_003)
         var samples = [Float](repeating: 0, count: 100_003 * 3)
         let read = samples.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: 100_003) }
-        #expect(Int64(read) == reader.frames)
+        #expect(read == 100_003)
         #expect((0..<read).allSatisfy { frame in (0..<3).allSatisfy { samples[frame * 3 + $0] == Self.sample(frame, $0) } })
-        // The repair a session runs on a killed take's files: the header says what is there, and
-        // no frame is made up (no zeros past the audio).
+        // Space is allocated ahead of the writes, unwritten after the last block (and read just
+        // now: its zeros are in the page cache, which is why a repair asks FIEMAP, not SEEK_HOLE).
+        let open = sizes(path)
+        #expect(open.size > open.written, "\(open)")
+        #expect(open.written % 4_096 == 0 && open.written > 100_003 * 12)
+        // The repair a session runs on a killed take's files cuts the space never written, and
+        // counts no zero of the padding as a frame.
         let measured = try TakeFileRepair.measureAndRepair(path: path)
-        #expect(measured.frames == reader.frames)
-        #expect(try SoundFile.open(readingFrom: path).frames == reader.frames)
+        #expect(measured.frames == 100_003)
+        #expect(sizes(path).size == open.written)
+        #expect(try SoundFile.open(readingFrom: path).frames == 100_003)
         try file.close()
         #expect(try SoundFile.open(readingFrom: path).frames == 100_003)
+    }
+
+    @Test("killed after whole blocks written past its last header, a direct file is repaired to every whole frame on the disk")
+    func blocksPastTheHeader() throws {
+        let path = folder + "/past.wav"
+        let format = try RecordingSettings(format: .float).resolveFormat(forPath: path)
+        let queue = DirectWriteQueue()
+        let file = try write(path, format: format, io: .direct, queue: queue, files: 1, channels: 2, frames: 30_001, close: false)
+        file.updateHeader()
+        // 20,000 frames more, their whole blocks sent as a turn of the writer sends them; the
+        // padded block of the header rewrite is among them, now whole.
+        var more: [Float] = []
+        for frame in 30_001..<50_001 { for channel in 0..<2 { more.append(Self.sample(frame, channel)) } }
+        try more.withUnsafeBufferPointer { (buffer) throws(CaptureError) in try file.write(interleaved: buffer.baseAddress!, frames: 20_000) }
+        file.sendWrittenBlocks()
+        queue.waitForAll()
+        let descriptor = open(path, O_RDONLY)
+        let dataStart = try #require(try RawFile(descriptor: descriptor, path: path).waveLayout()).dataStart
+        close(descriptor)
+        let written = sizes(path).written
+        #expect(written == (dataStart + 50_001 * 8) / 4_096 * 4_096)
+        #expect(try SoundFile.open(readingFrom: path).frames == 30_001)
+
+        let measured = try TakeFileRepair.measureAndRepair(path: path)
+        #expect(measured.frames == (written - dataStart) / 8)
+        #expect(measured.frames > 49_000)
+        let reader = try SoundFile.open(readingFrom: path)
+        var samples = [Float](repeating: 0, count: Int(measured.frames) * 2)
+        let read = samples.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: Int(measured.frames)) }
+        #expect(Int64(read) == measured.frames)
+        let wrong = (0..<read).filter { frame in (0..<2).contains { samples[frame * 2 + $0] != Self.sample(frame, $0) } }
+        #expect(wrong.isEmpty, "\(wrong.count) frames differ, first \(wrong.first ?? -1)")
+        try file.close()
     }
 
     @Test("a new file on the disk is its header alone, as long as it")

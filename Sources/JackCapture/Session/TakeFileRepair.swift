@@ -1,3 +1,4 @@
+import CLinux
 import CSndfile
 import Foundation
 
@@ -12,8 +13,15 @@ import Foundation
 /// in place (RIFF: the RIFF and data sizes and `fact`'s frame count; RF64: `ds64`'s RIFF size,
 /// data size and sample count; W64: the riff and data chunk sizes and `fact`'s count). A plain
 /// RIFF file that grew past 4 GB before its header said RF64 becomes RF64 in place, in the room
-/// libsndfile reserves for `ds64` (a `JUNK` chunk). Nothing is ever truncated and no audio byte
-/// is written: a partial frame at the end stays in the file, outside the data chunk.
+/// libsndfile reserves for `ds64` (a `JUNK` chunk). No audio byte is written or cut: a partial
+/// frame at the end stays in the file, outside the data chunk.
+///
+/// A file written around the page cache (`DirectFile`) reaches past its audio into space
+/// allocated ahead and never written, which the file system reports as unwritten: that is cut off
+/// first (all that is ever truncated). Its last block may then be a partial block written padded
+/// with zeros for a header rewrite: the zero bytes ending that block are not counted as audio,
+/// past what the header declares (so up to 4 KiB of exact digital silence ending a killed take,
+/// which looks the same, goes with them).
 ///
 /// A header that already describes the file (its data chunk ends at the end of the file, or is
 /// followed only by well-formed chunks, as in a file closed normally) is left as it is, so
@@ -48,10 +56,10 @@ enum TakeFileRepair {
         }
         defer { Glibc.close(descriptor) }
         let file = RawFile(descriptor: descriptor, path: path)
-        var repaired = false
+        var repaired = try file.cutUnwrittenTail()
         var measured: (frames: Int64, sampleRate: Int)?
         if let layout = try file.waveLayout() {
-            let plan = try layout.repairPlan(in: file)
+            let plan = try layout.repairPlan(in: file, endsInPaddedBlock: repaired)
             // Only fields that would change: a file repaired before whose last frame was partial
             // (its data ends a few bytes before the file does) is planned the same writes again.
             var writes: [WaveLayout.Write] = []
@@ -98,6 +106,19 @@ struct RawFile {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw .cannotRepair(path: path, reason: String(cString: strerror(errno))) }
         return Int64(info.st_size)
+    }
+
+    /// Cuts off the space allocated and never written that ends the file (`DirectFile`
+    /// allocates ahead of its writes); true when there was some. A hole (a sparse file's) is
+    /// not that, and is left alone.
+    func cutUnwrittenTail() throws(TakeLogError) -> Bool {
+        let size = try size()
+        let start = jcap_unwritten_tail(descriptor, size, 2 * DirectFile.mostAllocatedAhead)
+        guard start >= 0, start < size else { return false }
+        guard ftruncate(descriptor, off_t(start)) == 0, fsync(descriptor) == 0 else {
+            throw .cannotRepair(path: path, reason: String(cString: strerror(errno)))
+        }
+        return true
     }
 
     /// Exactly `count` bytes at `offset`, or nil if the file ends first.
@@ -305,10 +326,13 @@ struct WaveLayout {
 
     /// The frames the file holds, and the header writes that make its header say so (none when it
     /// already does).
-    func repairPlan(in file: RawFile) throws(TakeLogError) -> Plan {
+    func repairPlan(in file: RawFile, endsInPaddedBlock: Bool = false) throws(TakeLogError) -> Plan {
         let fileSize = try file.size()
-        let available = UInt64(max(0, fileSize - dataStart))
+        var available = UInt64(max(0, fileSize - dataStart))
         let align = UInt64(blockAlign)
+        if endsInPaddedBlock {
+            available = try withoutPadding(available, in: file, fileSize: fileSize)
+        }
         if headerDataSize <= available, try headerIsFinal(in: file, fileSize: fileSize) {
             return Plan(frames: frames(blocks: headerDataSize / align), writes: [])
         }
@@ -370,6 +394,20 @@ struct WaveLayout {
         let padded = w64 ? (end + 7) & ~7 : end + Int64(headerDataSize & 1)
         guard padded != end, padded <= fileSize else { return false }
         return try file.isChunkChain(from: padded, to: fileSize, w64: w64)
+    }
+
+    /// The audio bytes of `available`, the zero bytes ending the file's last 4 KiB block (a
+    /// partial block written padded) left out: up to the last byte that is not zero, rounded up
+    /// to a whole frame (a frame may end in zero bytes), and never less than the header declares.
+    private func withoutPadding(_ available: UInt64, in file: RawFile, fileSize: Int64) throws(TakeLogError) -> UInt64 {
+        let blockSize: Int64 = 4_096
+        let lastBlock = max(dataStart, (fileSize - 1) / blockSize * blockSize)
+        guard fileSize > lastBlock, let bytes = try file.read(Int(fileSize - lastBlock), at: lastBlock) else { return available }
+        let audioEnd = lastBlock + Int64(bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0)
+        let align = UInt64(blockAlign)
+        var kept = (UInt64(audioEnd - dataStart) + align - 1) / align * align
+        if headerDataSize <= available { kept = max(kept, headerDataSize) }
+        return min(available, kept)
     }
 
     /// Where the RIFF chunk ends: after the data and its pad byte, if the pad byte is there.

@@ -398,17 +398,15 @@ package final class DiskWriter: @unchecked Sendable {
         }
 
         /// The writer is done with this file for this pass: its batch to the file, a direct
-        /// file's whole blocks to the disk (its buffer back to the pool), then its header
-        /// rewritten when it is due: after the blocks, so that it costs a direct file one write
-        /// of its own, not a write of the blocks so far as well.
+        /// file's whole blocks to the disk (its buffer back to the pool), and its header
+        /// rewritten when it is due: a direct file's blocks, its partial block padded and its
+        /// header then cost two writes.
         func endTurn() throws(CaptureError) {
             try flush()
-            output.file.sendWrittenBlocks()
-            if sinceHeaderUpdate >= headerInterval {
-                output.file.updateHeader()
-                sinceHeaderUpdate = 0
-                hasUpdatedHeader = true
-            }
+            guard sinceHeaderUpdate >= headerInterval else { return output.file.sendWrittenBlocks() }
+            output.file.updateHeader()
+            sinceHeaderUpdate = 0
+            hasUpdatedHeader = true
         }
 
         /// Flushes, writes the converter's tail, makes the header exact and closes the file. When
