@@ -2,10 +2,12 @@
 // 48 kHz float audio into each costs, written as jcap's direct path writes them (O_DIRECT, through
 // io_uring, the files in turns, WRITE bytes a turn, and a 4 KiB header block rewritten every
 // HEADER seconds), with no JACK, no ring and no copy. What a recorder of FILES files cannot go
-// below on this machine, whatever it does in user space.
+// below on this machine, whatever it does in user space. With AHEAD 1 (the default), space is
+// allocated ahead of the writes as jcap does (fallocate, 1 MiB doubling to 64 MiB, moving the
+// file's end), so the writes are not appends; with 0 each write appends.
 //
 //   gcc -O2 -o files-floor tools/bench/files-floor.c -luring
-//   files-floor DIR FILES SECONDS WRITE HEADER
+//   files-floor DIR FILES SECONDS WRITE HEADER [AHEAD]
 //
 // Prints the CPU seconds of creating the files, the process's in all (user + system, io_uring's
 // workers included), the whole
@@ -50,8 +52,8 @@ static long long disk_writes(const char *path) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: files-floor DIR FILES SECONDS WRITE HEADER\n");
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: files-floor DIR FILES SECONDS WRITE HEADER [AHEAD]\n");
         return 64;
     }
     const char *folder = argv[1];
@@ -61,11 +63,13 @@ int main(int argc, char **argv) {
     long file_bytes = (long)(seconds * 48000 * 4) / 4096 * 4096;
     if (files < 1 || write_bytes < 4096 || file_bytes < write_bytes || header_seconds <= 0) return 64;
     long header_every = (long)(header_seconds * 48000 * 4);
+    int ahead = argc == 7 ? atoi(argv[6]) : 1;
     const int depth = 128;
 
     long long writes_before = disk_writes(folder);
     double machine_before = machine_seconds(), process_before = process_seconds();
     int *descriptors = malloc(files * sizeof *descriptors);
+    long *allocated = calloc(files, sizeof *allocated);
     char path[4096];
     for (int i = 0; i < files; i++) {
         snprintf(path, sizeof path, "%s/floor-%04d.wav", folder, i);
@@ -97,6 +101,12 @@ int main(int argc, char **argv) {
                 }
                 struct io_uring_sqe *entry = io_uring_get_sqe(&ring);
                 char *buffer = (char *)buffers + (size_t)write_bytes * slot;
+                if (part == 0 && ahead && offset + length > allocated[i]) {
+                    long step = allocated[i] < (1L << 20) ? 1L << 20 : allocated[i] > (64L << 20) ? 64L << 20 : allocated[i];
+                    long end = (offset + length + step) / 4096 * 4096;
+                    if (fallocate(descriptors[i], 0, allocated[i], end - allocated[i]) != 0) { perror("fallocate"); return 1; }
+                    allocated[i] = end;
+                }
                 if (part == 0) io_uring_prep_write(entry, descriptors[i], buffer, length, offset);
                 else io_uring_prep_write(entry, descriptors[i], buffer, 4096, 0);
                 slot = (slot + 1) % depth;
@@ -111,11 +121,14 @@ int main(int argc, char **argv) {
         io_uring_cqe_seen(&ring, completion);
         in_flight--;
     }
-    for (int i = 0; i < files; i++) close(descriptors[i]);
+    for (int i = 0; i < files; i++) {
+        if (ftruncate(descriptors[i], file_bytes) != 0) return 1;
+        close(descriptors[i]);
+    }
     double process = process_seconds() - process_before;
     sync();
     double machine = machine_seconds() - machine_before;
-    printf("files=%d seconds=%g write_kib=%ld header_s=%g create_s=%.3f process_s=%.3f machine_s=%.2f disk_writes=%lld\n",
-           files, seconds, write_bytes / 1024, header_seconds, created, process, machine, disk_writes(folder) - writes_before);
+    printf("files=%d seconds=%g write_kib=%ld header_s=%g ahead=%d create_s=%.3f process_s=%.3f machine_s=%.2f disk_writes=%lld\n",
+           files, seconds, write_bytes / 1024, header_seconds, ahead, created, process, machine, disk_writes(folder) - writes_before);
     return 0;
 }
