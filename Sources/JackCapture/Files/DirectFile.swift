@@ -204,7 +204,8 @@ final class DirectFile {
         let partial = Int(length - tailStart)
         guard padded, partial > 0, errorNumber == 0 else { return }
         // Bytes appended while this is written land past the file's end: cut off again, or
-        // rewritten once the block is whole.
+        // rewritten once the block is whole. (The tail's last write must have ended first.)
+        queue.wait { !tailBusy }
         tail.advanced(by: partial).initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize - partial)
         send(tail, buffer: nil, bytes: Self.blockSize)
     }
