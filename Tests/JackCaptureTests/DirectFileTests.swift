@@ -170,6 +170,36 @@ struct DirectFileTests {
         try file.close()
     }
 
+    @Test("the block written padded with a header goes alone in the next write, so no write starts in written space and runs on")
+    func paddedBlockGoesAlone() throws {
+        let path = folder + "/split.wav"
+        let queue = DirectWriteQueue()
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+        func write(_ frames: Range<Int>) throws {
+            let samples = frames.map { Self.sample($0, 0) }
+            try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
+            }
+        }
+        try write(0..<10_001)
+        file.updateHeader()                      // whole blocks and the partial block, padded
+        let afterHeader = (writes: queue.bufferWrites, bytes: queue.bufferBytesWritten)
+        try write(10_001..<20_001)
+        file.sendWrittenBlocks()                 // that block alone, then the rest
+        #expect(queue.bufferWrites == afterHeader.writes + 2)
+        let sent = queue.bufferBytesWritten - afterHeader.bytes
+        try write(20_001..<30_001)
+        file.sendWrittenBlocks()                 // one write
+        #expect(queue.bufferWrites == afterHeader.writes + 3)
+        #expect(sent > 4_096 && sent % 4_096 == 0)
+        try file.close()
+        let reader = try SoundFile.open(readingFrom: path)
+        var samples = [Float](repeating: 0, count: 30_001)
+        #expect(samples.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: 30_001) } == 30_001)
+        #expect(samples.enumerated().allSatisfy { $0.element == Self.sample($0.offset, 0) })
+    }
+
     @Test("a new file on the disk is its header alone, as long as it")
     func newFileIsItsHeader() throws {
         let path = folder + "/new.wav"

@@ -73,6 +73,8 @@ final class DirectFile {
     private var allocatedEnd: Int64? = 0
     /// The first allocation has been checked to be reported unwritten.
     private var allocationChecked = false
+    /// Where a block was last written padded: written, with the space after it unwritten.
+    private var paddedBlock: Int64?
     /// The first failed write's errno (0: none): later writes are refused.
     private(set) var errorNumber: Int32 = 0
     /// The file holds everything before this: where the first failed write began (or how far a
@@ -208,6 +210,7 @@ final class DirectFile {
         queue.wait { !tailBusy }
         tail.advanced(by: partial).initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize - partial)
         send(tail, buffer: nil, bytes: Self.blockSize)
+        paddedBlock = tailStart
     }
 
     /// The writer's turn at this file has ended: its whole blocks go to the disk and its buffer
@@ -237,6 +240,7 @@ final class DirectFile {
         if sent > filled { held.bytes.advanced(by: filled).initializeMemory(as: UInt8.self, repeating: 0, count: sent - filled) }
         send(held.bytes, buffer: held, bytes: sent)
         tailStart += Int64(whole)
+        if sent > whole { paddedBlock = tailStart }
     }
 
     /// Writes the first `bytes` of `memory` (a pool `buffer`'s, or `tail`) at `tailStart`,
@@ -252,7 +256,17 @@ final class DirectFile {
             queue.wait { !headBusy }
             (head + Int(tailStart)).copyMemory(from: memory, byteCount: headBytes)
         }
-        queue.write(self, buffer: buffer, from: memory, length: bytes, at: tailStart)
+        if let padded = paddedBlock, padded == tailStart, bytes > Self.blockSize {
+            // That block goes alone: ext4 issues a write at once only if it is all written space or
+            // all allocated-unwritten space; one that starts in written space and runs on goes to
+            // io_uring's workers (a third of a session's writes did).
+            queue.write(self, buffer: buffer, from: memory, length: Self.blockSize, at: tailStart)
+            queue.write(self, buffer: buffer, from: memory + Self.blockSize, length: bytes - Self.blockSize,
+                        at: tailStart + Int64(Self.blockSize))
+        } else {
+            queue.write(self, buffer: buffer, from: memory, length: bytes, at: tailStart)
+        }
+        paddedBlock = nil
     }
 
     /// Allocates space (fallocate(2), which moves the file's end) so that the file reaches past

@@ -45,6 +45,8 @@ package final class DirectWriteQueue: @unchecked Sendable {
     let poolSize: Int
     private var buffers: [UnsafeMutableRawPointer] = []
     private var freeBuffers: [Int] = []
+    /// Writes on their way from each buffer: it is back in the pool when the last one ends.
+    private var buffersWrites: [Int] = []
 
     /// The memory all the buffers of a queue take, whatever the number of files.
     static let poolBytes = 16 << 20
@@ -111,6 +113,7 @@ package final class DirectWriteQueue: @unchecked Sendable {
 
     private func allocateBuffer() {
         buffers.append(.allocate(byteCount: bufferSize, alignment: DirectFile.blockSize))
+        buffersWrites.append(0)
         freeBuffers.append(buffers.count - 1)
     }
 
@@ -129,7 +132,8 @@ package final class DirectWriteQueue: @unchecked Sendable {
 
     /// Queues a write of `length` bytes at `source` to `file` at `offset`, and returns its tag;
     /// its completion goes to `file.completed(tag:source:offset:length:result:)`. The memory must
-    /// stay as it is until then; a pool `buffer` it is in is the queue's from here on.
+    /// stay as it is until then; a pool `buffer` it is in is the queue's from here on (a buffer
+    /// may go in several writes, and is back in the pool when the last one ends).
     @discardableResult
     func write(_ file: DirectFile, buffer: DirectBuffer?, from source: UnsafeRawPointer, length: Int,
                at offset: Int64) -> Int {
@@ -142,7 +146,8 @@ package final class DirectWriteQueue: @unchecked Sendable {
         }
         pending[tag] = PendingWrite(file: file, buffer: buffer, source: source, offset: offset, length: length)
         outstanding += 1
-        if buffer != nil {
+        if let buffer {
+            buffersWrites[buffer.index] += 1
             bufferWrites += 1
             bufferBytesWritten += length
         }
@@ -213,6 +218,9 @@ package final class DirectWriteQueue: @unchecked Sendable {
         freeTags.append(tag)
         outstanding -= 1
         write.file.completed(tag: tag, source: write.source, offset: write.offset, length: write.length, result: result)
-        if let buffer = write.buffer { freeBuffers.append(buffer.index) }
+        if let buffer = write.buffer {
+            buffersWrites[buffer.index] -= 1
+            if buffersWrites[buffer.index] == 0 { freeBuffers.append(buffer.index) }
+        }
     }
 }
