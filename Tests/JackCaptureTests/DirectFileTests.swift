@@ -137,6 +137,31 @@ struct DirectFileTests {
         #expect(try SoundFile.open(readingFrom: path).frames == 100_003)
     }
 
+    @Test("where the file system cannot tell unwritten space (tmpfs: no FIEMAP), nothing is allocated ahead and the file ends at its last whole block")
+    func appendedWhereUnwrittenSpaceCannotBeTold() throws {
+        let shared = "/dev/shm/jcap-direct-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: shared) }
+        let path = shared + "/appended.wav"
+        let format = try RecordingSettings(format: .float).resolveFormat(forPath: path)
+        let queue = DirectWriteQueue()
+        let file = try write(path, format: format, io: .auto, queue: queue, files: 1, close: false)
+        try #require(file.isDirect, "tmpfs takes O_DIRECT since Linux 6.6")
+        file.updateHeader()
+        queue.waitForAll()
+        let descriptor = open(path, O_RDONLY)
+        let dataStart = try #require(try RawFile(descriptor: descriptor, path: path).waveLayout()).dataStart
+        close(descriptor)
+        let wholeBlocks = (dataStart + 100_003 * 12) / 4_096 * 4_096
+        #expect(sizes(path).size == wholeBlocks)
+        // The header declares every frame; a reader stops at the file's end, the repair too.
+        let onDisk = (wholeBlocks - dataStart) / 12
+        #expect(try SoundFile.open(readingFrom: path).frames == onDisk)
+        #expect(try TakeFileRepair.measureAndRepair(path: path).frames == onDisk)
+        try file.close()
+        #expect(try SoundFile.open(readingFrom: path).frames == 100_003)
+    }
+
     @Test("killed after whole blocks written past its last header, a direct file is repaired to every whole frame on the disk")
     func blocksPastTheHeader() throws {
         let path = folder + "/past.wav"

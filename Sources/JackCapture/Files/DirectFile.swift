@@ -14,8 +14,7 @@ import Glibc
 /// file. When the buffer fills, and when the writer's turn at the file ends (`endTurn`), its
 /// whole blocks go to the disk through the queue, taking the buffer with them, and the partial
 /// block left over (less than 4 KiB) waits in the file's own `tail` until the next turn. Before
-/// each header rewrite the whole blocks go too, and the partial block with them, padded with
-/// zeros (in the same write), so that the disk holds every frame the header declares. libsndfile's header rewrites (seek to 0, write,
+/// each header rewrite the whole blocks go too (`writeBeforeHeader`). libsndfile's header rewrites (seek to 0, write,
 /// seek back) land in an in-memory copy of the file's first `headCapacity` bytes, written back
 /// aligned by `commitHead`; a write anywhere else already on the disk is read, changed and
 /// written back in whole blocks. At the end the last partial block is written padded and the
@@ -31,7 +30,9 @@ import Glibc
 /// What is on the disk at any moment: the newest header and every frame it declares, then
 /// perhaps whole blocks written since, then the space allocated ahead. So a killed take's file
 /// opens and reads as its header says, and `TakeFileRepair` cuts off the space never written and
-/// makes its header declare the frames it holds (not the padding of its last block).
+/// makes its header declare the frames it holds (not the padding of its last block). Appended
+/// to (no space allocated ahead), the disk holds every frame the header declares but those of
+/// the last partial block, and the file ends at its last whole block, so a reader stops there.
 final class DirectFile {
     /// The alignment of every write: offsets, lengths and buffers. 4 KiB serves every disk's
     /// logical block (512 bytes or 4 KiB).
@@ -213,6 +214,12 @@ final class DirectFile {
         paddedBlock = tailStart
     }
 
+    /// Before a header rewrite: the whole blocks, and while space is allocated ahead (the file's
+    /// end on the disk is past its frames, so a reader goes by the header alone) the partial
+    /// block with them, padded, so that the disk holds every frame the header declares. A file
+    /// appended to ends on the disk at its last whole block, where a reader stops.
+    func writeBeforeHeader() { writeBack(padded: allocatedEnd != nil) }
+
     /// The writer's turn at this file has ended: its whole blocks go to the disk and its buffer
     /// back to the pool, so that a take of many files holds one partial block each between turns.
     func endTurn() { sendWholeBlocks() }
@@ -259,7 +266,7 @@ final class DirectFile {
         if let padded = paddedBlock, padded == tailStart, bytes > Self.blockSize {
             // That block goes alone: ext4 issues a write at once only if it is all written space or
             // all allocated-unwritten space; one that starts in written space and runs on goes to
-            // io_uring's workers (a third of a session's writes did).
+            // io_uring's workers (a fifth of a session's writes did).
             queue.write(self, buffer: buffer, from: memory, length: Self.blockSize, at: tailStart)
             queue.write(self, buffer: buffer, from: memory + Self.blockSize, length: bytes - Self.blockSize,
                         at: tailStart + Int64(Self.blockSize))

@@ -264,9 +264,8 @@ package final class SoundFile: @unchecked Sendable {
     /// header writes the Vorbis header packets into the stream again, leaving a file it cannot open.
     package func updateHeader() {
         guard format & Int32(SF_FORMAT_TYPEMASK) != Int32(SF_FORMAT_OGG) else { return }
-        // Written around the page cache: the frames first (the partial block padded, so the disk
-        // holds every frame the header will declare), then the header.
-        direct?.writeBack(padded: true)
+        // Written around the page cache: the frames first, then the header.
+        direct?.writeBeforeHeader()
         sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
         direct?.commitHead()
     }
