@@ -400,7 +400,7 @@ struct WaveLayout {
     /// partial block written padded) left out: up to the last byte that is not zero, rounded up
     /// to a whole frame (a frame may end in zero bytes), and never less than the header declares.
     private func withoutPadding(_ available: UInt64, in file: RawFile, fileSize: Int64) throws(TakeLogError) -> UInt64 {
-        let blockSize: Int64 = 4_096
+        let blockSize = Int64(DirectFile.blockSize)
         let lastBlock = max(dataStart, (fileSize - 1) / blockSize * blockSize)
         guard fileSize > lastBlock, let bytes = try file.read(Int(fileSize - lastBlock), at: lastBlock) else { return available }
         let audioEnd = lastBlock + Int64(bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0)
