@@ -23,7 +23,7 @@ import Glibc
 /// Space is allocated ahead of the writes (`allocateAhead`), moving the file's end past its
 /// length until the end cuts it back: a write inside the file is one ext4 issues at once from
 /// io_uring's submission, where an append goes to io_uring's worker threads first (BENCHMARKS.md:
-/// 512 mono files took 0.12 s of CPU instead of 0.32 s). The file system reports the allocated
+/// 512 mono files took 0.13–0.16 s of CPU instead of 0.30–0.35 s). The file system reports the allocated
 /// space as unwritten (FIEMAP; checked at the first allocation, and where it does not, none is
 /// allocated), which is how a repair tells it from the audio.
 ///
