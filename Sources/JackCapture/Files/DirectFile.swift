@@ -17,8 +17,8 @@ import Glibc
 /// each header rewrite the whole blocks go too (`writeBeforeHeader`). libsndfile's header rewrites (seek to 0, write,
 /// seek back) land in an in-memory copy of the file's first `headCapacity` bytes, written back
 /// aligned by `commitHead`; a write anywhere else already on the disk is read, changed and
-/// written back in whole blocks. At the end the last partial block is written padded and the
-/// file truncated to its length.
+/// written back in whole blocks. At the end the file is cut at its last whole block and the
+/// partial block written after it through the page cache.
 ///
 /// Space is allocated ahead of the writes (`allocateAhead`), moving the file's end past its
 /// length until the end cuts it back: a write inside the file is one ext4 issues at once from
@@ -442,32 +442,49 @@ final class DirectFile {
         failedAt = min(failedAt, offset)
     }
 
-    /// Writes everything so far (the partial block padded), waits for it and cuts the padding
-    /// off again: the header on the disk at the start, the file as long as it, as a buffered
-    /// file's is; and everything written before a commit to the disk (`syncfs`). Returns the
-    /// first failure's errno, 0 when none.
-    func writeAndWait() -> Int32 {
+    /// Writes everything so far (the partial block padded) and waits for it: the header on the
+    /// disk at the file's creation, and everything written before a commit to the disk
+    /// (`syncfs`). With `cut`, and whenever the file is appended to, the file is then cut back to
+    /// its length, as a buffered file's is: a new file is its header alone, which a reader opens
+    /// (with space allocated ahead and a header declaring no frames, libsndfile refuses it).
+    /// Without, space allocated ahead stays, as it does mid-take: the header of a commit declares
+    /// frames, a reader goes by it, and a repair cuts the space never written. A cut inside a
+    /// block costs ext4 a read of the block, at once, to zero what follows the cut: a commit of
+    /// 512 files cut them all, 512 synchronous reads in the middle of a take. Returns the first
+    /// failure's errno, 0 when none.
+    func writeAndWait(cut: Bool) -> Int32 {
         writeBack(padded: true)
         commitHead()
         queue.wait { inFlight.isEmpty }
-        if errorNumber == 0 && ftruncate(descriptor, off_t(length)) != 0 { errorNumber = errno }
+        guard cut || allocatedEnd == nil, errorNumber == 0 else { return errorNumber }
+        if ftruncate(descriptor, off_t(length)) != 0 { errorNumber = errno }
         if allocatedEnd != nil { allocatedEnd = length }
         return errorNumber
     }
 
     // MARK: Finishing
 
-    /// Writes the rest (the last partial block padded), waits for every write, truncates the
-    /// file to its length (to what it holds, after a failed write) and closes it. Returns the
-    /// first failure's errno, 0 when none.
+    /// Writes the whole blocks, waits for every write, cuts the file at its last whole block (a
+    /// cut on a block boundary, which ext4 makes without reading anything back), writes the last
+    /// partial block after it through the page cache (a write past the file's end, which reads
+    /// nothing either) and closes the file. After a failed write the file is cut to what it holds
+    /// instead. Returns the first failure's errno, 0 when none.
     func finish() -> Int32 {
         guard !finished else { return errorNumber }
         finished = true
-        writeBack(padded: true)
+        writeBack()
         commitHead()
         queue.wait { inFlight.isEmpty }
-        let end = min(length, failedAt)
-        if ftruncate(descriptor, off_t(end)) != 0 && errorNumber == 0 { errorNumber = errno }
+        if errorNumber == 0 {
+            if ftruncate(descriptor, off_t(tailStart)) != 0 {
+                fail(errno: errno, at: tailStart)
+            } else if length > tailStart {
+                let count = Int(length - tailStart)
+                let (written, reason) = writeThroughPageCache(tail, count: count, at: tailStart)
+                if written < count { fail(errno: reason, at: tailStart + Int64(written)) }
+            }
+        }
+        if errorNumber != 0 { _ = ftruncate(descriptor, off_t(min(length, failedAt))) }
         Glibc.close(descriptor)
         return errorNumber
     }

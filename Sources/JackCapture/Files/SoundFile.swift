@@ -134,7 +134,7 @@ package final class SoundFile: @unchecked Sendable {
         _ = jcap_sf_command_bool(handle, Int32(SFC_SET_CLIPPING), 1)
         // The header on the disk now, as sf_open_fd puts it there: a full disk is found here,
         // before the take, and leaves no file.
-        if let direct, case let code = direct.writeAndWait(), code != 0 {
+        if let direct, case let code = direct.writeAndWait(cut: true), code != 0 {
             try? file.close()
             unlink(path)
             throw SoundFile.writeFailure(path, errorNumber: code)
@@ -276,9 +276,9 @@ package final class SoundFile: @unchecked Sendable {
     package func sendWrittenBlocks() { direct?.endTurn() }
 
     /// Written around the page cache: everything written so far on the disk, the last partial
-    /// block too (`DirectFile.writeAndWait`), before a commit; nothing otherwise. A failure shows
-    /// at the next write.
-    package func writeEverythingAndWait() { _ = direct?.writeAndWait() }
+    /// block too (`DirectFile.writeAndWait`), before a commit of a header that declares frames;
+    /// nothing otherwise. A failure shows at the next write.
+    package func writeEverythingAndWait() { _ = direct?.writeAndWait(cut: false) }
 
     /// Bytes of one frame of the file's audio: its channels times its encoding's bytes a sample
     /// (4 for an encoding whose samples are not whole bytes).
