@@ -52,11 +52,14 @@ let package = Package(
         ),
         // Linux calls glibc hides behind _GNU_SOURCE (sync_file_range(2)); no library to link.
         .systemLibrary(name: "CLinux"),
+        // The disk writer's transpose in AVX2, for processors that have it; no library to link.
+        .systemLibrary(name: "CSimd"),
         .target(
             name: "JackCapture",
             dependencies: [
                 "CJack",
                 "CLinux",
+                "CSimd",
                 "CSndfile",
                 "CSamplerate",
                 "CUring",

@@ -67,7 +67,7 @@ struct FrameGatherTests {
     /// Interleaves `sources` with FrameGather into a destination surrounded by sentinels and
     /// checks it against a naive transpose, and the levels against `MeterAccumulators.measure`.
     /// Returns descriptions of what differed.
-    static func check(width: Int, frames: Int, first: Int, measuring: Bool,
+    static func check(width: Int, frames: Int, first: Int, measuring: Bool, portable: Bool,
                       value: (Int, Int) -> Float = mixedSample) -> [String] {
         let sources = Sources(width: width, length: first + frames, value: value)
         let count = width * frames
@@ -78,10 +78,10 @@ struct FrameGatherTests {
         let levels = measuring ? FrameGather.Levels(width: width) : nil
         defer { levels?.deallocate() }
 
-        FrameGather.interleave(UnsafePointer(sources.pointers), width: width, from: first, frames: frames,
-                               into: destination, levels: levels)
+        gather(portable: portable)(UnsafePointer(sources.pointers), width, first, frames, destination, levels)
 
         let label = "width \(width), \(frames) frames from \(first)\(measuring ? ", measuring" : "")"
+            + (portable ? ", in Swift" : "")
         var problems: [String] = []
         var mismatches = 0
         for frame in 0..<frames {
@@ -112,25 +112,39 @@ struct FrameGatherTests {
         return problems
     }
 
-    @Test("interleave equals a naive transpose, and measures as MeterAccumulators.measure does",
-          arguments: [1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 130, 1_024])
+    /// The transpose the writer takes on this processor (`interleave`: 8 × 8 tiles in AVX2 where
+    /// it runs them), or the Swift one every processor runs.
+    static func gather(portable: Bool) -> (UnsafePointer<UnsafePointer<Float>>, Int, Int, Int,
+                                           UnsafeMutablePointer<Float>, FrameGather.Levels?) -> Void {
+        portable
+            ? { FrameGather.interleaveInTilesOfFour($0, width: $1, from: $2, frames: $3, into: $4, levels: $5) }
+            : { FrameGather.interleave($0, width: $1, from: $2, frames: $3, into: $4, levels: $5) }
+    }
+
+    @Test("interleave equals a naive transpose, and measures as MeterAccumulators.measure does, both ways",
+          arguments: [1, 2, 3, 4, 5, 7, 8, 9, 15, 63, 64, 65, 130, 1_024])
     func interleaveMatchesNaive(width: Int) {
         var problems: [String] = []
-        for frames in [0, 1, 3, 4, 5, 17, 256] {
+        for frames in [0, 1, 3, 4, 5, 8, 17, 256] {
             for first in [0, 1, 2, 3, 6] {
                 for measuring in [false, true] {
-                    problems += Self.check(width: width, frames: frames, first: first, measuring: measuring)
+                    for portable in [false, true] {
+                        problems += Self.check(width: width, frames: frames, first: first, measuring: measuring,
+                                               portable: portable)
+                    }
                 }
             }
         }
         #expect(problems.isEmpty, "\(problems.prefix(10))")
     }
 
-    @Test("levels: exact peak and clip count per channel, in the SIMD tiles, the odd channels and the last frames")
-    func exactLevels() {
-        // 5 channels: 0...3 go through 4x4 tiles, channel 4 on its own; frames 0...7 in fours,
-        // frame 8 alone.
-        let columns: [[Float]] = [
+    @Test("levels: exact peak and clip count per channel, in the SIMD tiles, the odd channels and the last frames",
+          arguments: [(5, false), (5, true), (10, false), (10, true)])
+    func exactLevels(width: Int, portable: Bool) {
+        // 5 channels: 0...3 go through 4 × 4 tiles, channel 4 on its own; frames 0...7 in fours,
+        // frame 8 alone. 10 channels (the five twice): 0...7 in 8 × 8 tiles where AVX2 runs,
+        // 8 and 9 on their own; frames 0...7 in one eight, frame 8 alone.
+        let five: [[Float]] = [
             // Only NaN: the peak stays 0.
             [.nan, .nan, .nan, .nan, .nan, .nan, .nan, .nan, .nan],
             // Only negative zero: the peak is +0.0, not -0.0 (whose bit pattern would be the
@@ -143,14 +157,16 @@ struct FrameGatherTests {
             // Full scale in the last frame, after a NaN.
             [0.25, -0.5, 0, .nan, 0.75, 0, 0, 0.5, -1.0],
         ]
-        let expected: [(peak: Float, clips: Int)] = [(0, 0), (0, 0), (1.0, 2), (1.5, 2), (1.0, 1)]
-        let sources = Sources(width: 5, length: 9) { columns[$0][$1] }
-        let destination = UnsafeMutablePointer<Float>.allocate(capacity: 45)
+        let columns = width == 5 ? five : five + five
+        let expected: [(peak: Float, clips: Int)] = Array([(0, 0), (0, 0), (1.0, 2), (1.5, 2), (1.0, 1)].prefix(width))
+            + (width == 5 ? [] : [(0, 0), (0, 0), (1.0, 2), (1.5, 2), (1.0, 1)])
+        let sources = Sources(width: width, length: 9) { columns[$0][$1] }
+        let destination = UnsafeMutablePointer<Float>.allocate(capacity: 9 * width)
         defer { destination.deallocate() }
-        let levels = FrameGather.Levels(width: 5)
+        let levels = FrameGather.Levels(width: width)
         defer { levels.deallocate() }
-        FrameGather.interleave(UnsafePointer(sources.pointers), width: 5, from: 0, frames: 9, into: destination, levels: levels)
-        for channel in 0..<5 {
+        Self.gather(portable: portable)(UnsafePointer(sources.pointers), width, 0, 9, destination, levels)
+        for channel in 0..<width {
             #expect(levels.peak(channel).bitPattern == expected[channel].peak.bitPattern,
                     "channel \(channel): peak \(levels.peak(channel))")
             #expect(levels.clips(channel) == expected[channel].clips, "channel \(channel)")
@@ -159,8 +175,8 @@ struct FrameGatherTests {
             #expect(measured.clips == expected[channel].clips, "channel \(channel): measure")
         }
         for frame in 0..<9 {
-            for channel in 0..<5 {
-                #expect(destination[frame * 5 + channel].bitPattern == columns[channel][frame].bitPattern)
+            for channel in 0..<width {
+                #expect(destination[frame * width + channel].bitPattern == columns[channel][frame].bitPattern)
             }
         }
     }
