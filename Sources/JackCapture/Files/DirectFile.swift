@@ -200,8 +200,8 @@ final class DirectFile {
 
     /// Sends the buffer's whole blocks to the disk (the buffer goes with them, or back to the
     /// pool when there are none) and keeps the partial block left over in `tail`. With `padded`
-    /// (at the file's creation, before a commit and at its end, each followed by a truncation to
-    /// its length), that partial block goes too, padded with zeros.
+    /// (before a header rewrite, at the file's creation and before a commit), that partial block
+    /// goes too, padded with zeros.
     func writeBack(padded: Bool = false) {
         if buffer != nil { return sendWholeBlocks(padded: padded) }
         let partial = Int(length - tailStart)
