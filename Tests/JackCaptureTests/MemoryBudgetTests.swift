@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import JackCapture
 
@@ -15,6 +16,26 @@ struct MemoryBudgetTests {
         #expect(MemoryBudget(availableBytes: 4_096 * Self.mebibyte, addressSpaceRoom: 2_048 * Self.mebibyte,
                              dataRoom: 200 * Self.mebibyte).largestRingBytes == 136 * Self.mebibyte)
         #expect(MemoryBudget(availableBytes: nil).largestRingBytes == Int.max)
+    }
+
+    @Test("a kernel that does not overcommit: the room under its commit limit counts, however much is free")
+    func commitLimit() throws {
+        let meminfo = ["CommitLimit": 2_048 * Self.mebibyte, "Committed_AS": 1_648 * Self.mebibyte,
+                       "MemAvailable": 16_384 * Self.mebibyte]
+        #expect(MemoryBudget.commitRoom(overcommitMode: "2", meminfo: meminfo) == 400 * Self.mebibyte)
+        #expect(MemoryBudget.commitRoom(overcommitMode: "0", meminfo: meminfo) == nil)
+        #expect(MemoryBudget.commitRoom(overcommitMode: "1", meminfo: meminfo) == nil)
+        #expect(MemoryBudget.commitRoom(overcommitMode: nil, meminfo: meminfo) == nil)
+        #expect(MemoryBudget.commitRoom(overcommitMode: "2", meminfo: [:]) == nil)
+        #expect(MemoryBudget.commitRoom(overcommitMode: "2", meminfo: ["CommitLimit": 1, "Committed_AS": 2]) == 0)
+        let budget = MemoryBudget(availableBytes: 16_384 * Self.mebibyte, commitRoom: 400 * Self.mebibyte)
+        #expect(budget.largestRingBytes == 300 * Self.mebibyte)
+        // 4 s of 512 channels (393 MB) is refused, naming what fits, where free memory alone takes it.
+        #expect(throws: CaptureError.self) {
+            try budget.ringByteCount(seconds: 4, sampleRate: 48_000, period: 1_024, channels: 512)
+        }
+        #expect(try MemoryBudget(availableBytes: 16_384 * Self.mebibyte)
+            .ringByteCount(seconds: 4, sampleRate: 48_000, period: 1_024, channels: 512) > 0)
     }
 
     @Test("a ring that fits is its CaptureEngine.ringByteCount")
@@ -72,6 +93,8 @@ struct MemoryBudgetTests {
     @Test("this machine: memory available is read, and no machine holds a billion seconds of stereo")
     func current() throws {
         let budget = MemoryBudget.current()
+        let mode = try String(contentsOfFile: "/proc/sys/vm/overcommit_memory", encoding: .utf8)
+        #expect((budget.commitRoom != nil) == (mode == "2\n"), "overcommit_memory \(mode)")
         let available = try #require(budget.availableBytes)
         #expect(available > 0)
         #expect(budget.largestRingBytes < available)

@@ -12,7 +12,10 @@ import Glibc
 ///   without it, the machine's physical memory);
 /// - the room left under the process's address-space limit (RLIMIT_AS less `VmSize`);
 /// - the room left under its data limit (RLIMIT_DATA less `VmData`; since Linux 4.7 it counts
-///   private anonymous mappings such as the ring).
+///   private anonymous mappings such as the ring);
+/// - on a machine that does not overcommit (`vm.overcommit_memory` 2), the room left under the
+///   kernel's commit limit (`CommitLimit` less `Committed_AS`): there mmap(2) refuses a ring past
+///   it however much memory is free, which would abort the process.
 ///
 /// RLIMIT_MEMLOCK is not a limit: the ring is mlock'ed only where the process may lock it
 /// (`ResidentPages` locks it best-effort), and is faulted in either way.
@@ -23,11 +26,14 @@ package struct MemoryBudget: Equatable, Sendable {
     package var addressSpaceRoom: Int?
     /// Bytes left under RLIMIT_DATA (nil: unlimited).
     package var dataRoom: Int?
+    /// Bytes left under the kernel's commit limit (nil: the kernel overcommits).
+    package var commitRoom: Int?
 
-    package init(availableBytes: Int?, addressSpaceRoom: Int? = nil, dataRoom: Int? = nil) {
+    package init(availableBytes: Int?, addressSpaceRoom: Int? = nil, dataRoom: Int? = nil, commitRoom: Int? = nil) {
         self.availableBytes = availableBytes
         self.addressSpaceRoom = addressSpaceRoom
         self.dataRoom = dataRoom
+        self.commitRoom = commitRoom
     }
 
     /// Left for everything but the ring out of each limit: a quarter, and at least this much.
@@ -35,7 +41,7 @@ package struct MemoryBudget: Equatable, Sendable {
 
     /// The largest ring, in bytes, these limits allow: the smallest limit less its margin.
     package var largestRingBytes: Int {
-        let limits = [availableBytes, addressSpaceRoom, dataRoom].compactMap { $0 }
+        let limits = [availableBytes, addressSpaceRoom, dataRoom, commitRoom].compactMap { $0 }
         guard let smallest = limits.min() else { return Int.max }
         return Swift.max(0, smallest - Swift.max(smallest / 4, Self.minimumMargin))
     }
@@ -77,11 +83,35 @@ package struct MemoryBudget: Equatable, Sendable {
     /// This machine's limits now.
     package static func current() -> MemoryBudget {
         let status = procFields("/proc/self/status")
-        let available = procFields("/proc/meminfo")["MemAvailable"]
+        let memory = procFields("/proc/meminfo")
+        let available = memory["MemAvailable"]
             ?? Int(exactly: Int64(sysconf(Int32(_SC_PHYS_PAGES))) * Int64(sysconf(Int32(_SC_PAGESIZE))))
         return MemoryBudget(availableBytes: available,
                             addressSpaceRoom: room(under: __rlimit_resource_t(RLIMIT_AS.rawValue), used: status["VmSize"]),
-                            dataRoom: room(under: __rlimit_resource_t(RLIMIT_DATA.rawValue), used: status["VmData"]))
+                            dataRoom: room(under: __rlimit_resource_t(RLIMIT_DATA.rawValue), used: status["VmData"]),
+                            commitRoom: commitRoom(overcommitMode: firstLine("/proc/sys/vm/overcommit_memory"),
+                                                   meminfo: memory))
+    }
+
+    /// The room under the commit limit where the kernel keeps one (`overcommitMode` "2", the
+    /// first line of /proc/sys/vm/overcommit_memory): `CommitLimit` less `Committed_AS` of
+    /// /proc/meminfo, in bytes (0 when past it); nil where the kernel overcommits (0, the default
+    /// heuristic, or 1) or the fields are missing.
+    static func commitRoom(overcommitMode: String?, meminfo: [String: Int]) -> Int? {
+        guard overcommitMode == "2",
+              let limit = meminfo["CommitLimit"], let committed = meminfo["Committed_AS"] else { return nil }
+        return Swift.max(0, limit - committed)
+    }
+
+    /// The first line of a small file, without its newline; nil when it cannot be read.
+    private static func firstLine(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        guard getline(&line, &capacity, file) > 0, let line else { return nil }
+        return String(cString: line).split(separator: "\n").first.map(String.init) ?? ""
     }
 
     /// The soft limit less what is in use; nil when unlimited.
