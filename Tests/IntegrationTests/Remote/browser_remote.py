@@ -157,8 +157,15 @@ def page_scenario(url):
         note = first.locator(f'.take[data-take="{take}"] .note')
         note.fill("from the page")
         note.press("Enter")
-        second.wait_for_function(
-            "take => document.querySelector(`.take[data-take=\"${take}\"] .note`).value === 'from the page'", arg=take)
+        try:
+            second.wait_for_function(
+                "take => document.querySelector(`.take[data-take=\"${take}\"] .note`).value === 'from the page'", arg=take)
+        except PlaywrightTimeout:
+            # What each page holds, to tell a note never sent from one never shown.
+            other = second.locator(f'.take[data-take="{take}"] .note')
+            fail(f"the note set on one page never showed on the other: the first page's note "
+                 f"{note.input_value()!r}, its message {first.locator('#message').text_content()!r}; the "
+                 f"second's {other.input_value()!r}, its message {second.locator('#message').text_content()!r}")
         row = first.locator(f'.take[data-take="{take}"]')
         seen["takeRow"] = row.inner_text()
         seen["files"] = [link.text_content() for link in row.locator(".files a").all()]
