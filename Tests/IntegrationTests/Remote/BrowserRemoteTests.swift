@@ -112,6 +112,7 @@ final class BrowserRemoteTests: JackTestCase {
         XCTAssertEqual(page["timerBackground"] as? String, "rgb(229, 72, 77)", "red while recording")
         XCTAssertEqual(page["refusal"] as? String, "a take is recording; stop it before arming or disarming a track")
         XCTAssertEqual(page["question"] as? String, "Stop take 1?")
+        XCTAssertEqual(page["noteKeptFocus"] as? Bool, true, "the take list redrawn while a note is typed")
         XCTAssertEqual(page["files"] as? [String], ["take-001-Kick.wav", "take-001-Tone.wav", "take-001-Talk.wav"])
         XCTAssertEqual(page["nextTakeAfter"] as? String, "2")
         let kickBytes = try FileManager.default.attributesOfItem(atPath: folder + "/take-001-Kick.wav")[.size] as? Int

@@ -4,6 +4,7 @@ BrowserRemoteTests.swift, and prints what it saw as one JSON object on standard 
 test checks the take log and the files; this script checks the page.
 
     browser_remote.py page URL                 two pages: meters, arming, record, stop, mark, note
+                                               (typed while the other page marks the take)
     browser_remote.py watch URL TAKE MARK PNG  a page shows take TAKE marked MARK (set by a key), then
                                                records a take (its screenshot in PNG), paused,
                                                resumed and stopped by holding Stop
@@ -156,6 +157,11 @@ def page_scenario(url):
         first.wait_for_selector(f'.take[data-take="{take}"] [data-mark="circled"].on')
         note = first.locator(f'.take[data-take="{take}"] .note')
         note.fill("from the page")
+        # The take list changes while the note is typed (the other page marks the take no good):
+        # the note keeps its focus and its text, and Enter sends it. Then circled again.
+        second.locator(f'.take[data-take="{take}"] [data-mark="no-good"]').click()
+        first.wait_for_selector(f'.take[data-take="{take}"] [data-mark="no-good"].on')
+        seen["noteKeptFocus"] = first.evaluate("document.activeElement.classList.contains('note')")
         note.press("Enter")
         try:
             second.wait_for_function(
@@ -166,6 +172,8 @@ def page_scenario(url):
             fail(f"the note set on one page never showed on the other: the first page's note "
                  f"{note.input_value()!r}, its message {first.locator('#message').text_content()!r}; the "
                  f"second's {other.input_value()!r}, its message {second.locator('#message').text_content()!r}")
+        second.locator(f'.take[data-take="{take}"] [data-mark="circled"]').click()
+        first.wait_for_selector(f'.take[data-take="{take}"] [data-mark="circled"].on')
         row = first.locator(f'.take[data-take="{take}"]')
         seen["takeRow"] = row.inner_text()
         seen["files"] = [link.text_content() for link in row.locator(".files a").all()]

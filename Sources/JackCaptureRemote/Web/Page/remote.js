@@ -144,17 +144,27 @@ function makeTrack(track, index) {
 
 function showTakes(takes) {
   const list = $("takes");
-  const editing = document.activeElement && document.activeElement.classList.contains("note")
-    ? document.activeElement.closest(".take")?.dataset.take : null;
+  const active = document.activeElement;
+  const editing = active && active.classList.contains("note") ? active.closest(".take") : null;
+  const rows = takes.map((take) => {
+    if (!editing || String(take.take) !== editing.dataset.take) return makeTake(take);
+    // The row whose note is being typed: redrawn in place but for its note field.
+    const fresh = makeTake(take);
+    for (const part of [".take-head", ".marks", ".files"]) editing.querySelector(part).replaceWith(fresh.querySelector(part));
+    return editing;
+  });
+  const at = rows.indexOf(editing);
+  // That row stays in the document while the others are redrawn around it: taken out and put
+  // back, it would lose its focus, and Enter would then send nothing.
+  for (const child of [...list.children]) if (child !== editing || at < 0) child.remove();
   if (takes.length === 0) {
     list.innerHTML = `<p class="empty">No take yet.</p>`;
-    return;
+  } else if (at < 0) {
+    list.append(...rows);
+  } else {
+    editing.before(...rows.slice(0, at));
+    editing.after(...rows.slice(at + 1));
   }
-  const rows = takes.map((take) => {
-    if (editing != null && String(take.take) === editing) return list.querySelector(`.take[data-take="${editing}"]`);
-    return makeTake(take);
-  });
-  list.replaceChildren(...rows);
 }
 
 function makeTake(take) {
@@ -192,8 +202,15 @@ function makeTake(take) {
   }
   const note = row.querySelector(".note");
   note.value = take.note || "";
-  const save = () => { if (note.value !== (take.note || "")) send({ command: "note", take: take.take, text: note.value }); };
-  note.addEventListener("change", save);
+  // Sent when the field is left (Enter leaves it), if it differs from what was last sent: on
+  // leaving, not on "change", which a field focused again after its text was typed never fires.
+  let sent = note.value;
+  const save = () => {
+    if (note.value === sent) return;
+    sent = note.value;
+    send({ command: "note", take: take.take, text: note.value });
+  };
+  note.addEventListener("blur", save);
   note.addEventListener("keydown", (event) => { if (event.key === "Enter") note.blur(); });
   const files = row.querySelector(".files");
   for (const file of take.files) {
