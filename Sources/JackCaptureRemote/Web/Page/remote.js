@@ -13,9 +13,14 @@ let state = null;
 let trackNames = "";
 let messageTimer = null;
 
+// Whether the command went (not while the connection is down).
 function send(command) {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(command));
-  else say("Not connected to jcap", true);
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    socket.send(JSON.stringify(command));
+    return true;
+  }
+  say("Not connected to jcap", true);
+  return false;
 }
 
 function say(text, refused) {
@@ -206,9 +211,7 @@ function makeTake(take) {
   // leaving, not on "change", which a field focused again after its text was typed never fires.
   let sent = note.value;
   const save = () => {
-    if (note.value === sent) return;
-    sent = note.value;
-    send({ command: "note", take: take.take, text: note.value });
+    if (note.value !== sent && send({ command: "note", take: take.take, text: note.value })) sent = note.value;
   };
   note.addEventListener("blur", save);
   note.addEventListener("keydown", (event) => { if (event.key === "Enter") note.blur(); });
