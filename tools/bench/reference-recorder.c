@@ -17,10 +17,19 @@ static float **memory;
 static int channels;
 static size_t capacity, recorded;
 static volatile int done;
+/* Set once every port is connected: a cycle before that holds some channels' signal and others'
+ * silence, which is no frame of the signal (connecting 1024 ports takes several cycles). The
+ * callback starts on the cycle after the one that first sees it: JACK applies a connection from
+ * the start of a cycle, and the cycle running when the last jack_connect returned began before. */
+static int connected, armed;
 
 static int process(jack_nframes_t frames, void *arg) {
     (void)arg;
     if (done) return 0;
+    if (!armed) {
+        armed = __atomic_load_n(&connected, __ATOMIC_ACQUIRE);
+        return 0;
+    }
     size_t count = frames;
     if (recorded + count >= capacity) { count = capacity - recorded; done = 1; }
     for (int c = 0; c < channels; c++)
@@ -52,6 +61,7 @@ int main(int argc, char **argv) {
         snprintf(source, sizeof source, "%s%d", argv[3], c + 1);
         if (jack_connect(client, source, jack_port_name(ports[c]))) { fprintf(stderr, "reference: cannot connect %s\n", source); return 11; }
     }
+    __atomic_store_n(&connected, 1, __ATOMIC_RELEASE);
     while (!done) usleep(10000);
     jack_deactivate(client);
     jack_client_close(client);
