@@ -100,4 +100,11 @@ static inline void jcap_interleave_avx2(const float *const *sources, long width,
                                         float *destination, float *peaks, int32_t *clips) {}
 #endif
 
+/// Asks for the `bytes` at `start` to be brought into the cache, a line at a time: prefetch
+/// instructions alone, neither a lock nor an allocation, so the process callback may call it.
+static inline void jcap_prefetch(const void *start, long bytes) __attribute__((swift_attr("@_noLocks")));
+static inline void jcap_prefetch(const void *start, long bytes) {
+    for (long offset = 0; offset < bytes; offset += 64) __builtin_prefetch((const char *)start + offset, 0, 3);
+}
+
 #endif

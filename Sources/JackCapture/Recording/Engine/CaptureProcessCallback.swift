@@ -1,5 +1,6 @@
 import Atomics
 import CJack
+import CSimd
 
 /// JACK's process callback for a capture engine (jack_set_process_callback). `argument` is the
 /// engine's `CaptureProcessState`.
@@ -385,6 +386,9 @@ extension CaptureProcessState {
         var at = offset + CaptureBlockHeader.byteCount
         for channel in 0..<channelCount {
             if let port = ports[channel], let buffer = jack_port_get_buffer(port, nframes) {
+                // The whole buffer asked for before the copy reads it: the source's client wrote
+                // it, perhaps on the other CPU, and line by line each read waited in turn.
+                jcap_prefetch(buffer, channelBytes)
                 if metering {
                     let samples = UnsafePointer(buffer.assumingMemoryBound(to: Float.self))
                     let pieces = ring.stagingPieces(byteCount: channelBytes, at: at)

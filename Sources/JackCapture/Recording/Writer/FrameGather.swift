@@ -91,6 +91,10 @@ package enum FrameGather {
                                                 from first: Int, frames: Int,
                                                 into destination: UnsafeMutablePointer<Float>, levels: Levels? = nil) {
         if width == 1 {
+            // Every line of the run asked for at once: a run is one cycle of one channel, a page
+            // of its own in the ring, and line by line each waited on memory in turn (a
+            // session's mono files gathered at 8 GB/s, at 13 with this; BENCHMARKS.md).
+            jcap_prefetch(sources[0] + first, frames * MemoryLayout<Float>.stride)
             guard let levels else {
                 destination.update(from: sources[0] + first, count: frames)
                 return
