@@ -96,6 +96,69 @@ struct DirectFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: direct)) == Data(contentsOf: URL(fileURLWithPath: buffered)))
     }
 
+    @Test("frames gathered in place in a direct float file's buffer are written without a copy, byte for byte as through the page cache")
+    func gatheredInPlace() throws {
+        let format = try RecordingSettings(format: .float).resolveFormat(forPath: "take.wav")
+        let buffered = folder + "/plain.wav", direct = folder + "/in-place.wav"
+        try write(buffered, format: format, io: .buffered, queue: nil)
+        let file = try SoundFile.create(path: direct, format: format, channels: 3, sampleRate: 48_000,
+                                        overwrite: false, io: .direct, queue: DirectWriteQueue(), files: 300)
+        try file.setBroadcastInfo(BroadcastInfo(description: "direct", originator: "jcap", originatorReference: "t1",
+                                                originationDate: "2026-11-24", originationTime: "12:00:00",
+                                                timeReference: 123_456, version: 2))
+        let sizes = [1, 7, 4_099, 333, 12_000, 1_024, 20_000]
+        var written = 0, turn = 0, sinceHeader = 0
+        var copiedPast: [Int] = []
+        while written < 100_003 {
+            let count = min(sizes[turn % sizes.count], 100_003 - written)
+            turn += 1
+            var done = 0
+            while done < count {
+                var frames = count - done
+                let room = file.inPlaceFrames(atMost: frames)
+                if let room { frames = min(frames, room.count / 3) }
+                var samples = [Float](repeating: 0, count: frames * 3)
+                let first = written + done
+                try samples.withUnsafeMutableBufferPointer { (own) throws(CaptureError) in
+                    let target = room?.baseAddress ?? own.baseAddress!
+                    for frame in 0..<frames {
+                        for channel in 0..<3 { target[frame * 3 + channel] = Self.sample(first + frame, channel) }
+                    }
+                    try file.write(interleaved: target, frames: frames)
+                }
+                if room == nil && (written + done) * 12 >= DirectFile.headCapacity { copiedPast.append(written + done) }
+                done += frames
+            }
+            written += count
+            sinceHeader += count
+            if sinceHeader >= 20_000 {
+                file.updateHeader()
+                file.directQueue?.submit()
+                sinceHeader = 0
+            }
+        }
+        try file.close()
+        // Every write past the first few KiB (which header rewrites share) went in place.
+        #expect(copiedPast.isEmpty, "copied, not in place, from frames \(copiedPast)")
+        let expected = Self.withoutPeakTime(try Data(contentsOf: URL(fileURLWithPath: buffered)))
+        let got = Self.withoutPeakTime(try Data(contentsOf: URL(fileURLWithPath: direct)))
+        #expect(got == expected, "first difference at byte \(zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
+    }
+
+    @Test("no room in place where libsndfile converts the floats (24-bit, big-endian float) or the file is buffered",
+          arguments: ["24:take.wav", "float:take.aiff", "float:buffered.wav"])
+    func noRoomInPlace(_ case: String) throws {
+        let parts = `case`.split(separator: ":"), name = String(parts[1])
+        let settings = parts[0] == "float" ? RecordingSettings(format: .float) : RecordingSettings(format: .pcm, bitDepth: 24)
+        let format = try settings.resolveFormat(forPath: name)
+        let path = folder + "/" + name
+        let file = try write(path, format: format, io: name.hasPrefix("buffered") ? .buffered : .direct,
+                             queue: DirectWriteQueue(), frames: 30_000, close: false)
+        #expect(file.isDirect == !name.hasPrefix("buffered"))
+        #expect(file.inPlaceFrames(atMost: 1_000) == nil)
+        try file.close()
+    }
+
     /// The file's size on the disk, and where the space allocated and never written at its end
     /// starts (FIEMAP).
     func sizes(_ path: String) -> (size: Int64, written: Int64) {

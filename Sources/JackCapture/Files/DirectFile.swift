@@ -155,7 +155,11 @@ final class DirectFile {
                     continue
                 }
                 taken = min(count - done, capacity - offset)
-                bytes.advanced(by: offset).copyMemory(from: source + done, byteCount: taken)
+                // Gathered in place (`appendRoom`): the bytes are already where they go.
+                let destination = bytes.advanced(by: offset)
+                if UnsafeRawPointer(destination) != source + done {
+                    destination.copyMemory(from: source + done, byteCount: taken)
+                }
                 length = max(length, at + Int64(taken))
                 if Int(length - tailStart) == capacity { sendWholeBlocks() }
             }
@@ -163,6 +167,23 @@ final class DirectFile {
             done += taken
         }
         return done
+    }
+
+    /// Room for at most `bytes` at the file's end, in the buffer they will go to the disk from,
+    /// for a writer to gather frames into in place and then write from there: `write` finds them
+    /// where they go and copies nothing (a whole copy of the take saved). Nil where a write would
+    /// not land there: the position is not the file's end, or is in the first `headCapacity`
+    /// bytes (which header rewrites share), or a write to the disk has failed. The room is the
+    /// buffer's until the next call of any other method.
+    func appendRoom(atMost bytes: Int) -> UnsafeMutableRawBufferPointer? {
+        guard errorNumber == 0, position == length, length >= Int64(Self.headCapacity), length >= tailStart else {
+            return nil
+        }
+        let start = takeBuffer()
+        let offset = Int(length - tailStart)
+        let room = min(bytes, queue.bufferSize - offset)
+        guard room > 0 else { return nil }
+        return UnsafeMutableRawBufferPointer(start: start + offset, count: room)
     }
 
     /// The buffer the bytes from `tailStart` are in: taken from the pool at the start of a turn,

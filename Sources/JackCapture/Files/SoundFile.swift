@@ -299,6 +299,25 @@ package final class SoundFile: @unchecked Sendable {
     /// The queue its direct writes go through (shared by the files of its take).
     package var directQueue: DirectWriteQueue? { direct?.queue }
 
+    /// Room for at most `frames` frames to be gathered in place, straight into the direct
+    /// buffer they go to the disk from, and then given to `write(interleaved:frames:)` from
+    /// there, which copies nothing (`DirectFile.appendRoom`). Nil where that would not hold: a
+    /// file not written directly, or one whose encoding libsndfile converts floats into (any
+    /// but 32-bit float in the host's byte order: it would write its converted copy over them).
+    package func inPlaceFrames(atMost frames: Int) -> UnsafeMutableBufferPointer<Float>? {
+        guard let direct, writesFloatsUnchanged, frames > 0 else { return nil }
+        let frameBytes = channels * MemoryLayout<Float>.stride
+        guard let room = direct.appendRoom(atMost: frames * frameBytes), room.count >= frameBytes else { return nil }
+        return UnsafeMutableBufferPointer(start: room.baseAddress!.assumingMemoryBound(to: Float.self),
+                                          count: room.count / frameBytes * channels)
+    }
+
+    /// libsndfile hands the floats given to `write` on as they are: 32-bit float samples, in the
+    /// host's byte order.
+    private lazy var writesFloatsUnchanged: Bool =
+        format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_FLOAT)
+            && sf_command(handle, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) == Int32(SF_FALSE)
+
     /// Writes everything on the file's file system to the disk, this file's header and length
     /// with it (syncfs: one call for every file of a take on that disk). Created files only.
     package func commitFileSystem() {

@@ -339,6 +339,11 @@ package final class DiskWriter: @unchecked Sendable {
         /// The writer's batch, and how many of this file's frames fit in it.
         let batch: UnsafeMutablePointer<Float>
         let batchFrames: Int
+        /// Where the frames being gathered go, and how many fit: the writer's batch, or room in
+        /// the direct file's own buffer (`SoundFile.inPlaceFrames`), which saves copying them
+        /// again into it.
+        private(set) var gathering: UnsafeMutablePointer<Float>
+        private var gatheringFrames: Int
         var batched = 0
         var inFile: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
@@ -357,6 +362,8 @@ package final class DiskWriter: @unchecked Sendable {
             let width = output.channels.count
             self.batch = batch
             batchFrames = max(1, min(8_192, DiskWriter.batchLimit / (width * MemoryLayout<Float>.stride)))
+            gathering = batch
+            gatheringFrames = batchFrames
             // Counted in frames of the file, so twice a second at whatever rate it is written;
             // with more than 256 files, so that all of them together rewrite at most 512 headers
             // a second (1024 tracks: each every 2 s). Each rewrite is three system calls and
@@ -393,7 +400,7 @@ package final class DiskWriter: @unchecked Sendable {
             if let converter = output.converter {
                 try converter.convert(batch, frames: frames, emit: writeToFile)
             } else {
-                try writeToFile(batch, frames: frames)
+                try writeToFile(gathering, frames: frames)
             }
         }
 
@@ -429,8 +436,14 @@ package final class DiskWriter: @unchecked Sendable {
 
         /// Room for up to `frames` more frames: how many fit now, after flushing a full batch.
         func room(for frames: Int) throws(CaptureError) -> Int {
-            if batched == batchFrames { try flush() }
-            return min(frames, batchFrames - batched)
+            if batched == gatheringFrames { try flush() }
+            if batched == 0 {
+                // Frames a converter takes are not the file's: they stay in the batch.
+                let room = output.converter == nil ? output.file.inPlaceFrames(atMost: batchFrames) : nil
+                gathering = room?.baseAddress ?? batch
+                gatheringFrames = room.map { $0.count / output.channels.count } ?? batchFrames
+            }
+            return min(frames, gatheringFrames - batched)
         }
     }
 
@@ -624,7 +637,7 @@ package final class DiskWriter: @unchecked Sendable {
                     var gathered = 0
                     while gathered < part.frames {
                         let fitting = try output.room(for: part.frames - gathered)
-                        let destination = output.batch + output.batched * width
+                        let destination = output.gathering + output.batched * width
                         if let sources {
                             FrameGather.interleave(sources, width: width, from: part.from + gathered, frames: fitting,
                                                    into: destination, levels: levels)
