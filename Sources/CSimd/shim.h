@@ -94,8 +94,42 @@ jcap_interleave_avx2(const float *const *sources, long width, long first, long f
     }
 }
 
+/// One channel's `frames` samples copied to `destination` and measured into its four lanes of
+/// `peaks` and `clips`: a session's mono file, gathered. Sixteen samples a step, the levels in
+/// registers until the end (`max` and an ordered compare, as `jcap_measure8`).
+__attribute__((target("avx2"))) static inline void
+jcap_copy_measure_avx2(const float *source, long frames, float *destination, float *peaks, int32_t *clips) {
+    const __m256 signless = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)), one = _mm256_set1_ps(1.0f);
+    __m256 peakA = _mm256_setzero_ps(), peakB = _mm256_setzero_ps();
+    __m256i clipA = _mm256_setzero_si256(), clipB = _mm256_setzero_si256();
+    long index = 0;
+    for (; index + 16 <= frames; index += 16) {
+        const __m256 a = _mm256_loadu_ps(source + index), b = _mm256_loadu_ps(source + index + 8);
+        _mm256_storeu_ps(destination + index, a);
+        _mm256_storeu_ps(destination + index + 8, b);
+        const __m256 magnitudeA = _mm256_and_ps(a, signless), magnitudeB = _mm256_and_ps(b, signless);
+        peakA = _mm256_max_ps(magnitudeA, peakA);
+        peakB = _mm256_max_ps(magnitudeB, peakB);
+        // An all-ones lane is -1: subtracting it counts one.
+        clipA = _mm256_sub_epi32(clipA, _mm256_castps_si256(_mm256_cmp_ps(magnitudeA, one, _CMP_GE_OQ)));
+        clipB = _mm256_sub_epi32(clipB, _mm256_castps_si256(_mm256_cmp_ps(magnitudeB, one, _CMP_GE_OQ)));
+    }
+    const __m256 peak = _mm256_max_ps(peakA, peakB);
+    const __m256i clip = _mm256_add_epi32(clipA, clipB);
+    __m128 lanes = _mm_max_ps(_mm256_castps256_ps128(peak), _mm256_extractf128_ps(peak, 1));
+    _mm_storeu_ps(peaks, _mm_max_ps(lanes, _mm_loadu_ps(peaks)));
+    const __m128i counts = _mm_add_epi32(_mm256_castsi256_si128(clip), _mm256_extracti128_si256(clip, 1));
+    _mm_storeu_si128((__m128i *)clips, _mm_add_epi32(counts, _mm_loadu_si128((const __m128i *)clips)));
+    for (; index < frames; index++) {
+        destination[index] = source[index];
+        jcap_measure1(source[index], peaks, clips);
+    }
+}
+
 #else
 static inline int jcap_has_avx2(void) { return 0; }
+static inline void jcap_copy_measure_avx2(const float *source, long frames, float *destination, float *peaks,
+                                          int32_t *clips) {}
 static inline void jcap_interleave_avx2(const float *const *sources, long width, long first, long frames,
                                         float *destination, float *peaks, int32_t *clips) {}
 #endif

@@ -176,9 +176,7 @@ final class DirectFile {
     /// bytes (which header rewrites share), or a write to the disk has failed. The room is the
     /// buffer's until the next call of any other method.
     func appendRoom(atMost bytes: Int) -> UnsafeMutableRawBufferPointer? {
-        guard errorNumber == 0, position == length, length >= Int64(Self.headCapacity), length >= tailStart else {
-            return nil
-        }
+        guard errorNumber == 0, position == length, length >= Int64(Self.headCapacity) else { return nil }
         let start = takeBuffer()
         let offset = Int(length - tailStart)
         let room = min(bytes, queue.bufferSize - offset)
