@@ -5,10 +5,13 @@ import JackCapture
 /// stay in cache: the transpose into a file's batch (`FrameGather`) and the take's level
 /// measurement (`MeterAccumulators.measure`), and the two in one pass as the writer does them; and
 /// a session's mono files, gathered as its writer does, a file at a time over a pass of half a
-/// second of blocks, each into a buffer of a 16 MiB pool. In GB of audio a second.
+/// second of blocks, each into a buffer of a 16 MiB pool; and an interleaved file's transpose,
+/// measuring, into its direct buffers, in place or through the batch and a copy (as the writer
+/// did before it gathered in place). In GB of audio a second.
 enum KernelBenchmark {
     static func run(channels: Int, period: Int = 1_024, megabytes: Int = 256)
-        -> (gather: Double, gatherMeasuring: Double, measure: Double, monoFiles: Double) {
+        -> (gather: Double, gatherMeasuring: Double, measure: Double, monoFiles: Double, inPlace: Double,
+            throughBatch: Double) {
         let blockSamples = channels * period
         let blocks = max(2, megabytes << 20 / (blockSamples * 4))
         let memory = UnsafeMutablePointer<Float>.allocate(capacity: blocks * blockSamples)
@@ -84,6 +87,36 @@ enum KernelBenchmark {
         }
         let monoFiles = bytes / Date().timeIntervalSince(start) / 1e9
         if sink < 0 { print(sink) }
-        return (gather, gatherMeasuring, measure, monoFiles)
+
+        // An interleaved file's frames measured on their way into its direct buffers (2 MiB each,
+        // a pool of 16 MiB), gathered there in place, or into the batch and copied there.
+        let fileBuffers = 8
+        let fileBufferFloats = (2 << 20) / 4
+        let files = UnsafeMutablePointer<Float>.allocate(capacity: fileBuffers * fileBufferFloats)
+        defer { files.deallocate() }
+        files.initialize(repeating: 0, count: fileBuffers * fileBufferFloats)
+        var intoFile: [Double] = []
+        for inPlace in [true, false] {
+            var filled = 0
+            start = Date()
+            for block in 0..<blocks {
+                for channel in 0..<channels { runs[channel] = UnsafePointer(memory + block * blockSamples + channel * period) }
+                levels.reset()
+                var frame = 0
+                while frame < period {
+                    let frames = min(batchFrames, period - frame)
+                    let count = frames * channels
+                    if filled + count > fileBuffers * fileBufferFloats { filled = 0 }
+                    let destination = files + filled
+                    FrameGather.interleave(runs, width: channels, from: frame, frames: frames,
+                                           into: inPlace ? destination : batch, levels: levels)
+                    if !inPlace { destination.update(from: batch, count: count) }
+                    filled += count
+                    frame += frames
+                }
+            }
+            intoFile.append(bytes / Date().timeIntervalSince(start) / 1e9)
+        }
+        return (gather, gatherMeasuring, measure, monoFiles, intoFile[0], intoFile[1])
     }
 }

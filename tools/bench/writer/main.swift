@@ -34,7 +34,7 @@ while let argument = arguments.popFirst() {
     case "--kernels":
         for channels in [2, 64, 512, 1_024] {
             let result = KernelBenchmark.run(channels: channels)
-            print("\(channels) channels: transpose \(String(format: "%.2f", result.gather)) GB/s, transpose measuring \(String(format: "%.2f", result.gatherMeasuring)) GB/s, measure \(String(format: "%.2f", result.measure)) GB/s, mono files \(String(format: "%.2f", result.monoFiles)) GB/s")
+            print("\(channels) channels: transpose \(String(format: "%.2f", result.gather)) GB/s, transpose measuring \(String(format: "%.2f", result.gatherMeasuring)) GB/s, measure \(String(format: "%.2f", result.measure)) GB/s, mono files \(String(format: "%.2f", result.monoFiles)) GB/s, into a file's buffers in place \(String(format: "%.2f", result.inPlace)) GB/s, through the batch \(String(format: "%.2f", result.throughBatch)) GB/s")
         }
         exit(0)
     case "--io":
