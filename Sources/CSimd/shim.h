@@ -1,5 +1,6 @@
-// The disk writer's transpose in AVX2, chosen at run time where the processor has it: Swift
-// builds for the baseline x86-64 (SSE2), where its 4 × 4 tiles are the widest it can use.
+// The disk writer's transpose and the process callback's measured copy in AVX2, chosen at run
+// time where the processor has it: Swift builds for the baseline x86-64 (SSE2), where its
+// 4 × 4 tiles and eight-sample steps are the widest it can use.
 #ifndef JCAP_CSIMD_SHIM_H
 #define JCAP_CSIMD_SHIM_H
 
@@ -11,36 +12,33 @@
 /// Whether this processor runs AVX2 (`jcap_interleave_avx2`).
 static inline int jcap_has_avx2(void) { return __builtin_cpu_supports("avx2"); }
 
-/// Folds eight samples of one channel into its four lanes of peaks (highest |sample|) and of
-/// clips (samples at or beyond full scale). A NaN is neither: `max` returns its second operand,
-/// the peak, when the first is a NaN, and an ordered compare is false.
+/// Folds eight frames of eight channels, `frame` after the transpose (lane k is channel k), into
+/// the channels' peaks (highest |sample|) and clips (samples at or beyond full scale): one lane a
+/// channel, so a tile is measured with no shuffle. A NaN is neither: `max` returns its second
+/// operand, the peak, when the first is a NaN, and an ordered compare is false.
 __attribute__((target("avx2"))) static inline void
-jcap_measure8(__m256 samples, float *peaks, int32_t *clips) {
-    const __m256 magnitudes = _mm256_and_ps(samples, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
-    const __m256 atFullScale = _mm256_cmp_ps(magnitudes, _mm256_set1_ps(1.0f), _CMP_GE_OQ);
-    __m128 peak = _mm_loadu_ps(peaks);
-    peak = _mm_max_ps(_mm256_castps256_ps128(magnitudes), peak);
-    peak = _mm_max_ps(_mm256_extractf128_ps(magnitudes, 1), peak);
-    _mm_storeu_ps(peaks, peak);
+jcap_measure_frame8(__m256 frame, __m256 *peak, __m256i *clip) {
+    const __m256 magnitudes = _mm256_and_ps(frame, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
+    *peak = _mm256_max_ps(magnitudes, *peak);
     // An all-ones lane is -1: subtracting it counts one.
-    const __m128i count = _mm_add_epi32(_mm_castps_si128(_mm256_castps256_ps128(atFullScale)),
-                                        _mm_castps_si128(_mm256_extractf128_ps(atFullScale, 1)));
-    _mm_storeu_si128((__m128i *)clips, _mm_sub_epi32(_mm_loadu_si128((const __m128i *)clips), count));
+    *clip = _mm256_sub_epi32(*clip, _mm256_castps_si256(_mm256_cmp_ps(magnitudes, _mm256_set1_ps(1.0f), _CMP_GE_OQ)));
 }
 
-/// One sample into lane 0 of its channel's levels.
-static inline void jcap_measure1(float sample, float *peaks, int32_t *clips) {
+/// One sample into its channel's peak and clip count.
+static inline void jcap_measure1(float sample, float *peak, int32_t *clips) {
     const float magnitude = sample < 0 ? -sample : sample;
-    if (magnitude > peaks[0]) peaks[0] = magnitude;
-    if (magnitude >= 1.0f) clips[0] += 1;
+    if (magnitude > *peak) *peak = magnitude;
+    if (magnitude >= 1.0f) *clips += 1;
 }
 
 /// Writes `frames` frames, frame `first` on, of the channels `sources[0..<width]` to
-/// `destination`, interleaved; with `peaks` and `clips` (four lanes a channel, or both NULL),
-/// measures every sample too. As FrameGather's Swift loop, in 8 × 8 tiles: across a group of at
-/// most 64 channels at a time (their source lines stay in the first-level cache), destination
-/// rows written front to back; the channels left over from a group's tiles and the frames left
-/// over from its eights one sample at a time.
+/// `destination`, interleaved; with `peaks` and `clips` (one a channel, or both NULL), measures
+/// every sample too. As FrameGather's Swift loop, in 8 × 8 tiles: across a group of at most 64
+/// channels at a time (their source lines stay in the first-level cache), destination rows
+/// written front to back; the channels left over from a group's tiles and the frames left over
+/// from its eights one sample at a time. A tile is measured as it is stored, eight channels a
+/// register: measuring its rows before the transpose took two shuffles a channel to fold them,
+/// and the shuffles were already what the transpose waits on (BENCHMARKS.md).
 __attribute__((target("avx2"))) static inline void
 jcap_interleave_avx2(const float *const *sources, long width, long first, long frames, float *destination,
                      float *peaks, int32_t *clips) {
@@ -57,7 +55,6 @@ jcap_interleave_avx2(const float *const *sources, long width, long first, long f
                     // channel's line 256 bytes on is asked for now (a prefetch never faults).
                     _mm_prefetch((const char *)(sources[channel + row] + first + frame + 64), _MM_HINT_T0);
                     r[row] = _mm256_loadu_ps(sources[channel + row] + first + frame);
-                    if (peaks) jcap_measure8(r[row], peaks + 4 * (channel + row), clips + 4 * (channel + row));
                 }
                 const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
                 const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
@@ -67,39 +64,59 @@ jcap_interleave_avx2(const float *const *sources, long width, long first, long f
                 const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
                 const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
                 const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+                const __m256 o0 = _mm256_permute2f128_ps(s0, s4, 0x20), o1 = _mm256_permute2f128_ps(s1, s5, 0x20);
+                const __m256 o2 = _mm256_permute2f128_ps(s2, s6, 0x20), o3 = _mm256_permute2f128_ps(s3, s7, 0x20);
+                const __m256 o4 = _mm256_permute2f128_ps(s0, s4, 0x31), o5 = _mm256_permute2f128_ps(s1, s5, 0x31);
+                const __m256 o6 = _mm256_permute2f128_ps(s2, s6, 0x31), o7 = _mm256_permute2f128_ps(s3, s7, 0x31);
                 float *out = destination + frame * width + channel;
-                _mm256_storeu_ps(out, _mm256_permute2f128_ps(s0, s4, 0x20));
-                _mm256_storeu_ps(out + width, _mm256_permute2f128_ps(s1, s5, 0x20));
-                _mm256_storeu_ps(out + 2 * width, _mm256_permute2f128_ps(s2, s6, 0x20));
-                _mm256_storeu_ps(out + 3 * width, _mm256_permute2f128_ps(s3, s7, 0x20));
-                _mm256_storeu_ps(out + 4 * width, _mm256_permute2f128_ps(s0, s4, 0x31));
-                _mm256_storeu_ps(out + 5 * width, _mm256_permute2f128_ps(s1, s5, 0x31));
-                _mm256_storeu_ps(out + 6 * width, _mm256_permute2f128_ps(s2, s6, 0x31));
-                _mm256_storeu_ps(out + 7 * width, _mm256_permute2f128_ps(s3, s7, 0x31));
+                _mm256_storeu_ps(out, o0);
+                _mm256_storeu_ps(out + width, o1);
+                _mm256_storeu_ps(out + 2 * width, o2);
+                _mm256_storeu_ps(out + 3 * width, o3);
+                _mm256_storeu_ps(out + 4 * width, o4);
+                _mm256_storeu_ps(out + 5 * width, o5);
+                _mm256_storeu_ps(out + 6 * width, o6);
+                _mm256_storeu_ps(out + 7 * width, o7);
+                if (peaks) {
+                    __m256 peak = _mm256_loadu_ps(peaks + channel);
+                    __m256i clip = _mm256_loadu_si256((const __m256i *)(clips + channel));
+                    jcap_measure_frame8(o0, &peak, &clip);
+                    jcap_measure_frame8(o1, &peak, &clip);
+                    jcap_measure_frame8(o2, &peak, &clip);
+                    jcap_measure_frame8(o3, &peak, &clip);
+                    jcap_measure_frame8(o4, &peak, &clip);
+                    jcap_measure_frame8(o5, &peak, &clip);
+                    jcap_measure_frame8(o6, &peak, &clip);
+                    jcap_measure_frame8(o7, &peak, &clip);
+                    _mm256_storeu_ps(peaks + channel, peak);
+                    _mm256_storeu_si256((__m256i *)(clips + channel), clip);
+                }
             }
             for (; channel < groupEnd; channel++) {
                 const float *source = sources[channel] + first + frame;
                 _mm_prefetch((const char *)(source + 64), _MM_HINT_T0);
-                for (int step = 0; step < 8; step++) destination[(frame + step) * width + channel] = source[step];
-                if (peaks) jcap_measure8(_mm256_loadu_ps(source), peaks + 4 * channel, clips + 4 * channel);
+                for (int step = 0; step < 8; step++) {
+                    destination[(frame + step) * width + channel] = source[step];
+                    if (peaks) jcap_measure1(source[step], peaks + channel, clips + channel);
+                }
             }
         }
         for (; frame < frames; frame++) {
             for (long channel = group; channel < groupEnd; channel++) {
                 const float sample = sources[channel][first + frame];
                 destination[frame * width + channel] = sample;
-                if (peaks) jcap_measure1(sample, peaks + 4 * channel, clips + 4 * channel);
+                if (peaks) jcap_measure1(sample, peaks + channel, clips + channel);
             }
         }
     }
 }
 
-/// One channel's `frames` samples copied to `destination` and measured into its four lanes of
-/// `peaks` and `clips`: a session's mono file, gathered. Sixteen samples a step, the levels in
-/// registers until the end (`max` and an ordered compare, as `jcap_measure8`).
+/// One channel's `frames` samples copied to `destination` and measured into its `peak` and
+/// `clips`: a session's mono file, gathered. Sixteen samples a step, the levels in registers
+/// until the end (`max` and an ordered compare, as `jcap_measure_frame8`; a lane is never a NaN,
+/// so folding the lanes with `max` is exact).
 __attribute__((target("avx2"))) static inline void
-jcap_copy_measure_avx2(const float *source, long frames, float *destination, float *peaks, int32_t *clips) {
-    const __m256 signless = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)), one = _mm256_set1_ps(1.0f);
+jcap_copy_measure_avx2(const float *source, long frames, float *destination, float *peak, int32_t *clips) {
     __m256 peakA = _mm256_setzero_ps(), peakB = _mm256_setzero_ps();
     __m256i clipA = _mm256_setzero_si256(), clipB = _mm256_setzero_si256();
     long index = 0;
@@ -107,31 +124,78 @@ jcap_copy_measure_avx2(const float *source, long frames, float *destination, flo
         const __m256 a = _mm256_loadu_ps(source + index), b = _mm256_loadu_ps(source + index + 8);
         _mm256_storeu_ps(destination + index, a);
         _mm256_storeu_ps(destination + index + 8, b);
-        const __m256 magnitudeA = _mm256_and_ps(a, signless), magnitudeB = _mm256_and_ps(b, signless);
-        peakA = _mm256_max_ps(magnitudeA, peakA);
-        peakB = _mm256_max_ps(magnitudeB, peakB);
-        // An all-ones lane is -1: subtracting it counts one.
-        clipA = _mm256_sub_epi32(clipA, _mm256_castps_si256(_mm256_cmp_ps(magnitudeA, one, _CMP_GE_OQ)));
-        clipB = _mm256_sub_epi32(clipB, _mm256_castps_si256(_mm256_cmp_ps(magnitudeB, one, _CMP_GE_OQ)));
+        jcap_measure_frame8(a, &peakA, &clipA);
+        jcap_measure_frame8(b, &peakB, &clipB);
     }
-    const __m256 peak = _mm256_max_ps(peakA, peakB);
-    const __m256i clip = _mm256_add_epi32(clipA, clipB);
-    __m128 lanes = _mm_max_ps(_mm256_castps256_ps128(peak), _mm256_extractf128_ps(peak, 1));
-    _mm_storeu_ps(peaks, _mm_max_ps(lanes, _mm_loadu_ps(peaks)));
-    const __m128i counts = _mm_add_epi32(_mm256_castsi256_si128(clip), _mm256_extracti128_si256(clip, 1));
-    _mm_storeu_si128((__m128i *)clips, _mm_add_epi32(counts, _mm_loadu_si128((const __m128i *)clips)));
+    const __m256 lanes8 = _mm256_max_ps(peakA, peakB);
+    __m128 lanes = _mm_max_ps(_mm256_castps256_ps128(lanes8), _mm256_extractf128_ps(lanes8, 1));
+    lanes = _mm_max_ps(lanes, _mm_movehl_ps(lanes, lanes));
+    lanes = _mm_max_ss(lanes, _mm_shuffle_ps(lanes, lanes, 1));
+    const float highest = _mm_cvtss_f32(lanes);
+    if (highest > *peak) *peak = highest;
+    const __m256i counts8 = _mm256_add_epi32(clipA, clipB);
+    __m128i counts = _mm_add_epi32(_mm256_castsi256_si128(counts8), _mm256_extracti128_si256(counts8, 1));
+    counts = _mm_add_epi32(counts, _mm_shuffle_epi32(counts, 0x4E));
+    counts = _mm_add_epi32(counts, _mm_shuffle_epi32(counts, 0xB1));
+    *clips += _mm_cvtsi128_si32(counts);
     for (; index < frames; index++) {
         destination[index] = source[index];
-        jcap_measure1(source[index], peaks, clips);
+        jcap_measure1(source[index], peak, clips);
     }
+}
+
+/// The process callback's copy of one port's cycle to the ring, measured on the way for the live
+/// meters: `count` samples to `destination`, their highest |sample| into `peak` and the sum of
+/// their squares into `sumOfSquares` (both start at zero). MeterAccumulators.copyMeasuring's loop
+/// in registers twice as wide; arithmetic only, so the real-time thread may call it.
+static inline void jcap_copy_levels_avx2(const float *source, long count, void *destination, float *peak,
+                                         float *sumOfSquares) __attribute__((swift_attr("@_noLocks")));
+__attribute__((target("avx2"))) static inline void
+jcap_copy_levels_avx2(const float *source, long count, void *destination, float *peak, float *sumOfSquares) {
+    const __m256 signless = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    __m256 peakA = _mm256_setzero_ps(), peakB = _mm256_setzero_ps();
+    __m256 sumA = _mm256_setzero_ps(), sumB = _mm256_setzero_ps();
+    float *out = (float *)destination;
+    long index = 0;
+    for (; index + 16 <= count; index += 16) {
+        const __m256 a = _mm256_loadu_ps(source + index), b = _mm256_loadu_ps(source + index + 8);
+        _mm256_storeu_ps(out + index, a);
+        _mm256_storeu_ps(out + index + 8, b);
+        // `max` keeps its second operand, the peak, when the first is a NaN.
+        peakA = _mm256_max_ps(_mm256_and_ps(a, signless), peakA);
+        peakB = _mm256_max_ps(_mm256_and_ps(b, signless), peakB);
+        sumA = _mm256_add_ps(sumA, _mm256_mul_ps(a, a));
+        sumB = _mm256_add_ps(sumB, _mm256_mul_ps(b, b));
+    }
+    const __m256 peaks8 = _mm256_max_ps(peakA, peakB), sums8 = _mm256_add_ps(sumA, sumB);
+    __m128 peaks = _mm_max_ps(_mm256_castps256_ps128(peaks8), _mm256_extractf128_ps(peaks8, 1));
+    peaks = _mm_max_ps(peaks, _mm_movehl_ps(peaks, peaks));
+    peaks = _mm_max_ss(peaks, _mm_shuffle_ps(peaks, peaks, 1));
+    __m128 sums = _mm_add_ps(_mm256_castps256_ps128(sums8), _mm256_extractf128_ps(sums8, 1));
+    sums = _mm_add_ps(sums, _mm_movehl_ps(sums, sums));
+    sums = _mm_add_ss(sums, _mm_shuffle_ps(sums, sums, 1));
+    float highest = _mm_cvtss_f32(peaks), sum = _mm_cvtss_f32(sums);
+    for (; index < count; index++) {
+        const float sample = source[index];
+        out[index] = sample;
+        const float magnitude = sample < 0 ? -sample : sample;
+        if (magnitude > highest) highest = magnitude;
+        sum += sample * sample;
+    }
+    *peak = highest;
+    *sumOfSquares = sum;
 }
 
 #else
 static inline int jcap_has_avx2(void) { return 0; }
-static inline void jcap_copy_measure_avx2(const float *source, long frames, float *destination, float *peaks,
+static inline void jcap_copy_measure_avx2(const float *source, long frames, float *destination, float *peak,
                                           int32_t *clips) {}
 static inline void jcap_interleave_avx2(const float *const *sources, long width, long first, long frames,
                                         float *destination, float *peaks, int32_t *clips) {}
+static inline void jcap_copy_levels_avx2(const float *source, long count, void *destination, float *peak,
+                                         float *sumOfSquares) __attribute__((swift_attr("@_noLocks")));
+static inline void jcap_copy_levels_avx2(const float *source, long count, void *destination, float *peak,
+                                         float *sumOfSquares) {}
 #endif
 
 /// Asks for the `bytes` at `start` to be brought into the cache, a line at a time: prefetch

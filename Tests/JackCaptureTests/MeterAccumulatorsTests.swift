@@ -1,3 +1,4 @@
+import CSimd
 import Testing
 @testable import JackCapture
 
@@ -31,8 +32,12 @@ struct MeterAccumulationTests {
         a == b || abs(a - b) <= tolerance * max(abs(a), abs(b))
     }
 
-    @Test("copyMeasuring copies exactly and measures as measure does, whatever the length and alignment")
-    func copyMeasuring() {
+    /// The Swift loop, and the AVX2 one where this processor has it.
+    static let copyPaths = [false] + (jcap_has_avx2() != 0 ? [true] : [])
+
+    @Test("copyMeasuring copies exactly and measures as measure does, whatever the length and alignment",
+          arguments: copyPaths)
+    func copyMeasuring(inAVX2: Bool) {
         var problems: [String] = []
         for count in Array(0...40) + [1_024] {
             let source = Self.samples(count + 8, seed: count)
@@ -44,7 +49,7 @@ struct MeterAccumulationTests {
                         let copied = destination.withUnsafeMutableBufferPointer { out in
                             MeterAccumulators.copyMeasuring(samples.baseAddress! + sourceOffset,
                                                             into: UnsafeMutableRawPointer(out.baseAddress! + destinationOffset),
-                                                            count: count)
+                                                            count: count, inAVX2: inAVX2)
                         }
                         return (copied, MeterAccumulators.measure(samples.baseAddress!, from: sourceOffset,
                                                                   to: sourceOffset + count))
@@ -74,10 +79,11 @@ struct MeterAccumulationTests {
         #expect(problems.isEmpty, "\(problems.prefix(10))")
     }
 
-    @Test("copyMeasuring: a NaN is never the peak, -0.0 gives +0.0, and NaN, infinities and -0.0 are copied bit for bit")
-    func copyMeasuringSpecials() {
+    @Test("copyMeasuring: a NaN is never the peak, -0.0 gives +0.0, and NaN, infinities and -0.0 are copied bit for bit",
+          arguments: copyPaths)
+    func copyMeasuringSpecials(inAVX2: Bool) {
         var problems: [String] = []
-        for count in [1, 7, 8, 9, 16, 17] {
+        for count in [1, 7, 8, 9, 15, 16, 17, 31, 32, 33] {
             for position in 0..<count {
                 for special in [Float.nan, -0.0, Float.infinity, -Float.infinity, 1.0, -1.0] {
                     var source = [Float](repeating: -0.0, count: count)
@@ -86,7 +92,8 @@ struct MeterAccumulationTests {
                     var destination = [Float](repeating: 9, count: count)
                     let copied = source.withUnsafeBufferPointer { samples in
                         destination.withUnsafeMutableBytes {
-                            MeterAccumulators.copyMeasuring(samples.baseAddress!, into: $0.baseAddress!, count: count)
+                            MeterAccumulators.copyMeasuring(samples.baseAddress!, into: $0.baseAddress!, count: count,
+                                                            inAVX2: inAVX2)
                         }
                     }
                     let measured = source.withUnsafeBufferPointer { MeterAccumulators.measure($0.baseAddress!, from: 0, to: count) }

@@ -1,4 +1,5 @@
 import Atomics
+import CSimd
 import Glibc
 
 /// What the meters gather: per channel, per cycle, the peak absolute sample and the sum of squares
@@ -25,9 +26,13 @@ package struct MeterAccumulators: @unchecked Sendable {
     /// retries on and the callback never waits for, so that the sums and the frames read between
     /// two equal even values cover the same cycles (`totals(into:)`).
     let cycleSequence: UnsafeAtomic<Int64>
+    /// The processor runs `jcap_copy_levels_avx2` (asked here: the callback may not run a lazy
+    /// global's first access).
+    let copiesInAVX2: Bool
 
     init(channelCount: Int) {
         self.channelCount = channelCount
+        copiesInAVX2 = jcap_has_avx2() != 0
         windowPeaks = .allocate(capacity: channelCount)
         sumsOfSquares = .allocate(capacity: channelCount)
         takePeaks = .allocate(capacity: channelCount)
@@ -163,10 +168,16 @@ package struct MeterAccumulators: @unchecked Sendable {
 
     /// Copies `count` samples to `destination` and measures them on the way, reading each once:
     /// the process callback's copy to the ring when the meters are on. (No clip count: the live
-    /// meter has none; the take's is counted by its writer.)
+    /// meter has none; the take's is counted by its writer.) `inAVX2` (`copiesInAVX2`) takes
+    /// 16 samples a step in C: a 1024-channel session's callback spent 5 % of jcap's CPU here.
     @_noAllocation @_noLocks
     static func copyMeasuring(_ samples: UnsafePointer<Float>, into destination: UnsafeMutableRawPointer,
-                              count: Int) -> Measurement {
+                              count: Int, inAVX2: Bool) -> Measurement {
+        if inAVX2 {
+            var peak: Float = 0, sumOfSquares: Float = 0
+            jcap_copy_levels_avx2(samples, count, destination, &peak, &sumOfSquares)
+            return Measurement(peak: peak, sumOfSquares: sumOfSquares, clips: 0)
+        }
         var lanes = Lanes()
         var index = 0
         while index + 8 <= count {

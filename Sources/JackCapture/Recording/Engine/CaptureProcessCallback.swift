@@ -393,10 +393,12 @@ extension CaptureProcessState {
                     let samples = UnsafePointer(buffer.assumingMemoryBound(to: Float.self))
                     let pieces = ring.stagingPieces(byteCount: channelBytes, at: at)
                     let firstCount = pieces.firstByteCount / MemoryLayout<Float>.stride
-                    var cycle = MeterAccumulators.copyMeasuring(samples, into: pieces.first, count: firstCount)
+                    let inAVX2 = meters.copiesInAVX2
+                    var cycle = MeterAccumulators.copyMeasuring(samples, into: pieces.first, count: firstCount,
+                                                                inAVX2: inAVX2)
                     if firstCount < Int(nframes) {
                         cycle = cycle.combined(with: MeterAccumulators.copyMeasuring(
-                            samples + firstCount, into: pieces.second, count: Int(nframes) - firstCount))
+                            samples + firstCount, into: pieces.second, count: Int(nframes) - firstCount, inAVX2: inAVX2))
                     }
                     meters.publish(channel: channel, cycle)
                 } else {

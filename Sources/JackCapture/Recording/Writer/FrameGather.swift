@@ -14,13 +14,13 @@ package enum FrameGather {
     /// Channels transposed together: 64 source lines of 64 bytes, 4 KiB of L1.
     static let groupWidth = 64
 
-    /// Per channel of a file, measured while gathering: four lanes of the highest |sample| and
-    /// four lanes of the count of samples at or beyond full scale, folded by `peak(_:)` and
-    /// `clips(_:)`. Measuring in the same pass as the transpose reads each sample from memory
-    /// once instead of twice.
+    /// Per channel of a file, measured while gathering: the highest |sample| and the count of
+    /// samples at or beyond full scale, one of each a channel, side by side so that a tile's
+    /// frames (a sample of each of its channels) fold into them a register at a time. Measuring
+    /// in the same pass as the transpose reads each sample from memory once instead of twice.
     package struct Levels {
-        package let peaks: UnsafeMutablePointer<SIMD4<Float>>
-        package let clips: UnsafeMutablePointer<SIMD4<Int32>>
+        package let peaks: UnsafeMutablePointer<Float>
+        package let clips: UnsafeMutablePointer<Int32>
         package let width: Int
 
         package init(width: Int) {
@@ -36,30 +36,44 @@ package enum FrameGather {
         }
 
         package func reset() {
-            peaks.initialize(repeating: .zero, count: width)
-            clips.initialize(repeating: .zero, count: width)
+            peaks.initialize(repeating: 0, count: width)
+            clips.initialize(repeating: 0, count: width)
         }
 
-        package func peak(_ channel: Int) -> Float {
-            let lanes = peaks[channel]
-            return max(max(lanes[0], lanes[1]), max(lanes[2], lanes[3]))
-        }
+        package func peak(_ channel: Int) -> Float { peaks[channel] }
 
-        package func clips(_ channel: Int) -> Int { Int(clips[channel].wrappedSum()) }
+        package func clips(_ channel: Int) -> Int { Int(clips[channel]) }
 
-        /// Four samples of a channel. (Comparisons, not `max`, so a NaN never becomes the peak.)
+        /// One frame of four channels, `channel` on. (Comparisons, not `max`, so a NaN never
+        /// becomes the peak.)
         @inlinable @inline(__always)
-        func add(_ samples: SIMD4<Float>, channel: Int) {
+        func add(frame samples: SIMD4<Float>, channel: Int) {
             let magnitudes = samples.replacing(with: -samples, where: samples .< 0)
-            peaks[channel].replace(with: magnitudes, where: magnitudes .> peaks[channel])
-            clips[channel] &+= SIMD4<Int32>(repeating: 0).replacing(with: 1, where: magnitudes .>= 1)
+            let peak = UnsafeMutableRawPointer(peaks + channel)
+            let highest = peak.loadUnaligned(as: SIMD4<Float>.self)
+            peak.storeBytes(of: highest.replacing(with: magnitudes, where: magnitudes .> highest), as: SIMD4<Float>.self)
+            let clip = UnsafeMutableRawPointer(clips + channel)
+            let counts = clip.loadUnaligned(as: SIMD4<Int32>.self)
+            clip.storeBytes(of: counts &+ SIMD4<Int32>(repeating: 0).replacing(with: 1, where: magnitudes .>= 1),
+                            as: SIMD4<Int32>.self)
+        }
+
+        /// Four samples of one channel.
+        @inlinable @inline(__always)
+        func add(run samples: SIMD4<Float>, channel: Int) {
+            let magnitudes = samples.replacing(with: -samples, where: samples .< 0)
+            // A NaN is no peak: it fails the comparison and becomes 0.
+            let candidates = SIMD4<Float>(repeating: 0).replacing(with: magnitudes, where: magnitudes .> 0)
+            let highest = max(max(candidates[0], candidates[1]), max(candidates[2], candidates[3]))
+            if highest > peaks[channel] { peaks[channel] = highest }
+            clips[channel] &+= SIMD4<Int32>(repeating: 0).replacing(with: 1, where: magnitudes .>= 1).wrappedSum()
         }
 
         @inlinable @inline(__always)
         func add(_ sample: Float, channel: Int) {
             let magnitude = sample.magnitude
-            if magnitude > peaks[channel][0] { peaks[channel][0] = magnitude }
-            if magnitude >= 1 { clips[channel][0] &+= 1 }
+            if magnitude > peaks[channel] { peaks[channel] = magnitude }
+            if magnitude >= 1 { clips[channel] &+= 1 }
         }
     }
 
@@ -76,18 +90,14 @@ package enum FrameGather {
             // A mono file's run, copied and measured 16 samples a step in AVX2 (the Swift loop's
             // SSE2 has no max that keeps a NaN out, so it blends).
             jcap_prefetch(sources[0] + first, frames * MemoryLayout<Float>.stride)
-            return jcap_copy_measure_avx2(sources[0] + first, frames, destination,
-                                          UnsafeMutableRawPointer(levels.peaks).assumingMemoryBound(to: Float.self),
-                                          UnsafeMutableRawPointer(levels.clips).assumingMemoryBound(to: Int32.self))
+            return jcap_copy_measure_avx2(sources[0] + first, frames, destination, levels.peaks, levels.clips)
         }
         guard width >= 8, hasAVX2 else {
             return interleaveInTilesOfFour(sources, width: width, from: first, frames: frames, into: destination,
                                            levels: levels)
         }
         jcap_interleave_avx2(UnsafeRawPointer(sources).assumingMemoryBound(to: UnsafePointer<Float>?.self),
-                             width, first, frames, destination,
-                             levels.map { UnsafeMutableRawPointer($0.peaks).assumingMemoryBound(to: Float.self) },
-                             levels.map { UnsafeMutableRawPointer($0.clips).assumingMemoryBound(to: Int32.self) })
+                             width, first, frames, destination, levels?.peaks, levels?.clips)
     }
 
     /// This processor runs `jcap_interleave_avx2`.
@@ -128,7 +138,7 @@ package enum FrameGather {
                     destination[(frame + 1) * width + channel] = source[1]
                     destination[(frame + 2) * width + channel] = source[2]
                     destination[(frame + 3) * width + channel] = source[3]
-                    levels?.add(UnsafeRawPointer(source).loadUnaligned(as: SIMD4<Float>.self), channel: channel)
+                    levels?.add(run: UnsafeRawPointer(source).loadUnaligned(as: SIMD4<Float>.self), channel: channel)
                     channel += 1
                 }
                 frame += 4
@@ -163,11 +173,9 @@ package enum FrameGather {
             clips &+= SIMD16<Int32>(repeating: 0).replacing(with: 1, where: magnitudes .>= 1)
             frame += 16
         }
-        for quad in 0..<4 {
-            let lanes = SIMD4(peaks[4 * quad], peaks[4 * quad + 1], peaks[4 * quad + 2], peaks[4 * quad + 3])
-            levels.peaks[0].replace(with: lanes, where: lanes .> levels.peaks[0])
-            levels.clips[0] &+= SIMD4(clips[4 * quad], clips[4 * quad + 1], clips[4 * quad + 2], clips[4 * quad + 3])
-        }
+        // No lane is a NaN (comparisons never take one), so the highest is exact.
+        if peaks.max() > levels.peaks[0] { levels.peaks[0] = peaks.max() }
+        levels.clips[0] &+= clips.wrappedSum()
         while frame < frames {
             destination[frame] = source[frame]
             levels.add(source[frame], channel: 0)
@@ -175,7 +183,8 @@ package enum FrameGather {
         }
     }
 
-    /// Four frames of four channels: rows a, b, c, d (one channel each) in, columns out.
+    /// Four frames of four channels: rows a, b, c, d (one channel each) in, columns out, each
+    /// column (a frame) measured into the four channels' levels.
     @inlinable @inline(__always)
     static func transposeTile(_ sources: UnsafePointer<UnsafePointer<Float>>, from first: Int,
                               into destination: UnsafeMutablePointer<Float>, rowStride: Int, levels: Levels?,
@@ -184,12 +193,6 @@ package enum FrameGather {
         let b = UnsafeRawPointer(sources[1] + first).loadUnaligned(as: SIMD4<Float>.self)
         let c = UnsafeRawPointer(sources[2] + first).loadUnaligned(as: SIMD4<Float>.self)
         let d = UnsafeRawPointer(sources[3] + first).loadUnaligned(as: SIMD4<Float>.self)
-        if let levels {
-            levels.add(a, channel: channel)
-            levels.add(b, channel: channel + 1)
-            levels.add(c, channel: channel + 2)
-            levels.add(d, channel: channel + 3)
-        }
         // unpacklo / unpackhi, then movelh / movehl.
         let abLow = SIMD4(a[0], b[0], a[1], b[1]), abHigh = SIMD4(a[2], b[2], a[3], b[3])
         let cdLow = SIMD4(c[0], d[0], c[1], d[1]), cdHigh = SIMD4(c[2], d[2], c[3], d[3])
@@ -201,5 +204,11 @@ package enum FrameGather {
         UnsafeMutableRawPointer(destination + rowStride).storeBytes(of: frame1, as: SIMD4<Float>.self)
         UnsafeMutableRawPointer(destination + 2 * rowStride).storeBytes(of: frame2, as: SIMD4<Float>.self)
         UnsafeMutableRawPointer(destination + 3 * rowStride).storeBytes(of: frame3, as: SIMD4<Float>.self)
+        if let levels {
+            levels.add(frame: frame0, channel: channel)
+            levels.add(frame: frame1, channel: channel)
+            levels.add(frame: frame2, channel: channel)
+            levels.add(frame: frame3, channel: channel)
+        }
     }
 }
