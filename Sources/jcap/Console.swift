@@ -166,16 +166,28 @@ final class Console {
 
     // MARK: The live display
 
-    /// Shows one update; called about 20 times a second. `showsFrames` (`-v`): the status line for
-    /// pipes gives the position in frames too.
+    /// Whether an update shown now would show anything: the screen is redrawn each time, JSON
+    /// lines go 10 a second and status lines one a second. Asked before the snapshot is made,
+    /// which for a 1024-track session costs more than the line it becomes.
+    func isUpdateDue() -> Bool {
+        switch mode {
+        case .silent: false
+        case .json: lineIsDue(every: .milliseconds(100))
+        case .statusLines: lineIsDue(every: .seconds(1))
+        case .screen: true
+        }
+    }
+
+    /// Shows one update, when `isUpdateDue()` said so; about 20 times a second. `showsFrames`
+    /// (`-v`): the status line for pipes gives the position in frames too.
     func show(_ snapshot: MeterSnapshot, showsFrames: Bool = false) {
         switch mode {
         case .silent:
             return
         case .json:
-            if lineIsDue(every: .milliseconds(100)) { StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n") }
+            StandardStreams.writeOutput(MeterJSONLine(snapshot).encoded() + "\n")
         case .statusLines:
-            if lineIsDue(every: .seconds(1)) { StandardStreams.writeOutput(Console.statusLine(snapshot, showsFrames: showsFrames) + "\n") }
+            StandardStreams.writeOutput(Console.statusLine(snapshot, showsFrames: showsFrames) + "\n")
         case .screen(let layout):
             let size = Console.terminalSize()
             // Not the last column: a line filling it leaves the cursor there, and the erase

@@ -23,8 +23,14 @@ struct ControlRunLoop {
             }
             if !events.isEmpty { for surface in surfaces { surface.observe(events) } }
             if core.isFinished { break }
-            // Passes of 10 ms (keys act at once), a redraw every fifth.
-            if pass % 5 == 0 { console.show(MeterSnapshot(core.state, shortensNames: wording.shortensNames), showsFrames: wording.verbose) }
+            // Passes of 10 ms (keys act at once); every fifth the core's state is read (which
+            // also watches the tracks for dead inputs) and drawn when the console is due.
+            if pass % 5 == 0 {
+                let state = core.state
+                if console.isUpdateDue() {
+                    console.show(MeterSnapshot(state, shortensNames: wording.shortensNames), showsFrames: wording.verbose)
+                }
+            }
             pass += 1
             core.wait(upTo: 0.01)
         }

@@ -464,7 +464,8 @@ public final class StudioSession: Sendable {
     /// Seconds of recording the disk still holds at the session's data rate.
     public var recordingSecondsLeft: Double? {
         guard let free = freeDiskBytes else { return nil }
-        let rate = StudioSession.bytesPerSecond(definition, tracks: max(1, armedTrackNames.count),
+        let armedTracks = state.withLock { $0.armed.reduce(0) { $0 + ($1 ? 1 : 0) } }
+        let rate = StudioSession.bytesPerSecond(definition, tracks: max(1, armedTracks),
                                                 sampleRate: definition.settings.sampleRate ?? client.sampleRate)
         return Double(max(0, free - diskReserveBytes)) / Double(max(1, rate))
     }
