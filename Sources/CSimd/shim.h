@@ -12,13 +12,14 @@
 /// Whether this processor runs AVX2 (`jcap_interleave_avx2`).
 static inline int jcap_has_avx2(void) { return __builtin_cpu_supports("avx2"); }
 
-/// Folds eight frames of eight channels, `frame` after the transpose (lane k is channel k), into
-/// the channels' peaks (highest |sample|) and clips (samples at or beyond full scale): one lane a
-/// channel, so a tile is measured with no shuffle. A NaN is neither: `max` returns its second
-/// operand, the peak, when the first is a NaN, and an ordered compare is false.
+/// Folds eight samples into eight lanes of peaks (highest |sample|) and clips (samples at or
+/// beyond full scale): a frame of a tile's eight channels after the transpose (lane k is channel
+/// k, so a tile is measured with no shuffle), or eight samples of a mono file's run. A NaN is
+/// neither: `max` returns its second operand, the peak, when the first is a NaN, and an ordered
+/// compare is false.
 __attribute__((target("avx2"))) static inline void
-jcap_measure_frame8(__m256 frame, __m256 *peak, __m256i *clip) {
-    const __m256 magnitudes = _mm256_and_ps(frame, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
+jcap_measure_frame8(__m256 samples, __m256 *peak, __m256i *clip) {
+    const __m256 magnitudes = _mm256_and_ps(samples, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
     *peak = _mm256_max_ps(magnitudes, *peak);
     // An all-ones lane is -1: subtracting it counts one.
     *clip = _mm256_sub_epi32(*clip, _mm256_castps_si256(_mm256_cmp_ps(magnitudes, _mm256_set1_ps(1.0f), _CMP_GE_OQ)));

@@ -169,7 +169,8 @@ package struct MeterAccumulators: @unchecked Sendable {
     /// Copies `count` samples to `destination` and measures them on the way, reading each once:
     /// the process callback's copy to the ring when the meters are on. (No clip count: the live
     /// meter has none; the take's is counted by its writer.) `inAVX2` (`copiesInAVX2`) takes
-    /// 16 samples a step in C: a 1024-channel session's callback spent 5 % of jcap's CPU here.
+    /// 16 samples a step in C: at 512 channels about half the time of the Swift loop's eight
+    /// (BENCHMARKS.md); at 1024 the ports' buffers come from memory and both wait on it.
     @_noAllocation @_noLocks
     static func copyMeasuring(_ samples: UnsafePointer<Float>, into destination: UnsafeMutableRawPointer,
                               count: Int, inAVX2: Bool) -> Measurement {

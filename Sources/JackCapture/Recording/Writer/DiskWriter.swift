@@ -341,9 +341,9 @@ package final class DiskWriter: @unchecked Sendable {
         let batchFrames: Int
         /// Where the frames being gathered go, and how many fit: the writer's batch, or room in
         /// the direct file's own buffer (`SoundFile.inPlaceFrames`), which saves copying them
-        /// again into it (`jcap-writer-benchmark --kernels`, interleaved files: in place as fast
-        /// as the batch and its copy or up to 6 % faster at 64, 512 and 1024 channels, since a
-        /// tile is measured after its transpose; 13 % slower at 512 before).
+        /// again into it (`jcap-writer-benchmark --kernels`, interleaved files: in place about
+        /// as fast as the batch and its copy at 512 and 1024 channels and up to 11 % faster at
+        /// 64, since a tile is measured after its transpose; 13 % slower at 512 before).
         private(set) var gathering: UnsafeMutablePointer<Float>
         private var gatheringFrames: Int
         var batched = 0

@@ -174,7 +174,8 @@ package enum FrameGather {
             frame += 16
         }
         // No lane is a NaN (comparisons never take one), so the highest is exact.
-        if peaks.max() > levels.peaks[0] { levels.peaks[0] = peaks.max() }
+        let highest = peaks.max()
+        if highest > levels.peaks[0] { levels.peaks[0] = highest }
         levels.clips[0] &+= clips.wrappedSum()
         while frame < frames {
             destination[frame] = source[frame]
