@@ -3,6 +3,7 @@
 // (of 48 kHz audio, as the ring carries it).
 //
 //   jcap-writer-benchmark [--rate HZ] [--src-quality NAME] [--megabytes N] [--io MODE] [DIRECTORY] [CHANNELS ...]
+//   jcap-writer-benchmark --kernels
 //
 // --io auto|direct|buffered: how the writer's file is written (as jcap's --io; default auto).
 // --rate writes the file at HZ, converted by the writer with libsamplerate (--src-quality: best,
@@ -10,9 +11,13 @@
 import Foundation
 import JackCapture
 
-func fail(_ message: String) -> Never {
+let usage = "usage: jcap-writer-benchmark [--rate HZ] [--src-quality NAME] [--megabytes N] [--io auto|direct|buffered] [DIRECTORY] [CHANNELS ...], or --kernels"
+
+/// One line on standard error and the exit code: 64 for a wrong argument (EX_USAGE), 66 for a
+/// directory that is not there (EX_NOINPUT).
+func fail(_ message: String, code: Int32 = 64) -> Never {
     FileHandle.standardError.write(Data("jcap-writer-benchmark: \(message)\n".utf8))
-    exit(64)
+    exit(code)
 }
 
 var positional: [String] = []
@@ -43,12 +48,28 @@ while let argument = arguments.popFirst() {
     case "--megabytes":
         guard let value = arguments.popFirst(), let count = Int(value), count > 0 else { fail("--megabytes needs a positive number") }
         megabytes = count
+    case "-h", "--help":
+        print(usage)
+        exit(0)
     default:
+        // A word that looks like an option is not taken for the directory.
+        if argument.hasPrefix("-") { fail("unknown option \(argument) (--help shows the usage)") }
         positional.append(argument)
     }
 }
 let directory = positional.first ?? "."
-let channelCounts = positional.count > 1 ? positional.dropFirst().compactMap { Int($0) } : [2, 64, 512, 1_024]
+var isDirectory: ObjCBool = false
+guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+    fail("no directory \(directory) to write the test files in", code: 66)
+}
+let channelCounts = positional.count > 1
+    ? positional.dropFirst().map { word -> Int in
+        guard let count = Int(word), (1...1_024).contains(count) else {
+            fail("a channel count is a whole number from 1 to 1024, not \(word)")
+        }
+        return count
+    }
+    : [2, 64, 512, 1_024]
 if let fileRate {
     print("# file at \(fileRate) Hz, converted from 48000 Hz by libsamplerate (\(quality.name))")
 }
