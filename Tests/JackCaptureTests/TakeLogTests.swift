@@ -381,6 +381,120 @@ struct TakeLogTests {
         }
     }
 
+    // MARK: Reading again
+
+    /// What `log` reads and numbers, against a reader that has never read the log.
+    func expectReadsAsFresh(_ log: TakeLog, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let fresh = TakeLog(folder: folder.path)
+        let again = Result { try log.read() }
+        let first = Result { try fresh.read() }
+        #expect(String(describing: again) == String(describing: first), "\(step)", sourceLocation: sourceLocation)
+        #expect(log.nextTakeNumber() == fresh.nextTakeNumber(), "\(step)", sourceLocation: sourceLocation)
+    }
+
+    @Test("a log read again reads as a reader that never read it: appends, notes, marks, deletions, other processes' lines, torn and damaged ones")
+    func readingAgainAfterAppends() throws {
+        let log = folder.log
+        expectReadsAsFresh(log, "no log")
+        try log.append(startRecord(1))
+        expectReadsAsFresh(log, "a start")
+        try log.append(endRecord(1))
+        try log.setNote(take: 1, "keeper")
+        try log.setMark(take: 1, .circled)
+        expectReadsAsFresh(log, "an end, a note and a mark")
+        let full = String(decoding: TakeLogRecord(startRecord(2)).encoded(), as: UTF8.self)
+        try folder.appendRaw(String(full.prefix(90)))          // another process, mid-append
+        expectReadsAsFresh(log, "half a line")
+        try folder.appendRaw(String(full.dropFirst(90)) + "\n") // its append finished
+        #expect(try log.read().entries.map(\.take) == [1, 2])
+        expectReadsAsFresh(log, "the line finished")
+        try log.delete(take: 2)
+        expectReadsAsFresh(log, "a deletion")
+        try folder.appendRaw("{\"take\":3,\"status\":\"bogus\"")     // not a record, unfinished
+        #expect(try log.read().skipped.isEmpty)
+        try folder.appendRaw("}\n")                                  // finished: reported on its line
+        #expect(try log.read().skipped.map(\.line) == [7])
+        expectReadsAsFresh(log, "a damaged line")
+        try folder.appendRaw("{\"take\":4,\"status\":\"reco")        // killed mid-append
+        try log.append(startRecord(5))                            // starts on a new line
+        try log.append(TakeLogEntry(take: 6, status: .complete, sampleRate: 48_000,
+                                    files: [TakeLogFile(path: "old/take-006.wav", tracks: ["a"])]))
+        try folder.touch("old/take-040.wav")
+        #expect(log.nextTakeNumber() == 41)
+        expectReadsAsFresh(log, "a torn line, more takes, a file in another folder")
+    }
+
+    @Test("a log changed other than by appending (edited in place, cut short, replaced, removed) is read again from its first line")
+    func readingAgainAfterChanges() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        try log.append(endRecord(1))
+        try log.append(startRecord(2))
+        #expect(log.nextTakeNumber() == 3)
+        // The same length, one take's files renumbered by hand.
+        let edited = try folder.logText().replacingOccurrences(of: "take-001-", with: "take-007-")
+        try Data(edited.utf8).write(to: URL(fileURLWithPath: folder.logPath))
+        #expect(try log.entry(1).files.map(\.path) == ["take-007-Kick In.wav", "take-007-Snare.wav"])
+        #expect(log.nextTakeNumber() == 8)
+        expectReadsAsFresh(log, "edited in place")
+        // Cut back to its first line.
+        let first = try folder.logText().split(separator: "\n")[0]
+        try Data((first + "\n").utf8).write(to: URL(fileURLWithPath: folder.logPath))
+        #expect(try log.read().entries.map(\.status) == [.recording])
+        expectReadsAsFresh(log, "cut short")
+        // Replaced by another file with more in it (renamed over it, as an editor saves).
+        let replacement = try TakeLogFolder("replacement")
+        let elsewhere = replacement.log
+        try elsewhere.append(startRecord(1))
+        try elsewhere.append(startRecord(3))
+        #expect(rename(replacement.logPath, folder.logPath) == 0)
+        #expect(try log.read().entries.map(\.take) == [1, 3])
+        expectReadsAsFresh(log, "replaced")
+        // Removed.
+        #expect(unlink(folder.logPath) == 0)
+        #expect(try log.read().entries.isEmpty)
+        #expect(log.nextTakeNumber() == 1)
+    }
+
+    @Test("a log read again after random appends, damage and cuts reads as a reader that never read it")
+    func readingAgainAtRandom() throws {
+        let log = folder.log
+        var generator = TakeRecoveryTests.SplitMix(seed: 24)
+        var take = 0
+        for step in 0..<300 {
+            switch generator.next() % 8 {
+            case 0, 1:
+                take += 1
+                try log.append(startRecord(take))
+            case 2:
+                if take > 0 { try log.append(endRecord(take)) }
+            case 3:
+                // Refused for a take whose records the damage made unreadable.
+                if take > 0 { try? log.setNote(take: Int(generator.next() % UInt64(take)) + 1, "note \(step)") }
+            case 4:
+                // Another process's append, stopped at any byte.
+                let line = String(decoding: TakeLogRecord(startRecord(take + 1)).encoded(), as: UTF8.self) + "\n"
+                try folder.appendRaw(String(line.prefix(Int(generator.next() % UInt64(line.count + 1)))))
+            case 5:
+                // A byte changed anywhere.
+                var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.logPath)))
+                if !bytes.isEmpty {
+                    bytes[Int(generator.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: generator.next())
+                    try Data(bytes).write(to: URL(fileURLWithPath: folder.logPath))
+                }
+            case 6:
+                // Cut anywhere.
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.logPath)))
+                try Data(bytes.prefix(Int(generator.next() % UInt64(bytes.count + 1))))
+                    .write(to: URL(fileURLWithPath: folder.logPath))
+            default:
+                try folder.appendRaw("\n  \n")
+            }
+            if generator.next() % 2 == 0 { expectReadsAsFresh(log, "step \(step)") }
+        }
+        expectReadsAsFresh(log, "the end")
+    }
+
     // MARK: Notes
 
     @Test("a note is set, replaced and cleared, and survives the take's end record")

@@ -25,13 +25,15 @@ import Foundation
 /// line stays in the middle. Any other line that is not a record is an error naming the file and
 /// line, because skipping it would silently lose a take.
 ///
-/// Not for the real-time thread: every call does file I/O. Holds nothing but the folder's path,
-/// so one value may be shared between threads; each call opens the log afresh.
+/// Not for the real-time thread: every call does file I/O. One value may be shared between
+/// threads: each call opens the log afresh, and the scan of the lines read so far that it keeps
+/// (so that a read parses only the lines appended since, `TakeLogScan`) is behind a lock.
 public final class TakeLog: Sendable {
     public static let fileName = "takes.jsonl"
 
     public let folder: String
     public var path: String { folder + "/" + Self.fileName }
+    private let scan = Locked(TakeLogScan())
 
     /// Does not touch the folder: the log is created by the first append.
     public init(folder: String) {
@@ -236,34 +238,8 @@ public final class TakeLog: Sendable {
     /// its other keys, unless it is the take's first record (a take needs a status): then it is
     /// skipped, as a line that is not a record is. Only a log that cannot be read at all throws.
     public func read() throws(TakeLogError) -> TakeLogReading {
-        var reading = TakeLogReading(path: path, entries: [], skipped: [])
-        guard let bytes = try contents() else { return reading }
-        var merged: [Int: TakeLogEntry] = [:]
-        for line in Self.lines(bytes) {
-            let record: TakeLogRecord
-            do {
-                record = try JSONDecoder().decode(TakeLogRecord.self, from: Data(line.bytes))
-            } catch {
-                if TakeLogLines.isTorn(line.bytes) || (line.isLast && !line.terminated) { continue }
-                reading.skipped.append(.init(line: line.number, take: TakeLogLines.leadingTakeNumber(line.bytes),
-                                             reason: TakeLogLines.describe(error), keptOtherKeys: false))
-                continue
-            }
-            if let unknown = record.unknownStatus {
-                let statuses = TakeStatus.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                let reason = "unknown status \"\(unknown)\" (use \(statuses))"
-                let keeps = merged[record.take] != nil
-                reading.skipped.append(.init(line: line.number, take: record.take, reason: reason, keptOtherKeys: keeps))
-                if !keeps { continue }
-            } else if merged[record.take] == nil, record.status == nil {
-                reading.skipped.append(.init(line: line.number, take: record.take, reason: "the first record of take \(record.take) has no status",
-                                             keptOtherKeys: false))
-                continue
-            }
-            merged[record.take] = record.merged(into: merged[record.take], status: .recording)
-        }
-        reading.entries = merged.values.sorted { $0.take < $1.take }
-        return reading
+        guard let (scan, bytes) = try scanned() else { return TakeLogReading(path: path, entries: [], skipped: []) }
+        return scan.finished(with: bytes, log: self).reading(path: path)
     }
 
     /// The take's merged entry, or `noSuchTake`; lines that cannot be read are passed over (`read()`).
@@ -281,20 +257,10 @@ public final class TakeLog: Sendable {
     public func nextTakeNumber() -> Int {
         var highest = 0
         var directories: Set<String> = [folder]
-        if let bytes = try? contents() {
-            for line in Self.lines(bytes) {
-                if let record = try? JSONDecoder().decode(TakeLogRecord.self, from: Data(line.bytes)) {
-                    highest = max(highest, record.take)
-                    for file in record.files ?? [] {
-                        if let number = TakeNaming.takeNumber(of: Self.lastComponent(file.path)) { highest = max(highest, number) }
-                        if let relative = try? checkedPath(file.path, take: record.take) {
-                            directories.insert(Self.directory(of: folder + "/" + relative))
-                        }
-                    }
-                } else if let number = TakeLogLines.leadingTakeNumber(line.bytes) {
-                    highest = max(highest, number)
-                }
-            }
+        if let (scan, bytes) = try? scanned() {
+            let finished = scan.finished(with: bytes, log: self)
+            highest = finished.highestTake
+            directories.formUnion(finished.fileDirectories)
         }
         for directory in directories {
             for name in TakeNaming.fileNames(inDirectory: directory) {
@@ -302,6 +268,16 @@ public final class TakeLog: Sendable {
             }
         }
         return highest < Int.max ? highest + 1 : Int.max
+    }
+
+    /// The log's bytes (nil when there is no log yet) and the scan of its complete lines, the
+    /// last scan carried on to them (`TakeLogScan` says why).
+    private func scanned() throws(TakeLogError) -> (scan: TakeLogScan, contents: [UInt8])? {
+        try scan.withLock { (scan: inout TakeLogScan) throws(TakeLogError) -> (scan: TakeLogScan, contents: [UInt8])? in
+            guard let bytes = try contents() else { return nil }
+            scan.advance(to: bytes, log: self)
+            return (scan, bytes)
+        }
     }
 
     /// The log's bytes, or nil when there is no log yet.
@@ -328,32 +304,6 @@ public final class TakeLog: Sendable {
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<count])
         }
-    }
-
-    struct Line {
-        var number: Int
-        var bytes: ArraySlice<UInt8>
-        /// False for the last line when the file does not end with a newline.
-        var terminated: Bool
-        var isLast: Bool
-    }
-
-    /// The log's non-blank lines, numbered from 1 as an editor numbers them.
-    static func lines(_ bytes: [UInt8]) -> [Line] {
-        var lines: [Line] = []
-        var start = 0
-        var number = 0
-        while start < bytes.count {
-            number += 1
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            let line = bytes[start..<end]
-            if !line.allSatisfy(TakeLogLines.isSpace) {
-                lines.append(Line(number: number, bytes: line, terminated: end < bytes.count, isLast: false))
-            }
-            start = end + 1
-        }
-        if !lines.isEmpty { lines[lines.count - 1].isLast = true }
-        return lines
     }
 
     // MARK: Writing
