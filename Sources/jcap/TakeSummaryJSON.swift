@@ -178,8 +178,15 @@ struct TakeSummaryJSON: Encodable {
         max(TakeLogTrack.peakFloor, (Double(value) * 100).rounded() / 100)
     }
 
+    /// Keys sorted, as in the meter lines around it (one line a take: JSONEncoder is fast enough).
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     func encoded() -> String {
-        guard let data = try? MeterJSONLine.encoder.encode(self) else { return "{}" }
+        guard let data = try? Self.encoder.encode(self) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
 }
