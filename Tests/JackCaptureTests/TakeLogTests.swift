@@ -424,6 +424,30 @@ struct TakeLogTests {
         expectReadsAsFresh(log, "a torn line, more takes, a file in another folder")
     }
 
+    @Test("readers on other threads while takes are appended each read a whole log, and a read after sees every take")
+    func readingWhileAppending() throws {
+        let log = folder.log
+        try log.append(startRecord(1))
+        let failures = Locked([String]())
+        let records = (2...40).map { startRecord($0) }
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            if worker == 0 {
+                for (take, record) in zip(2...40, records) {
+                    do { try log.append(record) } catch { failures.withLock { $0.append("append \(take): \(error)") } }
+                }
+                return
+            }
+            for _ in 0..<60 {
+                let takes = (try? log.read().entries.map(\.take)) ?? []
+                if takes.isEmpty || takes != Array(1...takes.count) { failures.withLock { $0.append("read \(takes)") } }
+                if log.nextTakeNumber() < takes.count + 1 { failures.withLock { $0.append("numbered below \(takes.count + 1)") } }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(try log.read().entries.map(\.take) == Array(1...40))
+        expectReadsAsFresh(log, "after")
+    }
+
     @Test("a log changed other than by appending (edited in place, cut short, replaced, removed) is read again from its first line")
     func readingAgainAfterChanges() throws {
         let log = folder.log
