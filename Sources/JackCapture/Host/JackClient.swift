@@ -1,4 +1,5 @@
 import CJack
+import Foundation
 
 /// A connection to a JACK server: a thin wrapper over libjack's client calls, one method per call.
 ///
@@ -57,6 +58,31 @@ package final class JackClient: @unchecked Sendable {
             open = false
             jack_client_close(handle)
         }
+    }
+
+    /// Disconnects from a server that has shut down, waiting at most `timeout`. There
+    /// jack_client_close can block for good inside libjack: `jcap timecode` hung in 1 of 60 runs
+    /// of its test, its main thread waiting on a libjack lock in jack_client_close while a libjack
+    /// thread waited on a condition (jack2 issue #395 reports the same hang). So the call runs on
+    /// a thread of its own. True when it returned; false when it is still blocked: then nothing the client's
+    /// threads may touch can be freed, and the process goes on (or exits) without it.
+    package func closeAfterServerShutdown(timeout: Duration) -> Bool {
+        let address: UInt? = open.withLock { open in
+            guard open else { return nil }
+            open = false
+            return UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
+        }
+        guard let address else { return true }
+        let returned = DispatchSemaphore(value: 0)
+        let closer = Thread {
+            jack_client_close(OpaquePointer(bitPattern: address))
+            returned.signal()
+        }
+        closer.name = "jcap-close"
+        closer.start()
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        return returned.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
     }
 
     /// Whether `close` has been called.

@@ -119,9 +119,17 @@ package final class JackHost: @unchecked Sendable {
         }
         guard let (butlers, freeProcessState, wasActive) = taken else { return }
         for butler in butlers { butler.stop() }
-        if wasActive { client.deactivate() }
-        client.close()
-        if let freeProcessState {
+        // After the server shut down there is nothing to deactivate, and closing may block in
+        // libjack (`JackClient.closeAfterServerShutdown`): a close left blocked keeps the state.
+        let closed: Bool
+        if serverGone {
+            closed = client.closeAfterServerShutdown(timeout: .seconds(2))
+        } else {
+            if wasActive { client.deactivate() }
+            client.close()
+            closed = true
+        }
+        if let freeProcessState, closed {
             // Closed from a worker's own round (a delegate that closes): that round is still
             // running and may use the state, so the worker frees it as it exits.
             if let own = butlers.first(where: { $0.isCurrentThread }) {
