@@ -68,4 +68,50 @@ final class CaptureClientTests: JackTestCase {
             XCTAssertEqual(report.frames, file.frames, "the report counts the file's frames")
         }
     }
+
+    /// A connection takes effect at the start of a later cycle, and in that cycle a hardware
+    /// driver has not filled a capture port that had no connection: it holds the last period it
+    /// was filled with, maybe a take ago. So a client knows the frame its inputs carry their
+    /// sources' audio from, and no take begins before it: a frame named before it is refused,
+    /// saying so, and a take asked for at once begins at or after it.
+    func testNoTakeBeginsBeforeTheInputsCarryTheirSourcesAudio() throws {
+        let (report, carriesFrom) = try { () -> (TakeReport, UInt32) in
+            var configuration = CaptureConfiguration()
+            configuration.serverName = server.name
+            configuration.clientName = "settle"
+            configuration.sources = .ports(["sig:out_1", "sig:out_2"])
+            configuration.takeDirectory = directory
+            let client = try CaptureClient(configuration: configuration)
+            defer { client.close() }
+            let carriesFrom = try XCTUnwrap(client.inputsCarryFrom, "a client that connected its ports")
+            let take = try client.makeTake()
+            let named = FrameTime.advance(carriesFrom, by: -1)
+            XCTAssertThrowsError(try take.start(atFrame: named, lengthFrames: 4_800)) { error in
+                guard case .startInPast(let text)? = error as? CaptureError else { return XCTFail("\(error)") }
+                XCTAssertTrue(text.contains("frame \(named) (the inputs carry their sources' audio from frame \(carriesFrom))"), text)
+            }
+            try take.start(atFrame: nil, lengthFrames: 4_800)
+            return (try XCTUnwrap(take.waitUntilFinished(timeout: 20)), carriesFrom)
+        }()
+        let start = try XCTUnwrap(report.startFrame)
+        XCTAssertGreaterThanOrEqual(FrameTime.distance(from: carriesFrom, to: start), 0,
+                                    "started at \(start), before the inputs carried audio (\(carriesFrom))")
+        let account = try account(of: report)
+        XCTAssertEqual(report.outcome, outcome(reporting: account))
+        assertAccountedFor(account)
+    }
+
+    /// A client that connects nothing (`--no-connect`) has no such frame: its ports count from
+    /// its start, patched by hand whenever.
+    func testAClientThatConnectsNothingWaitsForNothing() throws {
+        var configuration = CaptureConfiguration()
+        configuration.serverName = server.name
+        configuration.clientName = "unpatched"
+        configuration.sources = .ports(["sig:out_1"])
+        configuration.connectsPorts = false
+        configuration.takeDirectory = directory
+        let client = try CaptureClient(configuration: configuration)
+        defer { client.close() }
+        XCTAssertNil(client.inputsCarryFrom)
+    }
 }

@@ -201,6 +201,19 @@ package final class JackClient: @unchecked Sendable {
         }
     }
 
+    /// Waits until the connection from `source` to `port` is in the graph the server's cycles run
+    /// (a connection made now takes effect at the start of a later cycle: jack_port_connected_to
+    /// waits out a pending graph change, once). False when it is not there within `timeout`
+    /// seconds (the source went away, the server stopped).
+    package func waitUntilConnected(_ port: OpaquePointer, to source: String, timeout: Double) -> Bool {
+        let deadline = JackClient.currentTimeMicroseconds + UInt64(timeout * 1_000_000)
+        while whileOpen(false, { _ in jack_port_connected_to(port, source) == 1 }) == false {
+            guard JackClient.currentTimeMicroseconds < deadline else { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+
     /// Breaks a connection (jack_disconnect).
     package func disconnect(_ source: String, from destination: String) throws(JackError) {
         guard whileOpen(-1, { jack_disconnect($0, source, destination) }) == 0 else {

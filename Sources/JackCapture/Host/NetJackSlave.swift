@@ -10,7 +10,8 @@ import CJack
 ///   declares `l × period / 2` frames of capture latency on its ports, which is not what arrives.
 /// - The master sends a capture port's audio only once the slave has said it is connected (the
 ///   protocol's active-port list, sent back with the return sync): after a connection the port
-///   carries silence for a round trip, 2 to 4 cycles at `-l 2` (`warmUpCycles` bounds it).
+///   carries silence for a round trip, l + 1 cycles after the one it takes effect in
+///   (`settleCycles`).
 /// - JACK transport does not cross the link.
 ///
 /// Recognised by the driver's aliases on its ports (`net_pcm:from_master_:out1`), which no other
@@ -32,14 +33,12 @@ public struct NetJackSlave: Equatable, Sendable {
     /// The alias prefix the net driver gives its ports (JackNetDriver's "net_pcm").
     static let aliasPrefix = "net_pcm:"
 
-    /// Cycles after a capture port is connected before the master's audio for it can arrive: the
-    /// connection travels back with the slave's return sync, which the master reads up to `-l`
-    /// cycles late, and the audio comes in the master's next cycle. Measured 2 cycles at `-l 1`
-    /// and 3 to 4 at `-l 2`; `2l + 2` leaves a cycle to spare.
-    public var warmUpCycles: Int { 2 * networkLatencyCycles + 2 }
-
-    /// Frames of `warmUpCycles`.
-    public var warmUpFrames: Int { warmUpCycles * period }
+    /// Cycles from the one a capture port's first connection takes effect in to the first that
+    /// carries the master's audio, and one to spare. The driver fills the port from the next
+    /// cycle on and reports it connected in that cycle's return sync; the master reads that sync
+    /// `-l` cycles later and sends the port's audio in its next cycle: l + 2 cycles, measured
+    /// (3 silent cycles after the stale one at `-l 2`).
+    public var settleCycles: Int { networkLatencyCycles + 3 }
 
     /// The server `client` is on, when it is a NetJACK2 slave: one of its physical ports carries
     /// the net driver's alias.

@@ -26,10 +26,11 @@ package final class CaptureClient: @unchecked Sendable {
 
     /// The server's NetJACK2 link, when the server is a slave (`NetJackSlave`); nil otherwise.
     package let netJackSlave: NetJackSlave?
-    /// On a NetJACK2 slave, the first frame at which the ports connected here carry the master's
-    /// audio (`NetJackSlave.warmUpCycles` after the connections): a take started at once starts
-    /// there rather than on silence.
-    package let linkCarriesFrom: UInt32?
+    /// The first JACK frame from which every port this client connected carries its source's
+    /// audio (`settledFrame`), for a minute after it connected them; nil when it connected none
+    /// (`--no-connect`). No take begins before it (`Take.start`).
+    package var inputsCarryFrom: UInt32? { inputSettling.frame }
+    let inputSettling = InputSettling()
 
     private let currentSources: Locked<[String]>
     let pump: EventPump
@@ -89,9 +90,15 @@ package final class CaptureClient: @unchecked Sendable {
             }
             if let timecodeSource, let port = engine.timecodePortName { try jack.connect(timecodeSource, to: port) }
         } catch { throw .jack(error) }
-        let connectedAt = jack.estimatedFrameTime
-        linkCarriesFrom = netJackSlave.map { FrameTime.advance(connectedAt, by: $0.warmUpFrames) }
+        let lastConnection: (port: OpaquePointer, source: String)? =
+            if let timecodeSource, let port = engine.timecodePort { (port, timecodeSource) }
+            else if connectsPorts, let port = engine.ports.last, let source = currentSources.last { (port, source) }
+            else { nil }
         pump = EventPump(engine: engine, host: host)
+        if let lastConnection {
+            inputSettling.set(CaptureClient.settledFrame(afterConnecting: lastConnection.port, to: lastConnection.source,
+                                                         on: jack, netJackSlave: netJackSlave))
+        }
     }
 
     deinit { close() }
@@ -166,6 +173,24 @@ package final class CaptureClient: @unchecked Sendable {
                 for (source, port) in zip(newSources, engine.portNames) { try jack.connect(source, to: port) }
             }
         } catch { throw .jack(error) }
+        if connectsPorts, let port = engine.ports.last, let source = newSources.last {
+            inputSettling.set(CaptureClient.settledFrame(afterConnecting: port, to: source, on: jack, netJackSlave: netJackSlave))
+        }
+    }
+
+    /// The first JACK frame from which ports connected up to the connection from `source` to
+    /// `port` carry their sources' audio. A connection takes effect at the start of a cycle after
+    /// it is made, and in that cycle a hardware driver has not yet filled a capture port that had
+    /// no connection: the port still holds the last period it was filled with, maybe a take ago
+    /// (jackd2's drivers read only connected ports, before the graph changes). So a period after
+    /// the change is seen; on a NetJACK2 slave, `NetJackSlave.settleCycles` (the master sends a
+    /// port's audio only once told it is connected). Waits, at most 2 s, for the change.
+    static func settledFrame(afterConnecting port: OpaquePointer, to source: String, on jack: JackClient,
+                             netJackSlave: NetJackSlave?) -> UInt32 {
+        _ = jack.waitUntilConnected(port, to: source, timeout: 2)
+        // Read once the change is seen, so at or after the start of the cycle it took effect in.
+        let seen = jack.estimatedFrameTime
+        return FrameTime.advance(seen, by: (netJackSlave?.settleCycles ?? 1) * jack.bufferSize)
     }
 
     /// Resolves port names or globs against the server's output ports, as `init` resolves sources.

@@ -47,8 +47,9 @@ public final class Take: @unchecked Sendable {
     private let triggerLevel: Double?
     private let triggerStop: CaptureDuration?
     private let preRoll: CaptureDuration?
-    /// On a NetJACK2 slave, where the master's audio begins on the ports (`CaptureClient.linkCarriesFrom`).
-    private let linkCarriesFrom: UInt32?
+    /// Where the ports the client connected begin to carry their sources' audio
+    /// (`CaptureClient.inputsCarryFrom`).
+    private let inputSettling: InputSettling
     /// The port the master's timecode comes from, when the take follows the master's clock.
     private let masterClockPort: String?
 
@@ -93,7 +94,7 @@ public final class Take: @unchecked Sendable {
         triggerLevel = client.configuration.triggerLevel
         triggerStop = client.configuration.triggerStop
         preRoll = client.configuration.preRoll
-        linkCarriesFrom = client.linkCarriesFrom
+        inputSettling = client.inputSettling
         masterClockPort = client.engine.timecodePort == nil ? nil : client.configuration.masterClockPort
         engine = client.engine
         jack = client.jack
@@ -260,6 +261,8 @@ public final class Take: @unchecked Sendable {
     /// recorded frames: `start()` with a start and length of the caller's own.
     package func start(at start: StartTime?, lengthFrames: Int64?) throws(CaptureError) {
         try start?.validate(sampleRate: jack.sampleRate)
+        // `+5s` counts from when recording is ready, and the inputs carrying audio is part of that.
+        waitUntilInputsCarryAudio()
         let masterOffset = try readMasterOffset()
         if case .frame(let masterFrame)? = start, let masterOffset {
             // `@F` names the master's frame: it falls on this server's frame F - D.
@@ -295,24 +298,35 @@ public final class Take: @unchecked Sendable {
         try arm(startFrame.map(CaptureStart.atFrame) ?? .immediately, lengthFrames: lengthFrames)
     }
 
+    /// Returns once the process callback has finished a cycle that ends at or after the frame the
+    /// client's ports carry their sources' audio from (`CaptureClient.inputsCarryFrom`), so the
+    /// next cycle begins no earlier. The cycles before hold what a driver left in a port a take
+    /// ago, or a NetJACK2 link's silence: a take asked for at once starts after them, and one
+    /// asked for a frame among them is refused (`arm`). Waits only just after connecting (a few
+    /// periods; at most 2 s, should the cycles stop).
+    private func waitUntilInputsCarryAudio() {
+        guard let floor = inputSettling.frame else { return }
+        let deadline = JackClient.currentTimeMicroseconds + 2_000_000
+        while engine.lastCycleEnd.map({ FrameTime.distance(from: floor, to: $0) < 0 }) ?? true,
+              JackClient.currentTimeMicroseconds < deadline {
+            usleep(1_000)
+        }
+    }
+
     /// `masterOffset`: following the master's clock, the offset the start was resolved with
     /// (nil: read now).
     private func arm(_ start: CaptureStart, lengthFrames: Int64?, masterOffset given: UInt32? = nil) throws(CaptureError) {
         var masterOffset = given
         if masterOffset == nil { masterOffset = try readMasterOffset() }
-        var start = start
-        // On a NetJACK2 slave the link carries silence for a few cycles after the ports were
-        // connected: a take asked for at once starts where the master's audio begins, or on its
-        // first cycle if that is later (a frame named ahead could pass before a slow first cycle).
-        if start == .immediately, let linkCarriesFrom,
-           FrameTime.distance(from: jack.estimatedFrameTime, to: linkCarriesFrom) > 0 {
-            start = .immediatelyFrom(linkCarriesFrom)
-        }
+        waitUntilInputsCarryAudio()
         if let lengthFrames, lengthFrames <= 0 {
             throw .badDuration("\(lengthFrames)f", reason: "a take must be longer than zero")
         }
-        if case .atFrame(let startFrame) = start, FrameTime.distance(from: jack.estimatedFrameTime, to: startFrame) < 0 {
-            throw .startInPast("frame \(startFrame)")
+        if case .atFrame(let startFrame) = start {
+            if let carriesFrom = inputSettling.frame, FrameTime.distance(from: startFrame, to: carriesFrom) > 0 {
+                throw .startInPast("frame \(startFrame) (the inputs carry their sources' audio from frame \(carriesFrom))")
+            }
+            if FrameTime.distance(from: jack.estimatedFrameTime, to: startFrame) < 0 { throw .startInPast("frame \(startFrame)") }
         }
         let alignment = alignsToCaptureLatency
             ? Take.alignment(latencies: CaptureClient.sourceCaptureLatencies(of: engine.ports, on: jack),

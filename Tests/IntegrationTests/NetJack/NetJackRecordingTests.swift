@@ -12,6 +12,18 @@ final class NetJackRecordingTests: NetJackTestCase {
     func testEightChannelsAt256FramePeriods() throws { try recordEveryFrame(period: 256, channels: 8) }
     func testSixtyFourChannelsAt256FramePeriods() throws { try recordEveryFrame(period: 256, channels: 64) }
 
+    /// Two takes on one link, each by a jcap of its own started as the one before exits: the
+    /// second's ports are connected again, and in the cycle that connection takes effect the
+    /// slave's capture ports still hold the last period the first take's connection filled them
+    /// with, followed by the link's silence for a round trip. The second take, started at once,
+    /// begins after both, on the master's audio, like the first.
+    func testATakeRightAfterAnotherStartsOnTheMastersAudio() throws {
+        try onNewLink(period: 256, channels: 8) { try withoutXruns {
+            try recordAtOnce(period: 256, channels: 8, file: "first.wav")
+            try recordAtOnce(period: 256, channels: 8, file: "second.wav")
+        } }
+    }
+
     /// A 2-second take started at once (no --at) on the slave right after the master's signal was
     /// patched in: the file's first frame is already the master's audio (no start-up silence),
     /// and frame p of the file is the master's frame (start + p + D) on every channel, where D,
@@ -19,25 +31,30 @@ final class NetJackRecordingTests: NetJackTestCase {
     /// reported late copies (a loaded machine) must account for every sample, and is repeated.
     private func recordEveryFrame(period: Int, channels: Int) throws {
         try onNewLink(period: period, channels: channels) { try withoutXruns {
-            let run = try runJcap(["--channels", "1-\(channels)", "--for", "2s", "--format", "float", "-o", "take.wav",
-                                   "--meter", "json"], server: link.slaves[0])
-            try checkSlaveServer(afterRunWithStatus: run.status)
-            XCTAssertEqual(run.status, 0, run.errors)
-            XCTAssertTrue(run.errors.contains("NetJACK2 slave"), run.errors)
-            let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: run.output), run.output)
-            let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
-            XCTAssertEqual(((offset % period) + period) % period, 0,
-                           "the master's frame time less the slave's is \(offset) frames, not a whole number of \(period)-frame periods")
-            let account = try slaveAccount(run.output, linkOffset: offset)
-            XCTAssertEqual(try reportedDropouts(run.output), [], "no link dropout on a link that stayed up")
-            let verification = TakeVerification.verify(account)
-            XCTAssertTrue(verification.isAccountedFor, "\(verification)")
-            XCTAssertEqual(verification.checkedSamples, 96_000 * Int64(channels))
-            if account.lostSpans.isEmpty && account.uncertainSpans.isEmpty && !account.lateCopySpans.isEmpty {
-                throw LateCopiesReported(spans: account.lateCopySpans)
-            }
-            XCTAssertTrue(account.reportsNoTrouble, "\(account)")
+            try recordAtOnce(period: period, channels: channels, file: "take.wav")
         } }
+    }
+
+    /// One take of `recordEveryFrame`, into `file`.
+    private func recordAtOnce(period: Int, channels: Int, file: String) throws {
+        let run = try runJcap(["--channels", "1-\(channels)", "--for", "2s", "--format", "float", "-o", file,
+                               "--meter", "json"], server: link.slaves[0])
+        try checkSlaveServer(afterRunWithStatus: run.status)
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("NetJACK2 slave"), run.errors)
+        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: run.output), run.output)
+        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime(file))
+        XCTAssertEqual(((offset % period) + period) % period, 0,
+                       "\(file): the master's frame time less the slave's is \(offset) frames, not a whole number of \(period)-frame periods")
+        let account = try slaveAccount(run.output, linkOffset: offset)
+        XCTAssertEqual(try reportedDropouts(run.output), [], "no link dropout on a link that stayed up")
+        let verification = TakeVerification.verify(account)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification)")
+        XCTAssertEqual(verification.checkedSamples, 96_000 * Int64(channels))
+        if account.lostSpans.isEmpty && account.uncertainSpans.isEmpty && !account.lateCopySpans.isEmpty {
+            throw LateCopiesReported(spans: account.lateCopySpans)
+        }
+        XCTAssertTrue(account.reportsNoTrouble, "\(account)")
     }
 
     /// The first number after `prefix` in `text`.

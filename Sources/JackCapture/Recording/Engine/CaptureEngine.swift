@@ -5,10 +5,6 @@ import CJack
 package enum CaptureStart: Equatable, Sendable {
     /// On the first cycle after arming, at its first frame.
     case immediately
-    /// On the first cycle after arming, but not before this JACK frame: from where a NetJACK2
-    /// slave's link begins to carry the master's audio. The first cycle decides it, so a callback
-    /// that comes late cannot miss it.
-    case immediatelyFrom(UInt32)
     /// At this JACK frame time, exactly.
     case atFrame(UInt32)
     /// At this moment of JACK's clock (`jack_get_time`, in nanoseconds): the frame is decided in
@@ -184,10 +180,8 @@ package final class CaptureEngine: @unchecked Sendable {
         pointer.pendingDelayLines.store(lines.map { Int(bitPattern: $0) } ?? 0, ordering: .releasing)
         pointer.requestedAlignment.store(alignment?.shift ?? 0, ordering: .relaxed)
         pointer.requestedLongestDelay.store(alignment?.longestDelay ?? 0, ordering: .relaxed)
-        var floor = CaptureProcessState.noRequest
-        if case .immediatelyFrom(let frame) = start { floor = Int64(frame) }
         switch start {
-        case .immediately, .immediatelyFrom:
+        case .immediately:
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
             pointer.requestedClockStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
         case .atFrame(let frame):
@@ -200,7 +194,6 @@ package final class CaptureEngine: @unchecked Sendable {
             pointer.requestedStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
             pointer.requestedClockStart.store(CaptureProcessState.noRequest, ordering: .relaxed)
         }
-        pointer.requestedImmediateFloor.store(floor, ordering: .relaxed)
         var level: Float = 0
         if case .onLevel(let amplitude) = start { level = max(amplitude, .leastNormalMagnitude) }
         pointer.requestedTriggerLevel.store(Int(level.bitPattern), ordering: .relaxed)
@@ -324,6 +317,13 @@ package final class CaptureEngine: @unchecked Sendable {
     /// back would: it copies its cycle, then spins, then reads JACK's clock.
     func stallNextCycle(microseconds: Int) {
         state.pointee.stallMicroseconds.store(microseconds, ordering: .relaxed)
+    }
+
+    /// The JACK frame just after the last cycle the process callback finished; nil before its
+    /// first.
+    package var lastCycleEnd: UInt32? {
+        let end = state.pointee.lastCycleEnd.load(ordering: .acquiring)
+        return end < 0 ? nil : UInt32(truncatingIfNeeded: end)
     }
 
     /// Callbacks so far in this take that ran late (read a later frame time than their cycle's).

@@ -29,6 +29,7 @@ extension CaptureProcessState {
         let metering = meteringEnabled.load(ordering: .relaxed)
         if metering { meters.beginCycle() }
         let measuredWhileCopying = advanceTake(frameCount: nframes, metering: metering)
+        lastCycleEnd.store(Int64(jack_last_frame_time(client) &+ nframes), ordering: .releasing)
         if metering {
             if !measuredWhileCopying { measureLevels(frameCount: nframes) }
             meters.finishCycle(frames: Int(nframes))
@@ -55,13 +56,11 @@ extension CaptureProcessState {
         if own.pointee.triggerLevel > 0 { followTrigger(reading: alignedReading, frames: n) }
         if own.pointee.followsCue { followCue(reading: alignedReading) }
         if own.pointee.requests.start == Self.noRequest { decideClockStart(reading: reading, frames: n) }
-        if own.pointee.requests.start == Self.noRequest
-            && (own.pointee.longestDelay > 0 || own.pointee.immediateFloor >= 0) {
-            // Started "now": decided on the take's first cycle (`ImmediateStart`).
+        if own.pointee.requests.start == Self.noRequest && own.pointee.longestDelay > 0 {
+            // Started "now" with channels delayed (latency alignment): decided on the take's first
+            // cycle, the longest delay after it, so every channel's delay line holds real sound.
             if own.pointee.alignedImmediateStart < 0 {
-                own.pointee.alignedImmediateStart = Int64(ImmediateStart.firstFrame(
-                    alignedReading: alignedReading, floor: own.pointee.immediateFloor,
-                    alignment: own.pointee.alignment, longestDelay: own.pointee.longestDelay))
+                own.pointee.alignedImmediateStart = Int64(FrameTime.advance(alignedReading, by: own.pointee.longestDelay))
             }
             own.pointee.requests.start = own.pointee.alignedImmediateStart
         }
@@ -126,7 +125,6 @@ extension CaptureProcessState {
         own.pointee.alignment = requestedAlignment.load(ordering: .relaxed)
         own.pointee.longestDelay = requestedLongestDelay.load(ordering: .relaxed)
         own.pointee.alignedImmediateStart = -1
-        own.pointee.immediateFloor = requestedImmediateFloor.load(ordering: .relaxed)
         own.pointee.followsTransport = requestedTransportFollow.load(ordering: .relaxed)
         own.pointee.transportStart = -1
         own.pointee.transportStop = -1

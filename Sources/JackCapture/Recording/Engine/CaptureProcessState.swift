@@ -49,8 +49,6 @@ struct CaptureProcessState {
     /// A start named as a moment on JACK's clock, in nanoseconds (a wall-clock start), or
     /// `noRequest`: the callback decides its frame in the cycle it falls in (`ClockStart`).
     let requestedClockStart: UnsafeAtomic<Int64>
-    /// A start at once not before this JACK frame (`CaptureStart.immediatelyFrom`), or `noRequest`.
-    let requestedImmediateFloor: UnsafeAtomic<Int64>
     let requestedLength: UnsafeAtomic<Int64>
     /// Frames the armed take runs behind JACK's clock, aligned to its sources' capture latency
     /// (`LatencyAlignment.shift`; 0 without latency alignment), and its longest channel delay.
@@ -109,7 +107,11 @@ struct CaptureProcessState {
     /// clock, as a callback the scheduler ran late would (0: none).
     let stallMicroseconds: UnsafeAtomic<Int>
 
-    // Written by the callback, read by other threads. They describe `activeTake`.
+    // Written by the callback, read by other threads.
+    /// The JACK frame just after the last cycle the callback finished, or -1 before its first:
+    /// `Take.start` waits for the cycle at which the inputs carry their sources' audio.
+    let lastCycleEnd: UnsafeAtomic<Int64>
+    // They describe `activeTake`.
     /// The take the counters below describe (0 before the first).
     let activeTake: UInt32Atomic
     let phase: UnsafeAtomic<Int>
@@ -168,7 +170,7 @@ struct CaptureProcessState {
         armedTake = .create(0)
         requestedStart = .create(Self.noRequest)
         requestedClockStart = .create(Self.noRequest)
-        requestedImmediateFloor = .create(Self.noRequest)
+        lastCycleEnd = .create(Self.noRequest)
         requestedLength = .create(Self.noRequest)
         requestedAlignment = .create(0)
         requestedLongestDelay = .create(0)
@@ -232,7 +234,7 @@ struct CaptureProcessState {
         watchesTransport.destroy()
         requestedTransportFollow.destroy()
         for atomic in [requestedSplitMoment, requestedSplitBoundary, placedSplitBoundary] { atomic.destroy() }
-        for atomic in [requestedStart, requestedClockStart, requestedImmediateFloor, requestedCue, requestedLength, requestedStop, requestedPause, requestedResume, position,
+        for atomic in [requestedStart, requestedClockStart, lastCycleEnd, requestedCue, requestedLength, requestedStop, requestedPause, requestedResume, position,
                        startFrame, overrunFrames, overrunCycles, skippedFrames, cycles, lateCycles, xruns,
                        requestedMasterOffset, masterOffset] {
             atomic.destroy()
@@ -261,8 +263,6 @@ struct ProcessCallbackState {
     var longestDelay = 0
     var delayLines: UnsafeMutablePointer<DelayLineSet>?
     var alignedImmediateStart: Int64 = -1
-    /// The earliest JACK frame a start at once may take (`requestedImmediateFloor`), or -1.
-    var immediateFloor: Int64 = -1
     /// The transport as the callback last saw it (`watchesTransport`): rolling or not, the frame
     /// the current roll began on (known only when the callback saw it begin), the transport's
     /// frame and packed bar-beat-tick then (`TransportBBT.packed`, -1 for none), and the frame it
