@@ -590,9 +590,13 @@ public final class Take: @unchecked Sendable {
             return .immediately
         case .afterReady(let delay)?:
             let frames = try delay.frames(atSampleRate: sampleRate)
-            // `+0s` is now: the next cycle, not a frame that is passing as it is named.
+            // `+0s` is now: the next cycle, not a frame that is passing as it is named. Later
+            // ones count from the first frame a take can begin on: now, or the end of the cycle
+            // the callback has already finished (the inputs' first cycle, just after connecting).
             guard frames > 0 else { return .immediately }
-            return .atFrame(FrameTime.advance(jack.estimatedFrameTime, by: Int(frames)))
+            var ready = jack.estimatedFrameTime
+            if let cycleEnd = engine.lastCycleEnd, FrameTime.distance(from: ready, to: cycleEnd) > 0 { ready = cycleEnd }
+            return .atFrame(FrameTime.advance(ready, by: Int(frames)))
         case .frame(let frame)?:
             guard FrameTime.distance(from: jack.estimatedFrameTime, to: frame) > 0 else {
                 throw .startInPast("@\(frame) (JACK's clock is at \(jack.estimatedFrameTime))")

@@ -25,6 +25,16 @@ final class NetJackRecordingTests: NetJackTestCase {
         } }
     }
 
+    /// `--at +20ms` counts from when jcap is ready, and ready includes the link carrying the
+    /// master's audio: the take begins 20 ms after that, on the master's audio. (It began on the
+    /// link's silence, 33 to 165 frames of it in 6 of 6 takes at 256-frame periods, exit 0,
+    /// when the 20 ms counted from the connect call.)
+    func testATakeAskedForAFewMillisecondsAheadStartsOnTheMastersAudio() throws {
+        try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
+            try recordAtOnce(period: 1_024, channels: 8, file: "take.wav", starting: ["--at", "+20ms"])
+        } }
+    }
+
     /// A 2-second take started at once (no --at) on the slave right after the master's signal was
     /// patched in: the file's first frame is already the master's audio (no start-up silence),
     /// and frame p of the file is the master's frame (start + p + D) on every channel, where D,
@@ -37,10 +47,10 @@ final class NetJackRecordingTests: NetJackTestCase {
         } }
     }
 
-    /// One take of `recordEveryFrame`, into `file`.
-    private func recordAtOnce(period: Int, channels: Int, file: String) throws {
+    /// One take of `recordEveryFrame`, into `file`; `starting`: options for its start (none: at once).
+    private func recordAtOnce(period: Int, channels: Int, file: String, starting: [String] = []) throws {
         let run = try runJcap(["--channels", "1-\(channels)", "--for", "2s", "--format", "float", "-o", file,
-                               "--meter", "json"], server: link.slaves[0])
+                               "--meter", "json"] + starting, server: link.slaves[0])
         try checkSlaveServer(afterRunWithStatus: run.status)
         XCTAssertEqual(run.status, 0, run.errors)
         XCTAssertTrue(run.errors.contains("NetJACK2 slave"), run.errors)
