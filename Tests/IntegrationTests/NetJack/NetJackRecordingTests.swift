@@ -19,6 +19,7 @@ final class NetJackRecordingTests: NetJackTestCase {
     /// begins after both, on the master's audio, like the first.
     func testATakeRightAfterAnotherStartsOnTheMastersAudio() throws {
         // 1024-frame periods: at 256, late copies came in most attempts, and two takes an attempt.
+        // withoutXruns: a master's xrun jumps its clock over the link, which no slave recorder sees.
         try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
             try recordAtOnce(period: 1_024, channels: 8, file: "first.wav")
             try recordAtOnce(period: 1_024, channels: 8, file: "second.wav")
@@ -30,6 +31,7 @@ final class NetJackRecordingTests: NetJackTestCase {
     /// link's silence, 33 to 165 frames of it in 6 of 6 takes at 256-frame periods, exit 0,
     /// when the 20 ms counted from the connect call.)
     func testATakeAskedForAFewMillisecondsAheadStartsOnTheMastersAudio() throws {
+        // withoutXruns: a master's xrun jumps its clock over the link, which no slave recorder sees.
         try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
             try recordAtOnce(period: 1_024, channels: 8, file: "take.wav", starting: ["--at", "+20ms"])
         } }
