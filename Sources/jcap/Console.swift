@@ -152,10 +152,10 @@ final class Console {
         switch event {
         case .paused(_, let position): return "paused at \(time(position))"
         case .resumed(_, let position): return "resumed at \(time(position))"
-        case .portConnected(let channel, let source, _, let position):
-            return "channel \(channel + 1): \(source) connected at \(time(position))"
-        case .portDisconnected(let channel, let source, _, let position):
-            return "channel \(channel + 1): \(source) disconnected at \(time(position)); recording silence"
+        case .portConnected(let channel, let source, _, let position, let timing):
+            return "channel \(channel + 1): \(source) connected \(timing.preposition) \(time(position))" + timing.uncertainty
+        case .portDisconnected(let channel, let source, _, let position, let timing):
+            return "channel \(channel + 1): \(source) disconnected \(timing.preposition) \(time(position)); recording silence"
         case .bufferSizeChanged(let frames, _, let position):
             return "JACK period changed to \(frames) frames at \(time(position)); recording goes on"
         case .triggered(_, let position): return "triggered, \(time(position)) into the take"

@@ -346,28 +346,34 @@ final class RecorderTests: JackTestCase {
         let port = recorder.portNames[0]
         try observer.disconnect("sig:out_1", from: port)
         let disconnected = try delegate.waitFor("the disconnection") {
-            if case .portDisconnected(0, "sig:out_1", _, _) = $0 { true } else { false }
+            if case .portDisconnected(0, "sig:out_1", _, _, _) = $0 { true } else { false }
         }
         usleep(300_000)
         try observer.connect("sig:out_1", to: port)
-        _ = try delegate.waitFor("the reconnection") {
-            if case .portConnected(0, "sig:out_1", _, _) = $0 { true } else { false }
+        let connected = try delegate.waitFor("the reconnection") {
+            if case .portConnected(0, "sig:out_1", _, _, _) = $0 { true } else { false }
         }
         usleep(300_000)
         recorder.stop()
         XCTAssertTrue(try delegate.waitForFinish(), "a disconnected source does not fail the take")
         XCTAssertEqual(delegate.began, [.sourceDisconnected(channel: 0, source: "sig:out_1")])
         XCTAssertEqual(delegate.ended, [.sourceDisconnected(channel: 0, source: "sig:out_1")])
-        guard case .portDisconnected(_, _, _, let position) = disconnected else { return XCTFail() }
+        guard case .portDisconnected(_, _, _, let silenceFrom, let disconnection) = disconnected,
+              case .portConnected(_, _, _, let signalFrom, let connection) = connected else { return XCTFail() }
+        // A client's output is written in the cycle it is read: nothing uncertain about it.
+        XCTAssertEqual(disconnection, .exact(uncertainFrames: 0), "\(disconnected)")
+        XCTAssertEqual(connection, .exact(uncertainFrames: 0), "\(connected)")
 
-        // Channel 1 is silent for one run near the reported position; channel 2 never is.
+        // Channel 1 is silent for one run, exactly from the reported frame to the reported one;
+        // channel 2 never is.
         let file = try SoundFile.open(readingFrom: path("disconnect.wav"))
         var samples = [Float](repeating: 0, count: Int(file.frames) * 2)
         _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
         let silentFrames = (0..<Int(file.frames)).filter { samples[$0 * 2] == 0 }
         XCTAssertGreaterThan(silentFrames.count, 9_600, "about 300 ms of silence")
         XCTAssertEqual(silentFrames.last! - silentFrames.first! + 1, silentFrames.count, "one run")
-        XCTAssertLessThan(abs(Int64(silentFrames.first!) - position), 4_096, "silence starts where the event says")
+        XCTAssertEqual(Int64(silentFrames.first!), silenceFrom, "silence starts on the frame the event says")
+        XCTAssertEqual(Int64(silentFrames.last! + 1), signalFrom, "the signal comes back on the frame the event says")
         XCTAssertLessThan(silentFrames.last!, Int(file.frames) - 9_600, "the signal comes back")
         XCTAssertFalse((0..<Int(file.frames)).contains { samples[$0 * 2 + 1] == 0 }, "the other channel is untouched")
     }
@@ -382,7 +388,7 @@ final class RecorderTests: JackTestCase {
         solo.signal(SIGTERM)
         _ = try solo.wait(timeout: 10)
         _ = try delegate.waitFor("the source's departure") {
-            if case .portDisconnected(0, "solo:out_1", _, _) = $0 { true } else { false }
+            if case .portDisconnected(0, "solo:out_1", _, _, _) = $0 { true } else { false }
         }
         usleep(200_000)
         XCTAssertTrue(recorder.isRecording)

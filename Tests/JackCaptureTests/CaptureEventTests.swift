@@ -19,6 +19,7 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.masterClockJumpKind == CaptureEventRecord.Kind.masterClockJump.rawValue)
         #expect(CaptureEventRecord.transportRolledKind == CaptureEventRecord.Kind.transportRolled.rawValue)
         #expect(CaptureEventRecord.triggeredKind == CaptureEventRecord.Kind.triggered.rawValue)
+        #expect(CaptureEventRecord.inputChangedKind == CaptureEventRecord.Kind.inputChanged.rawValue)
     }
 
     @Test("fixed records and named records come back as the events they stand for, in order")
@@ -36,10 +37,14 @@ struct CaptureEventTests {
         withUnsafePointer(to: &dropout) { ring.publish($0, dropped: dropped) }
         var jump = CaptureEventRecord(kind: CaptureEventRecord.masterClockJumpKind, frameTime: 12, position: 96_256, value: -2_048, extra: 0)
         withUnsafePointer(to: &jump) { ring.publish($0, dropped: dropped) }
-        let events = ring.drainEvents(withText: true).compactMap { CaptureEvent(record: $0.0, text: $0.1) }
+        let drained = ring.drainEvents(withText: true)
+        let events = drained.compactMap { CaptureEvent(record: $0.0, text: $0.1) }
+        // A connection is no event until it is placed on its cycle (`ConnectionPlacement`).
+        #expect(drained.compactMap { ConnectionPlacement.announcement(from: $0.0, source: $0.1) } == [
+            .init(channel: 3, source: "synth:out_1", connected: false, hardware: false, frameTime: 7, position: 8),
+        ])
         #expect(events == [
             .paused(frameTime: 4_000_000_000, position: 12_345),
-            .portDisconnected(channel: 3, source: "synth:out_1", frameTime: 7, position: 8),
             .sampleRateChanged(from: 48_000, to: 44_100, position: 10),
             .linkDropout(position: 79_872, frames: 44_032),
             .masterClockJump(position: 96_256, frames: -2_048),
@@ -61,6 +66,9 @@ struct CaptureEventTests {
     @Test("descriptions name the frame and the take position")
     func descriptions() {
         #expect(CaptureEvent.paused(frameTime: 480, position: 96).description == "paused at JACK frame 480 (take frame 96)")
-        #expect(CaptureEvent.portDisconnected(channel: 0, source: "a:b", frameTime: 1, position: 2).description.contains("channel 1: a:b disconnected"))
+        #expect(CaptureEvent.portDisconnected(channel: 0, source: "a:b", frameTime: 1, position: 2, timing: .near).description
+            == "channel 1: a:b disconnected near JACK frame 1 (take frame 2); recording silence")
+        #expect(CaptureEvent.portConnected(channel: 0, source: "a:b", frameTime: 1, position: 2, timing: .exact(uncertainFrames: 0))
+            .description == "channel 1: a:b connected at JACK frame 1 (take frame 2)")
     }
 }

@@ -85,8 +85,16 @@ struct EngineerWordingTests {
     @Test("a take's events at their times in the take, no JACK frames")
     func eventsAsTimes() {
         #expect(Console.eventText(.paused(frameTime: 123_456, position: 48_000), sampleRate: 48_000) == "paused at 00:00:01.000")
-        #expect(Console.eventText(.portDisconnected(channel: 1, source: "crashing:out_1", frameTime: 9, position: 72_000), sampleRate: 48_000)
+        #expect(Console.eventText(.portDisconnected(channel: 1, source: "crashing:out_1", frameTime: 9, position: 72_000,
+                                                    timing: .exact(uncertainFrames: 0)), sampleRate: 48_000)
             == "channel 2: crashing:out_1 disconnected at 00:00:01.500; recording silence")
+        #expect(Console.eventText(.portDisconnected(channel: 1, source: "crashing:out_1", frameTime: 9, position: 72_000,
+                                                    timing: .near), sampleRate: 48_000)
+            == "channel 2: crashing:out_1 disconnected near 00:00:01.500; recording silence")
+        #expect(Console.eventText(.portConnected(channel: 0, source: "system:capture_1", frameTime: 9, position: 48_000,
+                                                 timing: .exact(uncertainFrames: 256)), sampleRate: 48_000)
+            == "channel 1: system:capture_1 connected at 00:00:01.000; its first 256 frames may be that input's audio "
+            + "from before (JACK fills a hardware input only while it is connected)")
         #expect(Console.eventText(.triggered(frameTime: 9, position: 4_800), sampleRate: 48_000) == "triggered, 00:00:00.100 into the take")
         #expect(Console.eventText(.xrun(frameTime: 9, position: 1), sampleRate: 48_000) == nil)
     }

@@ -346,7 +346,7 @@ final class SessionWork: ControlledWork {
     /// A take that starts on an input already unpatched reports the disconnection at its frame 0:
     /// the track was told dead when it happened (`trackDead`), so that is no news.
     private func isKnownAlready(_ event: CaptureEvent) -> Bool {
-        guard case .portDisconnected(let channel, _, _, 0) = event, channel < watch.dead.count else { return false }
+        guard case .portDisconnected(let channel, _, _, 0, _) = event, channel < watch.dead.count else { return false }
         return watch.dead[channel] == .unpatched
     }
 

@@ -310,7 +310,12 @@ final class EventPump: Sendable {
         self.engine = engine
         // One more round after the stop: the events of the last cycles reach the take.
         host.run(butler, finalRound: true) { [self] in
-            take?.pump(engine.takeEvents())
+            if let take {
+                take.pump(engine.takeEvents())
+            } else {
+                // Nothing before a take belongs to one: connections held for placing go too.
+                _ = engine.takeEvents(releasingHeld: true)
+            }
             return .idle
         }
     }

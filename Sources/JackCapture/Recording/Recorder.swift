@@ -409,11 +409,11 @@ public final class Recorder: @unchecked Sendable {
             delegate?.recorder(self, didReceive: event)
             self.locked { self.clockExtension.keepCurrent(with: self.jack?.estimatedFrameTime) }
             switch event {
-            case .portDisconnected(let channel, let source, _, _):
+            case .portDisconnected(let channel, let source, _, _, _):
                 if interrupted.insert(channel) {
                     delegate?.recorderBeginInterruption(self, .sourceDisconnected(channel: channel, source: source))
                 }
-            case .portConnected(let channel, let source, _, _):
+            case .portConnected(let channel, let source, _, _, _):
                 if interrupted.remove(channel) {
                     delegate?.recorderEndInterruption(self, .sourceDisconnected(channel: channel, source: source))
                 }

@@ -527,7 +527,7 @@ public final class Take: @unchecked Sendable {
         // A take never started has nothing coming: its writer stops at once.
         writer.finish(abandoning: !started || (status.serverGone && status.phase != .finished))
         status = self.status
-        if started { lock.withLock { log += engine.takeEvents() } }
+        if started { lock.withLock { log += engine.takeEvents(releasingHeld: true) } }
         deliverEvents()
 
         let frames = writer.framesWritten

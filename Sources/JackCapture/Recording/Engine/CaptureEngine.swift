@@ -59,6 +59,8 @@ package final class CaptureEngine: @unchecked Sendable {
     let timecodePort: OpaquePointer?
     let state: UnsafeMutablePointer<CaptureProcessState>
     private let lastTake = Locked<UInt32>(0)
+    /// Connections announced, and the cycles the callback saw inputs change in, not yet paired.
+    private let connections = Locked(ConnectionPlacement())
 
     /// Registers one input port per name and allocates a ring of `bufferSeconds` of audio (at the
     /// server's current rate and period), touched so the callback never faults on it.
@@ -264,11 +266,32 @@ package final class CaptureEngine: @unchecked Sendable {
     }
 
     /// The events published since the last call, in order: first the process callback's (exact
-    /// frames), then the notification thread's. One consumer at a time.
-    package func takeEvents() -> [CaptureEvent] {
+    /// frames), then the notification thread's. Connections wait until they are placed on the
+    /// cycle they took effect in (`ConnectionPlacement`), a few periods; `releasingHeld` lets
+    /// every one go now, as it stands (the take is over). One consumer at a time.
+    package func takeEvents(releasingHeld: Bool = false) -> [CaptureEvent] {
         let s = state.pointee
-        return (s.events.drainEvents(withText: false) + s.notifications.drainEvents(withText: true))
-            .compactMap { CaptureEvent(record: $0.0, text: $0.1) }
+        let fromCallback = s.events.drainEvents(withText: false)
+        let announced = s.notifications.drainEvents(withText: true)
+        let events = (fromCallback + announced).compactMap { CaptureEvent(record: $0.0, text: $0.1) }
+        let end = s.lastCycleEnd.load(ordering: .acquiring)
+        let releaseAll = releasingHeld || end < 0 || s.serverGone.load(ordering: .acquiring)
+        // Past this many frames, the callback has planned every cycle a change could have
+        // switched in: the next cycle or a deferred one, `lookahead` cycles before it is planned.
+        let horizon = (CycleTimeline.lookahead + 4) * max(1, s.periodFrames.load(ordering: .relaxed))
+        let placed = connections.withLock { placement in
+            for (record, _) in fromCallback {
+                if let change = ConnectionPlacement.change(from: record) { placement.observe(change) }
+            }
+            for (record, source) in announced {
+                if let announcement = ConnectionPlacement.announcement(from: record, source: source) {
+                    placement.announce(announcement)
+                }
+            }
+            if placement.isEmpty { return [CaptureEvent]() }
+            return placement.release(lastCycleEnd: releaseAll ? nil : UInt32(truncatingIfNeeded: end), horizon: horizon)
+        }
+        return events + placed
     }
 
     /// Events lost because a ring was full (the counters still count what they stood for).

@@ -45,10 +45,12 @@ public enum CaptureEvent: Equatable, Sendable {
     case masterClockJump(position: Int64, frames: Int64)
     /// The server reported an xrun (jack_set_xrun_callback).
     case xrun(frameTime: UInt32, position: Int64)
-    /// A source was connected to a channel's port.
-    case portConnected(channel: Int, source: String, frameTime: UInt32, position: Int64)
-    /// A channel's source was disconnected, or its client quit: the channel records silence.
-    case portDisconnected(channel: Int, source: String, frameTime: UInt32, position: Int64)
+    /// A source was connected to a channel's port: from `position` (`timing` says how exactly)
+    /// the channel records it.
+    case portConnected(channel: Int, source: String, frameTime: UInt32, position: Int64, timing: ConnectionTiming)
+    /// A channel's source was disconnected, or its client quit: from `position` the channel
+    /// records silence (or its other sources).
+    case portDisconnected(channel: Int, source: String, frameTime: UInt32, position: Int64, timing: ConnectionTiming)
     /// The server's period changed (jack_set_buffer_size_callback); recording goes on.
     case bufferSizeChanged(frames: Int, frameTime: UInt32, position: Int64)
     /// The server's sample rate changed (jack_set_sample_rate_callback): the take stops there.
@@ -139,10 +141,11 @@ extension CaptureEvent: CustomStringConvertible {
         case .masterClockJump(let position, let frames):
             "master clock jump at take frame \(position): from here on the take's frames are \(frames) frames \(frames < 0 ? "earlier" : "later") on the master's clock (\(frames < 0 ? "frames repeated" : "frames missing"))"
         case .xrun(let frame, let position): "xrun near JACK frame \(frame) (take frame \(position))"
-        case .portConnected(let channel, let source, let frame, let position):
-            "channel \(channel + 1): \(source) connected near JACK frame \(frame) (take frame \(position))"
-        case .portDisconnected(let channel, let source, let frame, let position):
-            "channel \(channel + 1): \(source) disconnected near JACK frame \(frame) (take frame \(position)); recording silence"
+        case .portConnected(let channel, let source, let frame, let position, let timing):
+            "channel \(channel + 1): \(source) connected \(timing.preposition) JACK frame \(frame) (take frame \(position))"
+                + timing.uncertainty
+        case .portDisconnected(let channel, let source, let frame, let position, let timing):
+            "channel \(channel + 1): \(source) disconnected \(timing.preposition) JACK frame \(frame) (take frame \(position)); recording silence"
         case .bufferSizeChanged(let frames, let frame, let position):
             "JACK period changed to \(frames) frames near JACK frame \(frame) (take frame \(position)); recording goes on"
         case .sampleRateChanged(let from, let to, let position):
@@ -169,6 +172,10 @@ struct CaptureEventRecord: Equatable {
         case placementUncertain
         case linkDropout
         case masterClockJump
+        /// From the process callback: a channel's port read from new sources from this cycle
+        /// (`value` the channel, `extra` the cycle's frames). Paired with its announcement
+        /// (`ConnectionPlacement`), never an event of its own.
+        case inputChanged
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -186,11 +193,16 @@ struct CaptureEventRecord: Equatable {
     static var placementUncertainKind: Int32 { @_noAllocation @_noLocks get { 15 } }
     static var linkDropoutKind: Int32 { @_noAllocation @_noLocks get { 16 } }
     static var masterClockJumpKind: Int32 { @_noAllocation @_noLocks get { 17 } }
+    static var inputChangedKind: Int32 { @_noAllocation @_noLocks get { 18 } }
+    /// Set in a connection announcement's `value` (above the channel) when the other port is a
+    /// hardware input.
+    static var hardwareSourceFlag: Int64 { 1 << 32 }
 
     var kind: Int32
     var frameTime: UInt32
     var position: Int64
-    /// Frames (overrun, skipped), the channel (connections), the new period or sample rate.
+    /// Frames (overrun, skipped), the channel (connections, with `hardwareSourceFlag`), the new
+    /// period or sample rate.
     var value: Int64
     /// The old sample rate (sampleRateChanged), or the length of the port name that follows
     /// (connections).
@@ -270,10 +282,9 @@ extension CaptureEvent {
         case .framesSkipped: self = .framesSkipped(position: position, frames: record.value)
         case .lateCopy: self = .lateCopy(position: position, frames: record.value)
         case .xrun: self = .xrun(frameTime: frame, position: position)
-        case .portConnected:
-            self = .portConnected(channel: Int(record.value), source: text, frameTime: frame, position: position)
-        case .portDisconnected:
-            self = .portDisconnected(channel: Int(record.value), source: text, frameTime: frame, position: position)
+        case .portConnected, .portDisconnected, .inputChanged:
+            // Placed on their cycle first (`ConnectionPlacement`).
+            return nil
         case .bufferSizeChanged: self = .bufferSizeChanged(frames: Int(record.value), frameTime: frame, position: position)
         case .sampleRateChanged: self = .sampleRateChanged(from: Int(record.extra), to: Int(record.value), position: position)
         case .transportRolled:

@@ -36,7 +36,10 @@ func capturePortConnectCallback(_ a: jack_port_id_t, _ b: jack_port_id_t, _ conn
         let other: OpaquePointer
         if port == first { other = second } else if port == second { other = first } else { continue }
         let name = jack_port_name(other).map { String(cString: $0) } ?? "port \(connect != 0 ? b : a)"
-        state.notify(connect != 0 ? .portConnected : .portDisconnected, value: Int64(channel), text: name)
+        // A hardware input's first period after a connection may be older audio (`ConnectionTiming`).
+        let hardware = jack_port_flags(other) & Int32(JackPortIsPhysical.rawValue) != 0
+        state.notify(connect != 0 ? .portConnected : .portDisconnected,
+                     value: Int64(channel) | (hardware ? CaptureEventRecord.hardwareSourceFlag : 0), text: name)
     }
 }
 

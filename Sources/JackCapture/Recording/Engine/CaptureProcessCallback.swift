@@ -68,20 +68,31 @@ extension CaptureProcessState {
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
+        own.pointee.cycleSerial &+= 1
+        cycle.serial = own.pointee.cycleSerial
         if onNetJackSlave { cycle.callbackTime = jack_get_time() }
         cycle.masterFrame = own.pointee.cycleMasterFrame
         if !rateChanged && mayBelongToTake(reading: alignedReading, frames: n) {
             let staged = own.pointee.timeline.stagedBytes + own.pointee.preRoll.stagedBytes
             let blockBytes = CaptureBlockHeader.blockByteCount(frames: n, channels: channelCount)
             if ring.writableByteCount() >= staged + blockBytes {
-                stageCycle(frameCount: nframes, at: staged, metering: metering)
+                let changed = stageCycle(frameCount: nframes, at: staged, metering: metering, serial: cycle.serial)
+                cycle.firstChangedInput = changed.first
+                cycle.lastChangedInput = changed.last
                 cycle.stagedBytes = blockBytes
                 measured = metering
             } else {
                 cycle.dropped = true
             }
         }
-        if cycle.stagedBytes == 0 { feedDelayLines(frameCount: nframes) }
+        if cycle.stagedBytes == 0 {
+            feedDelayLines(frameCount: nframes)
+            // A change in a cycle not copied cannot be placed: the next copied one only learns.
+            if own.pointee.inputBuffersKnown {
+                own.pointee.forgetInputBuffers()
+                own.pointee.inputBuffersKnown = false
+            }
+        }
         let stall = stallMicroseconds.load(ordering: .relaxed)
         if stall > 0 {
             // Test hook: this callback runs late. It holds the cycle's frames already; spinning
@@ -144,6 +155,8 @@ extension CaptureProcessState {
         }
         own.pointee.delayLines = UnsafeMutablePointer<DelayLineSet>(bitPattern: incoming)
         own.pointee.split = SplitState()
+        own.pointee.forgetInputBuffers()
+        own.pointee.inputBuffersKnown = false
         position.store(0, ordering: .relaxed)
         startFrame.store(-1, ordering: .relaxed)
         overrunFrames.store(0, ordering: .relaxed)
@@ -377,13 +390,26 @@ extension CaptureProcessState {
     /// Copies every port's whole cycle to the ring, `offset` bytes past what is already staged,
     /// after room for the block's header. Nothing is published until the cycle is planned. With
     /// `metering`, each channel is measured for the meters in the same pass (each sample read
-    /// once, not once to copy and once to measure).
+    /// once, not once to copy and once to measure). Returns the first and last channel whose port
+    /// buffer changed since the cycle copied before (-1: none), each marked with `serial`.
     @_noAllocation @_noLocks
-    private func stageCycle(frameCount nframes: UInt32, at offset: Int, metering: Bool) {
+    private func stageCycle(frameCount nframes: UInt32, at offset: Int, metering: Bool, serial: Int64)
+        -> (first: Int, last: Int) {
         let channelBytes = Int(nframes) * MemoryLayout<Float>.stride
         var at = offset + CaptureBlockHeader.byteCount
+        var changed = (first: -1, last: -1)
+        let known = own.pointee.inputBuffersKnown
+        own.pointee.inputBuffersKnown = true
         for channel in 0..<channelCount {
             if let port = ports[channel], let buffer = jack_port_get_buffer(port, nframes) {
+                if own.pointee.inputBuffers[channel] != buffer {
+                    if known {
+                        own.pointee.inputChangeReadings[channel] = serial
+                        if changed.first < 0 { changed.first = channel }
+                        changed.last = channel
+                    }
+                    own.pointee.inputBuffers[channel] = buffer
+                }
                 // The whole buffer asked for before the copy reads it: the source's client wrote
                 // it, perhaps on the other CPU, and line by line each read waited in turn.
                 jcap_prefetch(buffer, channelBytes)
@@ -410,6 +436,7 @@ extension CaptureProcessState {
             at += channelBytes
         }
         delayStagedChannels(frameCount: nframes, at: offset)
+        return changed
     }
 
     /// Delays the staged frames of each channel that has a delay line (`LatencyAlignment`), in
@@ -557,6 +584,13 @@ extension CaptureProcessState {
                                                            position: copied > 0 ? plan.spans[0].position : nil, sampleRate: sampleRate)
             if let settled { emitLinkDropout(settled) }
         }
+        if cycle.firstChangedInput >= 0 && copied > 0 {
+            // The cycle's ports read from new sources from its first frame: from the take's first
+            // frame of it on.
+            let first = plan.spans[0]
+            emitInputChanges(of: cycle, frameTime: FrameTime.advance(cycleStart, by: overlap + first.offset),
+                             position: first.position)
+        }
         if placed.placement.guessed && copied > 0 {
             // The readings could not decide where this period goes: said, never hidden.
             let first = plan.spans[0]
@@ -621,6 +655,20 @@ extension CaptureProcessState {
             emit(CaptureEventRecord.masterClockJumpKind, frameTime: frameTime, position: first.position, value: frames)
         case .unreadable:
             emit(CaptureEventRecord.placementUncertainKind, frameTime: frameTime, position: first.position, value: Int64(copied))
+        }
+    }
+
+    /// Publishes, for each channel whose port buffer changed in `cycle`, where the change lands in
+    /// the take (paired with JACK's announcement by `ConnectionPlacement`).
+    @_noAllocation @_noLocks
+    private func emitInputChanges(of cycle: PendingCycle, frameTime: UInt32, position: Int64) {
+        var channel = cycle.firstChangedInput
+        while channel <= cycle.lastChangedInput {
+            if own.pointee.inputChangeReadings[channel] == cycle.serial {
+                emit(CaptureEventRecord.inputChangedKind, frameTime: frameTime, position: position,
+                     value: Int64(channel), extra: Int64(cycle.frames))
+            }
+            channel += 1
         }
     }
 

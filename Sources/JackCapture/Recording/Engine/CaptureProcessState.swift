@@ -160,7 +160,8 @@ struct CaptureProcessState {
         self.ring = ring
         self.sampleRate = sampleRate
         own = .allocate(capacity: 1)
-        own.initialize(to: ProcessCallbackState(preRollCapacity: PreRollQueue.capacity(forPreRollFrames: maximumPreRollFrames)))
+        own.initialize(to: ProcessCallbackState(preRollCapacity: PreRollQueue.capacity(forPreRollFrames: maximumPreRollFrames),
+                                                channelCount: ports.count))
         self.maximumPreRollFrames = maximumPreRollFrames
         self.onNetJackSlave = onNetJackSlave
         self.timecodePort = timecodePort
@@ -313,8 +314,23 @@ struct ProcessCallbackState {
     /// memory of their own, so the ring copies from a stable address.
     let header: UnsafeMutablePointer<CaptureBlockHeader>
     let eventRecord: UnsafeMutablePointer<CaptureEventRecord>
+    /// Each channel's port buffer in the last cycle copied (nil: not known since the take began or
+    /// a cycle was dropped), and the reading of the cycle it last changed in (-1: none). JACK
+    /// hands a port its own zeroed buffer when unconnected and its source's with one source, so
+    /// a new buffer is a connection or disconnection taking effect (`ConnectionPlacement`).
+    let inputBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let inputChangeReadings: UnsafeMutablePointer<Int64>  // the `cycleSerial` of the change
+    let inputChannelCount: Int
+    var inputBuffersKnown = false
+    /// Counts the cycles the callback has run: tells a cycle's input changes from later ones'.
+    var cycleSerial: Int64 = 0
 
-    init(preRollCapacity: Int = 1) {
+    init(preRollCapacity: Int = 1, channelCount: Int = 0) {
+        inputChannelCount = channelCount
+        inputBuffers = .allocate(capacity: max(1, channelCount))
+        inputBuffers.initialize(repeating: nil, count: max(1, channelCount))
+        inputChangeReadings = .allocate(capacity: max(1, channelCount))
+        inputChangeReadings.initialize(repeating: -1, count: max(1, channelCount))
         preRoll = PreRollQueue(capacity: preRollCapacity)
         header = .allocate(capacity: 1)
         header.initialize(to: CaptureBlockHeader(take: 0, frameCount: 0, frameTime: 0))
@@ -324,7 +340,19 @@ struct ProcessCallbackState {
         transportPosition.initialize(to: jack_position_t())
     }
 
+    /// Forgets every channel's buffer: the next cycle copied learns them without a change.
+    @_noAllocation @_noLocks
+    func forgetInputBuffers() {
+        var channel = 0
+        while channel < inputChannelCount {
+            inputBuffers[channel] = nil
+            channel += 1
+        }
+    }
+
     func deallocate() {
+        inputBuffers.deallocate()
+        inputChangeReadings.deallocate()
         header.deallocate()
         eventRecord.deallocate()
         transportPosition.deallocate()

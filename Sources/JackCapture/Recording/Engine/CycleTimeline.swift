@@ -21,6 +21,12 @@ struct PendingCycle: Equatable {
     /// Following the master's clock: the master's frame time of the cycle's first frame, from the
     /// timecode it carried (`MasterTimecode`; -1: it did not decode).
     var masterFrame: Int64 = -1
+    /// The first and last channel whose port buffer changed in this cycle (-1: none): a
+    /// connection took effect (`ProcessCallbackState.inputBuffers`).
+    var firstChangedInput = -1
+    var lastChangedInput = -1
+    /// `ProcessCallbackState.cycleSerial` when the cycle was read.
+    var serial: Int64 = 0
 
     @_noAllocation @_noLocks
     init(reading: UInt32, frames: Int, stagedBytes: Int = 0, dropped: Bool = false, afterRateChange: Bool = false) {
