@@ -5,9 +5,10 @@ import CJack
 /// recorded so far) it happened at.
 ///
 /// Events the process callback publishes (start, pause, resume, stop, overrun, skipped frames)
-/// carry exact frame times. Events JACK announces on its notification thread (xruns, connections,
-/// buffer-size and sample-rate changes) carry the server's estimate of the frame time when they
-/// were announced.
+/// carry exact frame times. Events JACK announces on its notification thread (xruns, buffer-size
+/// and sample-rate changes) carry the server's estimate of the frame time when they were
+/// announced. Connections are placed on the cycle they took effect in where the callback saw it
+/// (`ConnectionTiming`).
 public enum CaptureEvent: Equatable, Sendable {
     /// The take's first frame.
     case started(frameTime: UInt32)

@@ -1,0 +1,78 @@
+import Foundation
+import XCTest
+@testable import JackCapture
+import JackCaptureTestSignal
+
+/// A hardware input patched again during a take, on a NetJACK2 slave, whose driver fills a capture
+/// port only while it is connected, and before the graph switches, as jackd2's ALSA driver does.
+final class NetJackConnectionTests: NetJackTestCase {
+    /// The slave's `system:capture_2` is disconnected from jcap's channel 2 mid-take and connected
+    /// again half a second later. jcap says both on their frames. From the disconnection the
+    /// channel is silent. From the connection it holds first the last period the port was filled
+    /// with before it was disconnected, then the link's silence for a round trip, then the master's
+    /// audio. jcap says that the connection's first period may be older audio, and the file shows
+    /// it there, to the frame.
+    func testAHardwareInputPatchedAgainMidTakeIsPlacedOnItsFramesAndItsOlderPeriodSaid() throws {
+        let period = 1_024
+        try onNewLink(period: period, channels: 2) { try withoutXruns {
+            let jcap = try Subprocess(try Executables.built("jcap"),
+                                      ["--channels", "1,2", "--for", "3s", "--format", "float", "-o", "repatched.wav",
+                                       "--meter", "none", "-v"], server: link.slaves[0], directory: directory)
+            let patcher = try JackClient(name: "repatcher", server: link.slaves[0])
+            defer { patcher.close() }
+            try JackTestCase.waitFor("the take") { jcap.errorOutput.contains("recording") }
+            let input = try patcher.port(named: "system:capture_2")
+            let channel2 = try XCTUnwrap(patcher.connections(of: input).first, "jcap's channel 2")
+            usleep(800_000)
+            try patcher.disconnect("system:capture_2", from: channel2)
+            usleep(500_000)
+            try patcher.connect("system:capture_2", to: channel2)
+            let status = try jcap.wait(timeout: 30)
+            try checkSlaveServer(afterRunWithStatus: status)
+            let errors = jcap.errorOutput
+            XCTAssertEqual(status, 0, errors)
+
+            let silentFrom = try XCTUnwrap(number(after: "channel 2: system:capture_2 disconnected at JACK frame ",
+                                                  then: "(take frame ", in: errors), errors)
+            let connectedAt = try XCTUnwrap(number(after: "channel 2: system:capture_2 connected at JACK frame ",
+                                                   then: "(take frame ", in: errors), errors)
+            XCTAssertTrue(errors.contains("(take frame \(connectedAt)); its first \(period) frames may be that input's audio from before"),
+                          errors)
+
+            let file = try SoundFile.open(readingFrom: path("repatched.wav"))
+            let frames = Int(file.frames)
+            var samples = [Float](repeating: 0, count: frames * 2)
+            _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: frames) }
+            /// The master's frame on channel `channel` at file frame `frame` (nil: not the signal).
+            func master(_ frame: Int, _ channel: Int) -> Int? { TestSignal.frameTime(decoding: samples[frame * 2 + channel], channel: channel) }
+            let from = Int(silentFrom), to = Int(connectedAt)
+            XCTAssertGreaterThan(from, 0)
+            XCTAssertGreaterThan(to, from + 12_000, "half a second apart")
+            XCTAssertLessThan(to + 4 * period, frames)
+            // Up to the disconnection: the master's audio, as on channel 1.
+            let before = (0..<from).filter { master($0, 1) == nil || master($0, 1) != master($0, 0) }
+            XCTAssertEqual(before, [], "channel 2 is channel 1's master frames up to take frame \(from)")
+            // From it to the connection: silence.
+            let heard = (from..<to).filter { samples[$0 * 2 + 1] != 0 }
+            XCTAssertEqual(heard.first, nil, "channel 2 silent from take frame \(from) to \(to)")
+            // The connection's first period: the signal, but not the master's frame of that moment.
+            let older = (to..<(to + period)).compactMap { master($0, 1) }
+            XCTAssertEqual(older.count, period, "the period at take frame \(to) holds the input's last audio")
+            XCTAssertNotEqual(master(to, 1), master(to, 0), "older audio, not the master's frame at take frame \(to)")
+            // Then the link's silence and the master's audio to the end, nothing else.
+            let resumed = try XCTUnwrap(((to + period)..<frames).first { samples[$0 * 2 + 1] != 0 }, "the signal comes back")
+            XCTAssertTrue(((to + period)..<resumed).allSatisfy { samples[$0 * 2 + 1] == 0 })
+            print("repatched: silent from \(from), connected at \(to), master audio again from \(resumed)")
+            let after = (resumed..<frames).filter { master($0, 1) == nil || master($0, 1) != master($0, 0) }
+            XCTAssertEqual(after, [], "channel 2 is channel 1's master frames from take frame \(resumed)")
+        } }
+    }
+
+    /// The number after `prefix`, then after `then`, on the same line of `text`.
+    private func number(after prefix: String, then: String, in text: String) -> Int64? {
+        guard let range = text.range(of: prefix) else { return nil }
+        let line = text[range.upperBound...].prefix { $0 != "\n" }
+        guard let next = line.range(of: then) else { return nil }
+        return Int64(line[next.upperBound...].prefix { $0.isNumber })
+    }
+}
