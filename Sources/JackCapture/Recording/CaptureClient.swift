@@ -310,10 +310,11 @@ final class EventPump: Sendable {
         self.engine = engine
         // One more round after the stop: the events of the last cycles reach the take.
         host.run(butler, finalRound: true) { [self] in
-            if let take {
+            if let take, take.state != .finished {
                 take.pump(engine.takeEvents())
             } else {
-                // Nothing before a take belongs to one: connections held for placing go too.
+                // Nothing between takes belongs to one (a session's repatching before the next):
+                // connections held for placing go too.
                 _ = engine.takeEvents(releasingHeld: true)
             }
             return .idle
