@@ -87,6 +87,26 @@ final class LatencyAlignmentTests: JackTestCase {
         XCTAssertEqual(try assertShifted("uniform.wav", start: start, sources: [1, 3], shifts: [300, 300], reported: reported), 2_000)
     }
 
+    /// A delayed channel holds a change of its source its delay later: jcap's disconnection
+    /// event names the take frame its silence begins on, not the cycle's first frame.
+    func testADelayedChannelsDisconnectionIsSaidWhereItsSilenceBegins() throws {
+        let jcap = try launchJcap(ports([1, 2]) + ["--align-latency", "--for", "96000f", "-o", "cut.wav", "--meter", "none", "-v"])
+        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+        usleep(700_000)
+        try observer.disconnect("lat:out_1", from: "jcap:in_1")
+        let status = try jcap.wait(timeout: 30)
+        let errors = jcap.errorOutput
+        XCTAssertEqual(status, 0, errors)
+        let said = try XCTUnwrap(number(after: "channel 1: lat:out_1 disconnected at JACK frame ", in: errors), errors)
+        let position = try XCTUnwrap(number(after: "disconnected at JACK frame \(said) (take frame ", in: errors), errors)
+        let file = try SoundFile.open(readingFrom: path("cut.wav"))
+        var samples = [Float](repeating: 0, count: Int(file.frames) * 2)
+        _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: Int(file.frames)) }
+        let silent = (0..<Int(file.frames)).filter { samples[$0 * 2] == 0 }
+        XCTAssertEqual(silent.first.map(Int64.init), position, "channel 1 (delayed 700 frames) silent from where jcap says: \(errors)")
+        XCTAssertEqual(silent.count, Int(file.frames) - Int(position), "and to the end")
+    }
+
     func testASessionAlignsEachTrackAndLogsTheLatencyUsed() throws {
         let text = """
             [session]

@@ -659,17 +659,31 @@ extension CaptureProcessState {
     }
 
     /// Publishes, for each channel whose port buffer changed in `cycle`, where the change lands in
-    /// the take (paired with JACK's announcement by `ConnectionPlacement`).
+    /// the take (paired with JACK's announcement by `ConnectionPlacement`): a channel delayed for
+    /// latency alignment holds it its delay later.
     @_noAllocation @_noLocks
     private func emitInputChanges(of cycle: PendingCycle, frameTime: UInt32, position: Int64) {
         var channel = cycle.firstChangedInput
         while channel <= cycle.lastChangedInput {
             if own.pointee.inputChangeReadings[channel] == cycle.serial {
-                emit(CaptureEventRecord.inputChangedKind, frameTime: frameTime, position: position,
-                     value: Int64(channel), extra: Int64(cycle.frames))
+                let delay = delayLength(of: channel)
+                emit(CaptureEventRecord.inputChangedKind, frameTime: FrameTime.advance(frameTime, by: delay),
+                     position: position + Int64(delay), value: Int64(channel), extra: Int64(cycle.frames))
             }
             channel += 1
         }
+    }
+
+    /// The frames a channel is delayed by for latency alignment (0: not delayed).
+    @_noAllocation @_noLocks
+    private func delayLength(of channel: Int) -> Int {
+        guard let set = own.pointee.delayLines else { return 0 }
+        var slot = 0
+        while slot < set.pointee.count {
+            if set.pointee.lines[slot].channel == channel { return set.pointee.lines[slot].length }
+            slot += 1
+        }
+        return 0
     }
 
     /// Publishes a NetJACK2 link dropout (`LinkDropout`) at its take position.
