@@ -98,7 +98,10 @@ final class RecordingWork: ControlledWork {
 
     override func update() {
         if waitsForPorts {
-            if capture.isReady { beginTakes() }
+            if capture.isReady {
+                capture.settleInputsPatchedByHand()
+                beginTakes()
+            }
             return
         }
         guard let take else { return }

@@ -27,8 +27,8 @@ package final class CaptureClient: @unchecked Sendable {
     /// The server's NetJACK2 link, when the server is a slave (`NetJackSlave`); nil otherwise.
     package let netJackSlave: NetJackSlave?
     /// The first JACK frame from which every port this client connected carries its source's
-    /// audio (`settledFrame`), for a minute after it connected them; nil when it connected none
-    /// (`--no-connect`). No take begins before it (`Take.start`).
+    /// audio (`settledFrame`), for a minute after it connected them (or they were all patched by
+    /// hand: `settleInputsPatchedByHand`); nil before. No take begins before it (`Take.start`).
     package var inputsCarryFrom: UInt32? { inputSettling.frame }
     let inputSettling = InputSettling()
 
@@ -176,6 +176,14 @@ package final class CaptureClient: @unchecked Sendable {
         if connectsPorts, let port = engine.ports.last, let source = newSources.last {
             inputSettling.set(CaptureClient.settledFrame(afterConnecting: port, to: source, on: jack, netJackSlave: netJackSlave))
         }
+    }
+
+    /// Every port has been patched by hand (`--no-connect`, `isReady` just true; it read the
+    /// connections once the server's graph had them): their inputs carry their sources' audio
+    /// from a period on (on a NetJACK2 slave, `NetJackSlave.settleCycles`), as after jcap's own
+    /// connections, and no take begins before (`Take.start`).
+    package func settleInputsPatchedByHand() {
+        inputSettling.set(FrameTime.advance(jack.estimatedFrameTime, by: (netJackSlave?.settleCycles ?? 1) * jack.bufferSize))
     }
 
     /// The first JACK frame from which ports connected up to the connection from `source` to

@@ -68,6 +68,37 @@ final class NetJackConnectionTests: NetJackTestCase {
         } }
     }
 
+    /// `--no-connect`, patched by hand on a slave: the take begins once the last port is patched,
+    /// past the period the input may still hold from before and the link's silence, on the
+    /// master's audio. (It began on that silence, three periods of it, when a take started at
+    /// once as soon as every port had a source.)
+    func testAPortPatchedByHandStartsItsTakeOnTheMastersAudio() throws {
+        try onNewLink(period: 1_024, channels: 2) { try withoutXruns {
+            let jcap = try Subprocess(try Executables.built("jcap"),
+                                      ["--no-connect", "--name", "patchme", "--channels", "1", "--for", "1s", "--format", "float",
+                                       "-o", "patched.wav", "--meter", "none"], server: link.slaves[0], directory: directory)
+            let patcher = try JackClient(name: "handpatcher", server: link.slaves[0])
+            defer { patcher.close() }
+            try JackTestCase.waitFor("jcap's port") { patcher.audioPorts(flags: .init(0)).contains("patchme:in_1") }
+            usleep(300_000)
+            try patcher.connect("system:capture_2", to: "patchme:in_1")
+            let status = try jcap.wait(timeout: 30)
+            try checkSlaveServer(afterRunWithStatus: status)
+            XCTAssertEqual(status, 0, jcap.errorOutput)
+            let file = try SoundFile.open(readingFrom: path("patched.wav"))
+            let frames = Int(file.frames)
+            XCTAssertEqual(frames, 48_000)
+            var samples = [Float](repeating: 0, count: frames)
+            _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: frames) }
+            let first = try XCTUnwrap(TestSignal.frameTime(decoding: samples[0], channel: 1),
+                                      "the take's first frame is the master's audio, not \(samples[0])")
+            let misplaced = (0..<frames).filter {
+                TestSignal.frameTime(decoding: samples[$0], channel: 1) != (first + $0) % TestSignal.timeModulus
+            }
+            XCTAssertEqual(misplaced.first, nil, "\(misplaced.count) frames not the master's, in order")
+        } }
+    }
+
     /// The number after `prefix`, then after `then`, on the same line of `text`.
     private func number(after prefix: String, then: String, in text: String) -> Int64? {
         guard let range = text.range(of: prefix) else { return nil }
