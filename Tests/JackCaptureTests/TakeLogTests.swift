@@ -211,6 +211,49 @@ struct TakeLogTests {
         #expect(!TakeListing.problems(read).contains("frames lost"))
     }
 
+    @Test("patching during a take is written after the pauses, read back, and listed by jcap takes")
+    func patchingKey() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.patching = [
+            TakeLogPatch(position: 48_128, track: "Gtr", source: "gtr:out", connected: false, exact: true),
+            TakeLogPatch(position: 96_256, track: "Gtr", source: "system:capture_3", connected: true, exact: true, uncertainFrames: 256),
+            TakeLogPatch(position: 120_000, track: "Vox", source: "a:b", connected: true, exact: false),
+        ]
+        try log.append(entry)
+        let line = try folder.logText()
+        #expect(line.contains(#"}],"patching":[{"position":48128,"track":"Gtr","source":"gtr:out","connected":false,"exact":true},"#
+            + #"{"position":96256,"track":"Gtr","source":"system:capture_3","connected":true,"exact":true,"uncertain_frames":256},"#
+            + #"{"position":120000,"track":"Vox","source":"a:b","connected":true,"exact":false}]"#), "\(line)")
+        let read = try #require(try log.entries().first)
+        #expect(read.patching == entry.patching)
+        let problems = TakeListing.problems(read)
+        #expect(problems.contains("Gtr: gtr:out disconnected at 0:00:01.002, Gtr: system:capture_3 connected at 0:00:02.005, "
+            + "Vox: a:b connected near 0:00:02.500"), "\(problems)")
+        #expect(line.range(of: "\"pauses\"")!.lowerBound < line.range(of: "\"patching\"")!.lowerBound, "\(line)")
+        // A later record without the key (none to say) keeps what the earlier one said.
+        try log.append(TakeLogEntry(take: 1, status: .complete, sampleRate: 48_000))
+        #expect(try #require(try log.entries().first).patching == entry.patching)
+    }
+
+    @Test("a take's connection events become its patching: armed tracks only, within the segment, none from before the take")
+    func patchingFromEvents() {
+        let events: [CaptureEvent] = [
+            .portDisconnected(channel: 1, source: "old:out", frameTime: 5, position: 0, timing: .near),
+            .portConnected(channel: 0, source: "system:capture_1", frameTime: 9, position: 1_024, timing: .exact(uncertainFrames: 256)),
+            .portDisconnected(channel: 2, source: "unarmed:out", frameTime: 9, position: 2_048, timing: .exact(uncertainFrames: 0)),
+            .portDisconnected(channel: 1, source: "b:out", frameTime: 9, position: 50_000, timing: .near),
+            .xrun(frameTime: 9, position: 3),
+        ]
+        let names = ["A", "B", "C"]
+        #expect(SessionTake.patching(in: events, trackNames: names, armed: [0, 1], from: 0, to: 48_000) == [
+            TakeLogPatch(position: 1_024, track: "A", source: "system:capture_1", connected: true, exact: true, uncertainFrames: 256),
+        ])
+        #expect(SessionTake.patching(in: events, trackNames: names, armed: [0, 1], from: 48_000, to: 96_000) == [
+            TakeLogPatch(position: 2_000, track: "B", source: "b:out", connected: false, exact: false),
+        ])
+    }
+
     @Test("an overdub's key: the take it played, the JACK frame it played on and the playback latency, after the trigger position; read back and kept by later records")
     func overdubKey() throws {
         let log = folder.log

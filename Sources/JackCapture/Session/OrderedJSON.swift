@@ -11,6 +11,7 @@ indirect enum OrderedJSON: Equatable {
     case integer(Int64)
     case unsigned(UInt64)
     case number(Double)
+    case bool(Bool)
     case null
 
     static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool { lhs.text == rhs.text }
@@ -53,6 +54,7 @@ indirect enum OrderedJSON: Equatable {
             } else {
                 output += String(value)
             }
+        case .bool(let value): output += value ? "true" : "false"
         case .null: output += "null"
         }
     }
@@ -129,6 +131,19 @@ extension TakeLogSpan {
     }
 }
 
+extension TakeLogPatch {
+    var orderedJSON: OrderedJSON {
+        var object = OrderedJSONObject()
+        object.add("position", .integer(position))
+        object.add("track", .string(track))
+        object.add("source", .string(source))
+        object.add("connected", .bool(connected))
+        object.add("exact", .bool(exact))
+        object.add("uncertain_frames", uncertainFrames.map(OrderedJSON.integer))
+        return object.json
+    }
+}
+
 extension TakeLogPause {
     var orderedJSON: OrderedJSON {
         var object = OrderedJSONObject()
@@ -175,6 +190,7 @@ extension TakeLogRecord {
         object.add("dropouts", dropouts.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("master_jumps", masterJumps.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
+        object.add("patching", patching.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("markers", markers.map { .array($0.map(\.orderedJSON)) })
         switch mark {
         case .none: break

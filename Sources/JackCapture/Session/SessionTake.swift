@@ -232,6 +232,8 @@ public final class SessionTake: Sendable {
         entry.xruns = SessionTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
+        entry.patching = SessionTake.patching(in: events, trackNames: session.definition.tracks.map(\.name),
+                                              armed: Set(armedTracks), from: segment.position, to: end)
         entry.pauses = CaptureEvent.pauses(in: events)
             .filter { $0.position >= segment.position && $0.position <= end }
             .map { TakeLogPause(position: $0.position - segment.position, fromFrame: $0.fromFrame, toFrame: $0.toFrame) }
@@ -291,6 +293,22 @@ public final class SessionTake: Sendable {
         let jackNow = Int64(JackClient.currentTimeMicroseconds)
         let wallNow = WallClockTime.nowMicrosecondsSinceEpoch()
         return Int64(jack.microseconds(atFrame: frame)) + (wallNow - jackNow)
+    }
+
+    /// The connection changes of armed tracks (channels numbered as `trackNames`) that land in
+    /// the segment from take frame `start` to `end`, at positions in the segment.
+    package static func patching(in events: [CaptureEvent], trackNames: [String], armed: Set<Int>,
+                                 from start: Int64, to end: Int64) -> [TakeLogPatch] {
+        events.compactMap { event -> TakeLogPatch? in
+            switch event {
+            case .portConnected(let channel, _, _, _, _), .portDisconnected(let channel, _, _, _, _):
+                guard armed.contains(channel), var patch = TakeLogPatch(event, tracks: trackNames),
+                      patch.position >= start, patch.position < max(end, start + 1) else { return nil }
+                patch.position -= start
+                return patch
+            default: return nil
+            }
+        }
     }
 
     /// The server's xruns in a take, each with the frames JACK skipped because of it (0 when it

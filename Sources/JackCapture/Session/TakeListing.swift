@@ -158,6 +158,11 @@ public enum TakeListing {
         if !entry.pauses.isEmpty {
             parts.append("paused \(entry.pauses.count)x")
         }
+        for patch in entry.patching {
+            let time = duration(frames: patch.position, sampleRate: entry.sampleRate)
+            parts.append("\(oneLine(patch.track)): \(oneLine(patch.source)) \(patch.connected ? "connected" : "disconnected") "
+                + "\(patch.exact ? "at" : "near") \(time)")
+        }
         if let overdub = entry.overdub { parts.append("overdub of take \(overdub.take)") }
         let dead = deadTracks(entry)
         if !dead.isEmpty {

@@ -120,6 +120,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     public var masterJumps: [TakeLogSpan] = []
     /// Paused spans.
     public var pauses: [TakeLogPause]
+    /// Sources connected to or disconnected from tracks during the take, in take order (none:
+    /// the key is left out of the JSON).
+    public var patching: [TakeLogPatch] = []
     /// Markers the engineer dropped while recording, in the order dropped (none: the key is left
     /// out of the JSON).
     public var markers: [TakeLogMarker] = []
@@ -160,7 +163,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case masterStartFrame = "master_start_frame"
         case masterJumps = "master_jumps"
         case sampleRate = "sample_rate"
-        case frames, files, tracks, xruns, lost, late, uncertain, dropouts, pauses, markers, mark, note
+        case frames, files, tracks, xruns, lost, late, uncertain, dropouts, pauses, patching, markers, mark, note
     }
 
     /// Decodes a whole entry: `take` and `status` are required, everything else has its default
@@ -198,6 +201,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         if !dropouts.isEmpty { try container.encode(dropouts, forKey: .dropouts) }
         if !masterJumps.isEmpty { try container.encode(masterJumps, forKey: .masterJumps) }
         try container.encode(pauses, forKey: .pauses)
+        if !patching.isEmpty { try container.encode(patching, forKey: .patching) }
         if !markers.isEmpty { try container.encode(markers, forKey: .markers) }
         try container.encodeIfPresent(mark, forKey: .mark)
         try container.encodeIfPresent(note, forKey: .note)
@@ -223,6 +227,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         if let overdub, overdub.playbackLatency < 0 { return "playback latency \(overdub.playbackLatency) is negative" }
         for pause in pauses where pause.position < 0 {
             return "pause at \(pause.position) is negative"
+        }
+        for patch in patching where patch.position < 0 || (patch.uncertainFrames ?? 0) < 0 {
+            return "patch change at \(patch.position) is negative"
         }
         for marker in markers where marker.position < 0 {
             return "marker at \(marker.position) is negative"
@@ -370,6 +377,58 @@ public struct TakeLogMarker: Codable, Sendable, Equatable {
     /// A marker at `position`, its time at `sampleRate`.
     public init(position: Int64, sampleRate: Int) {
         self.init(position: position, time: TakeListing.duration(frames: position, sampleRate: sampleRate))
+    }
+}
+
+/// A track's source connected or disconnected during a take (`CaptureEvent.portConnected` and
+/// `portDisconnected`): from `position` on the track holds its new sources.
+public struct TakeLogPatch: Codable, Sendable, Equatable {
+    /// The take frame the change lands on; exact unless `exact` is false (then the server's
+    /// estimate when it announced it, within a few periods).
+    public var position: Int64
+    public var track: String
+    /// The other port: the source connected or disconnected.
+    public var source: String
+    public var connected: Bool
+    public var exact: Bool
+    /// A hardware input's connection: the frames from `position` that may be its audio from
+    /// before it was connected (nil: none may be).
+    public var uncertainFrames: Int64?
+
+    public init(position: Int64, track: String, source: String, connected: Bool, exact: Bool, uncertainFrames: Int64? = nil) {
+        self.position = position
+        self.track = track
+        self.source = source
+        self.connected = connected
+        self.exact = exact
+        self.uncertainFrames = uncertainFrames
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case position, track, source, connected, exact
+        case uncertainFrames = "uncertain_frames"
+    }
+
+    /// The change a connection event of a take stands for, on `tracks` (in channel order); nil
+    /// for other events, and for a change announced before the take's first frame (a take
+    /// starting on an unpatched input, a session repatched for it): no change within the take.
+    package init?(_ event: CaptureEvent, tracks: [String]) {
+        let channel: Int, source: String, position: Int64, timing: ConnectionTiming, connected: Bool
+        switch event {
+        case .portConnected(let c, let s, _, let p, let t): (channel, source, position, timing, connected) = (c, s, p, t, true)
+        case .portDisconnected(let c, let s, _, let p, let t): (channel, source, position, timing, connected) = (c, s, p, t, false)
+        default: return nil
+        }
+        guard channel < tracks.count else { return nil }
+        let uncertain: Int64?
+        switch timing {
+        case .near:
+            guard position > 0 else { return nil }
+            uncertain = nil
+        case .exact(let frames): uncertain = frames > 0 ? Int64(frames) : nil
+        }
+        self.init(position: position, track: tracks[channel], source: source, connected: connected,
+                  exact: timing != .near, uncertainFrames: uncertain)
     }
 }
 

@@ -38,6 +38,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var dropouts: [TakeLogSpan]?
     var masterJumps: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
+    var patching: [TakeLogPatch]?
     /// Every marker of the take (a marker record carries them all: arrays replace whole).
     var markers: [TakeLogMarker]?
     /// nil: the record does not touch the note; `.some(nil)`: it clears it.
@@ -81,6 +82,7 @@ struct TakeLogRecord: Decodable, Equatable {
         uncertain = entry.uncertain
         dropouts = entry.dropouts
         masterJumps = entry.masterJumps
+        patching = entry.patching
         pauses = entry.pauses
         // None: the markers records written during the take stay (an end record knows none).
         markers = entry.markers.isEmpty ? nil : entry.markers
@@ -121,6 +123,7 @@ struct TakeLogRecord: Decodable, Equatable {
         dropouts = try container.decodeIfPresent([TakeLogSpan].self, forKey: .dropouts)
         masterJumps = try container.decodeIfPresent([TakeLogSpan].self, forKey: .masterJumps)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
+        patching = try container.decodeIfPresent([TakeLogPatch].self, forKey: .patching)
         markers = try container.decodeIfPresent([TakeLogMarker].self, forKey: .markers)
         if container.contains(.note) {
             note = .some(try container.decodeNil(forKey: .note) ? nil : try container.decode(String.self, forKey: .note))
@@ -165,6 +168,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let dropouts { entry.dropouts = dropouts }
         if let masterJumps { entry.masterJumps = masterJumps }
         if let pauses { entry.pauses = pauses }
+        if let patching { entry.patching = patching }
         if let markers { entry.markers = markers }
         if let note { entry.note = note }
         if let mark { entry.mark = mark }

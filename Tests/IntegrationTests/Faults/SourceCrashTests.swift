@@ -32,6 +32,9 @@ final class SourceCrashTests: JackTestCase {
 
         let entry = try XCTUnwrap(try TakeLog(folder: path("crash")).entries().first)
         XCTAssertEqual(entry.frames, 144_000, "the take goes on to its end: \(errors)")
+        // The take log keeps it, where jcap said it.
+        XCTAssertEqual(entry.patching, [TakeLogPatch(position: Int64(saidPosition), track: "Crashing", source: "crashing:out_1",
+                                                     connected: false, exact: true)])
         XCTAssertTrue([.complete, .framesLost].contains(entry.status), "\(entry.status)")
         let lost = entry.lost.map { LostSpan(position: $0.position, frames: $0.frames) }
         let start = signalTime(try XCTUnwrap(entry.startFrame))
