@@ -74,6 +74,39 @@ struct TakeSummaryJSON: Encodable {
         }
     }
 
+    /// A source connected to or disconnected from a channel during the take (`TakeLogPatch`).
+    struct Patch: Encodable, Equatable {
+        let position: Int64
+        /// From 1, as `files`' channels.
+        let channel: Int
+        let source: String
+        let connected: Bool
+        let exact: Bool
+        let uncertain_frames: Int64?
+
+        enum CodingKeys: String, CodingKey { case position, channel, source, connected, exact, uncertain_frames }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(position, forKey: .position)
+            try container.encode(channel, forKey: .channel)
+            try container.encode(source, forKey: .source)
+            try container.encode(connected, forKey: .connected)
+            try container.encode(exact, forKey: .exact)
+            try container.encode(uncertain_frames, forKey: .uncertain_frames)
+        }
+
+        /// A plain recording's changes, from its events (none from before its first frame).
+        static func changes(in events: [CaptureEvent], channels: Int) -> [Patch] {
+            let numbers = (1...max(1, channels)).map(String.init)
+            return events.compactMap { event in
+                guard let patch = TakeLogPatch(event, tracks: numbers), let channel = Int(patch.track) else { return nil }
+                return Patch(position: patch.position, channel: channel, source: patch.source, connected: patch.connected,
+                             exact: patch.exact, uncertain_frames: patch.uncertainFrames)
+            }
+        }
+    }
+
     struct Body: Encodable {
         let session: String?
         let take: Int?
@@ -89,12 +122,13 @@ struct TakeSummaryJSON: Encodable {
         let master_start_frame: UInt32?
         let master_jumps: [Span]
         let pauses: [Pause]
+        let patching: [Patch]
         let xruns: Int64
         let channels: [Channel]
 
         enum CodingKeys: String, CodingKey {
             case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, dropouts, master_start_frame, master_jumps, pauses,
-                 xruns, channels
+                 patching, xruns, channels
         }
 
         /// Every key on every summary: null where there is nothing (no session, no start).
@@ -114,6 +148,7 @@ struct TakeSummaryJSON: Encodable {
             try container.encode(master_start_frame, forKey: .master_start_frame)
             try container.encode(master_jumps, forKey: .master_jumps)
             try container.encode(pauses, forKey: .pauses)
+            try container.encode(patching, forKey: .patching)
             try container.encode(xruns, forKey: .xruns)
             try container.encode(channels, forKey: .channels)
         }
@@ -147,6 +182,7 @@ struct TakeSummaryJSON: Encodable {
                        master_start_frame: report.masterStartFrame,
                        master_jumps: report.masterClockJumps.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: report.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
+                       patching: Patch.changes(in: report.events, channels: report.sources.count),
                        xruns: report.xruns, channels: channels)
     }
 
@@ -170,6 +206,11 @@ struct TakeSummaryJSON: Encodable {
                        master_start_frame: entry.masterStartFrame,
                        master_jumps: entry.masterJumps.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: entry.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
+                       patching: entry.patching.map { patch in
+                           Patch(position: patch.position, channel: (entry.tracks.firstIndex { $0.name == patch.track } ?? -1) + 1,
+                                 source: patch.source, connected: patch.connected, exact: patch.exact,
+                                 uncertain_frames: patch.uncertainFrames)
+                       },
                        xruns: Int64(entry.xruns.count), channels: channels)
     }
 

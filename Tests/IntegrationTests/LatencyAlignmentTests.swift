@@ -90,7 +90,7 @@ final class LatencyAlignmentTests: JackTestCase {
     /// A delayed channel holds a change of its source its delay later: jcap's disconnection
     /// event names the take frame its silence begins on, not the cycle's first frame.
     func testADelayedChannelsDisconnectionIsSaidWhereItsSilenceBegins() throws {
-        let jcap = try launchJcap(ports([1, 2]) + ["--align-latency", "--for", "96000f", "-o", "cut.wav", "--meter", "none", "-v"])
+        let jcap = try launchJcap(ports([1, 2]) + ["--align-latency", "--for", "96000f", "-o", "cut.wav", "--meter", "json", "-v"])
         try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
         usleep(700_000)
         try observer.disconnect("lat:out_1", from: "jcap:in_1")
@@ -105,6 +105,15 @@ final class LatencyAlignmentTests: JackTestCase {
         let silent = (0..<Int(file.frames)).filter { samples[$0 * 2] == 0 }
         XCTAssertEqual(silent.first.map(Int64.init), position, "channel 1 (delayed 700 frames) silent from where jcap says: \(errors)")
         XCTAssertEqual(silent.count, Int(file.frames) - Int(position), "and to the end")
+        // The summary says it too.
+        let line = try XCTUnwrap(jcap.output.split(separator: "\n").last { $0.hasPrefix("{\"summary\"") }, jcap.output)
+        let summary = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["summary"] as? [String: Any])
+        let patching = try XCTUnwrap(summary["patching"] as? [[String: Any]], "\(line)")
+        XCTAssertEqual(patching.count, 1, "\(line)")
+        XCTAssertEqual(patching.first?["position"] as? Int, Int(position))
+        XCTAssertEqual(patching.first?["channel"] as? Int, 1)
+        XCTAssertEqual(patching.first?["connected"] as? Bool, false)
+        XCTAssertEqual(patching.first?["exact"] as? Bool, true)
     }
 
     func testASessionAlignsEachTrackAndLogsTheLatencyUsed() throws {

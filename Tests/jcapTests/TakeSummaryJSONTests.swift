@@ -52,7 +52,12 @@ struct TakeSummaryJSONTests {
             channelLevels: [ChannelLevels(highestPeak: -12.041, clipCount: 0), ChannelLevels(highestPeak: -.infinity, clipCount: 3)],
             events: [.started(frameTime: 1_000), .lateCopy(position: 8_192, frames: 1_024),
                      .placementUncertain(position: 20_480, frames: 1_024), .linkDropout(position: 30_720, frames: 45_056),
-                     .paused(frameTime: 11_000, position: 10_000), .resumed(frameTime: 13_024, position: 10_000)],
+                     .paused(frameTime: 11_000, position: 10_000), .resumed(frameTime: 13_024, position: 10_000),
+                     .portConnected(channel: 0, source: "sig:out_1", frameTime: 900, position: 0, timing: .near),
+                     .portDisconnected(channel: 1, source: "sig:out_2", frameTime: 41_960, position: 40_960,
+                                       timing: .exact(uncertainFrames: 0)),
+                     .portConnected(channel: 1, source: "system:capture_2", frameTime: 61_000, position: 60_000,
+                                    timing: .exact(uncertainFrames: 1_024))],
             segments: [segment], latencyAlignment: LatencyAlignment(latencies: [300, 1_000]))
     }
 
@@ -73,6 +78,14 @@ struct TakeSummaryJSONTests {
         #expect(summary["master_start_frame"] is NSNull)
         #expect(summary["master_jumps"] as? [[String: Int]] == [])
         #expect(summary["pauses"] as? [[String: Int]] == [["position": 10_000, "from_frame": 11_000, "to_frame": 13_024]])
+        // The connection made before the take's first frame is no change within it.
+        let patching = try #require(summary["patching"] as? [[String: Any]])
+        #expect(patching.map { $0["position"] as? Int } == [40_960, 60_000])
+        #expect(patching.map { $0["channel"] as? Int } == [2, 2])
+        #expect(patching.map { $0["source"] as? String } == ["sig:out_2", "system:capture_2"])
+        #expect(patching.map { $0["connected"] as? Bool } == [false, true])
+        #expect(patching.map { $0["exact"] as? Bool } == [true, true])
+        #expect(patching[0]["uncertain_frames"] is NSNull && patching[1]["uncertain_frames"] as? Int == 1_024)
         let files = try #require(summary["files"] as? [[String: Any]])
         #expect(files.count == 1 && files[0]["path"] as? String == "/rec/take.wav")
         #expect(files[0]["channels"] as? [Int] == [1, 2] && files[0]["frames"] as? Int == 96_000)
@@ -96,6 +109,7 @@ struct TakeSummaryJSONTests {
             xruns: [TakeLogSpan(position: 100, frames: 0)])
         entry.late = [TakeLogSpan(position: 256, frames: 64)]
         entry.uncertain = [TakeLogSpan(position: 320, frames: 64)]
+        entry.patching = [TakeLogPatch(position: 200, track: "OH R", source: "sig:out_2", connected: false, exact: true)]
         let summary = try #require(try Self.object(TakeSummaryJSON(entry, session: "band", folder: "/s/band").encoded())["summary"]
             as? [String: Any])
         #expect(summary["session"] as? String == "band" && summary["take"] as? Int == 12)
@@ -103,6 +117,8 @@ struct TakeSummaryJSONTests {
         #expect(summary["xruns"] as? Int == 1)
         #expect(summary["late"] as? [[String: Int]] == [["position": 256, "frames": 64]])
         #expect(summary["uncertain"] as? [[String: Int]] == [["position": 320, "frames": 64]])
+        let patching = try #require(summary["patching"] as? [[String: Any]])
+        #expect(patching.count == 1 && patching[0]["channel"] as? Int == 3 && patching[0]["position"] as? Int == 200)
         let files = try #require(summary["files"] as? [[String: Any]])
         #expect(files.map { $0["path"] as? String } == ["/s/band/take-012-Kick.wav", "/s/band/take-012-OH.wav"])
         #expect(files.map { $0["channels"] as? [Int] } == [[1], [2, 3]])
