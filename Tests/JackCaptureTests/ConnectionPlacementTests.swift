@@ -64,6 +64,19 @@ struct ConnectionPlacementTests {
         ])
     }
 
+    @Test("an announcement older than a switch could be goes out near its frame, not on a later change's")
+    func orphan() {
+        var placement = ConnectionPlacement()
+        // Disconnected while the take was paused (no switch placed), connected again later.
+        placement.announce(Self.announced(0, "a:out", connected: false, at: 1_000, position: 500))
+        placement.announce(Self.announced(0, "a:out", at: 3_000, position: 500))
+        placement.observe(Switch(channel: 0, frameTime: 3_072, position: 512, frames: 256))
+        #expect(placement.release(lastCycleEnd: 3_000 + UInt32(Self.horizon), horizon: Self.horizon) == [
+            .portDisconnected(channel: 0, source: "a:out", frameTime: 1_000, position: 500, timing: .near),
+            .portConnected(channel: 0, source: "a:out", frameTime: 3_072, position: 512, timing: .exact(uncertainFrames: 0)),
+        ])
+    }
+
     @Test("a notification thread that ran late is paired all the same, in either order of arrival")
     func lateAnnouncement() {
         var placement = ConnectionPlacement()

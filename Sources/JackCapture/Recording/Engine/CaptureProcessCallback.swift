@@ -404,7 +404,7 @@ extension CaptureProcessState {
             if let port = ports[channel], let buffer = jack_port_get_buffer(port, nframes) {
                 if own.pointee.inputBuffers[channel] != buffer {
                     if known {
-                        own.pointee.inputChangeReadings[channel] = serial
+                        own.pointee.noteInputChange(channel: channel, serial: serial)
                         if changed.first < 0 { changed.first = channel }
                         changed.last = channel
                     }
@@ -665,7 +665,7 @@ extension CaptureProcessState {
     private func emitInputChanges(of cycle: PendingCycle, frameTime: UInt32, position: Int64) {
         var channel = cycle.firstChangedInput
         while channel <= cycle.lastChangedInput {
-            if own.pointee.inputChangeReadings[channel] == cycle.serial {
+            if own.pointee.inputChanged(channel: channel, serial: cycle.serial) {
                 let delay = delayLength(of: channel)
                 emit(CaptureEventRecord.inputChangedKind, frameTime: FrameTime.advance(frameTime, by: delay),
                      position: position + Int64(delay), value: Int64(channel), extra: Int64(cycle.frames))

@@ -315,11 +315,16 @@ struct ProcessCallbackState {
     let header: UnsafeMutablePointer<CaptureBlockHeader>
     let eventRecord: UnsafeMutablePointer<CaptureEventRecord>
     /// Each channel's port buffer in the last cycle copied (nil: not known since the take began or
-    /// a cycle was dropped), and the reading of the cycle it last changed in (-1: none). JACK
-    /// hands a port its own zeroed buffer when unconnected and its source's with one source, so
-    /// a new buffer is a connection or disconnection taking effect (`ConnectionPlacement`).
+    /// a cycle was dropped). JACK hands a port its own zeroed buffer when unconnected and its
+    /// source's with one source, so a new buffer is a connection or disconnection taking effect
+    /// (`ConnectionPlacement`).
     let inputBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    let inputChangeReadings: UnsafeMutablePointer<Int64>  // the `cycleSerial` of the change
+    /// The `cycleSerial`s of each channel's changes, `changeSlots` a channel, a change in slot
+    /// serial % `changeSlots` (-1: none): a cycle is planned `CycleTimeline.lookahead` cycles after
+    /// it is read, so a later change of the same channel does not hide an earlier one's. (A cycle
+    /// held longer, in a pre-roll, may find its slot taken: its change is then said near its frame.)
+    let inputChangeSerials: UnsafeMutablePointer<Int64>
+    static var changeSlots: Int { @_noAllocation @_noLocks get { 8 } }
     let inputChannelCount: Int
     var inputBuffersKnown = false
     /// Counts the cycles the callback has run: tells a cycle's input changes from later ones'.
@@ -329,8 +334,8 @@ struct ProcessCallbackState {
         inputChannelCount = channelCount
         inputBuffers = .allocate(capacity: max(1, channelCount))
         inputBuffers.initialize(repeating: nil, count: max(1, channelCount))
-        inputChangeReadings = .allocate(capacity: max(1, channelCount))
-        inputChangeReadings.initialize(repeating: -1, count: max(1, channelCount))
+        inputChangeSerials = .allocate(capacity: max(1, channelCount) * Self.changeSlots)
+        inputChangeSerials.initialize(repeating: -1, count: max(1, channelCount) * Self.changeSlots)
         preRoll = PreRollQueue(capacity: preRollCapacity)
         header = .allocate(capacity: 1)
         header.initialize(to: CaptureBlockHeader(take: 0, frameCount: 0, frameTime: 0))
@@ -341,6 +346,19 @@ struct ProcessCallbackState {
     }
 
     /// Forgets every channel's buffer: the next cycle copied learns them without a change.
+    /// Notes that `channel`'s port buffer changed in the cycle numbered `serial`.
+    @_noAllocation @_noLocks
+    func noteInputChange(channel: Int, serial: Int64) {
+        inputChangeSerials[channel * Self.changeSlots + Int(serial % Int64(Self.changeSlots))] = serial
+    }
+
+    /// Whether `channel`'s port buffer changed in the cycle numbered `serial`, as far as its slots
+    /// still tell.
+    @_noAllocation @_noLocks
+    func inputChanged(channel: Int, serial: Int64) -> Bool {
+        inputChangeSerials[channel * Self.changeSlots + Int(serial % Int64(Self.changeSlots))] == serial
+    }
+
     @_noAllocation @_noLocks
     func forgetInputBuffers() {
         var channel = 0
@@ -352,7 +370,7 @@ struct ProcessCallbackState {
 
     func deallocate() {
         inputBuffers.deallocate()
-        inputChangeReadings.deallocate()
+        inputChangeSerials.deallocate()
         header.deallocate()
         eventRecord.deallocate()
         transportPosition.deallocate()

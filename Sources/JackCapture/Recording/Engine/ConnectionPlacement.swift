@@ -29,8 +29,10 @@ public enum ConnectionTiming: Equatable, Sendable {
 /// it at the start of a later cycle: the next, or later while a client still runs the last. The
 /// process callback sees that cycle exactly, because the port's buffer changes (its own, zeroed,
 /// when unconnected; the source's, when it has one). Each switch takes the announcements for its
-/// channel made before it (several, when changes were applied together), or, when the
-/// notification thread ran late, the oldest one after it. What finds no partner once the callback
+/// channel made up to `appliedWithin` periods before it (several, when changes were applied
+/// together), or, when the notification thread ran late, the oldest one after it. An older
+/// announcement belongs to a switch the callback could not place (a change while paused): taken by
+/// a later one it would be said exact on the wrong frame. What finds no partner once the callback
 /// has planned every cycle it could have fallen in goes out as it is: an announcement `near` its
 /// frame; a switch alone, as nothing (every change is announced).
 struct ConnectionPlacement {
@@ -71,6 +73,10 @@ struct ConnectionPlacement {
     private var announcements: [Announcement] = []
     private var switches: [Switch] = []
 
+    /// The server applies a change at the start of the next cycle, or of a later one while a
+    /// client still runs the last (or the last ran over): within this many periods of it.
+    static let appliedWithin = 4
+
     var isEmpty: Bool { announcements.isEmpty && switches.isEmpty }
 
     mutating func announce(_ announcement: Announcement) { announcements.append(announcement) }
@@ -84,9 +90,10 @@ struct ConnectionPlacement {
         var ready: [(Int64, CaptureEvent)] = []
         var remaining: [Switch] = []
         for change in switches {
+            let window = Self.appliedWithin * change.frames
             var taken = announcements.indices.filter {
-                announcements[$0].channel == change.channel
-                    && FrameTime.distance(from: announcements[$0].frameTime, to: change.frameTime) >= 0
+                let before = FrameTime.distance(from: announcements[$0].frameTime, to: change.frameTime)
+                return announcements[$0].channel == change.channel && before >= 0 && before <= window
             }
             if taken.isEmpty, let late = announcements.firstIndex(where: {
                 $0.channel == change.channel && FrameTime.distance(from: change.frameTime, to: $0.frameTime) <= horizon
