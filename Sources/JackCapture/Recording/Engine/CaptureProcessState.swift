@@ -24,6 +24,8 @@ public enum CapturePhase: Int, Sendable {
 /// behind `own`, which no other thread reads (see `ProcessCallbackState`).
 struct CaptureProcessState {
     static var noRequest: Int64 { @_noAllocation @_noLocks get { -1 } }
+    /// The longest full port name JACK 2 gives (REAL_JACK_PORT_NAME_SIZE: client and port).
+    static let longestPortName = 320
 
     // Fixed before activation.
     let client: OpaquePointer
@@ -205,8 +207,12 @@ struct CaptureProcessState {
         serverGone = .create(false)
         changedSampleRate = .create(0)
         self.periodFrames = .create(periodFrames)
-        events = RingBuffer(capacity: 64 * 1_024)
-        notifications = RingBuffer(capacity: 64 * 1_024)
+        // Room for every channel's announcements of a connection swapped (two, each with the
+        // longest port name JACK allows), and its two switches: a source client with hundreds of
+        // ports quitting at once fills them within one round of the event pump (at 64 KiB, 55 of
+        // 1024 disconnections went unsaid).
+        events = RingBuffer(capacity: max(64 * 1_024, ports.count * 4 * CaptureEventRecord.byteCount))
+        notifications = RingBuffer(capacity: max(64 * 1_024, ports.count * 2 * (CaptureEventRecord.byteCount + Self.longestPortName)))
         droppedEvents = .create(0)
     }
 
