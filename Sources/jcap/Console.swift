@@ -370,6 +370,10 @@ final class Console {
         line(text)
         line("jcap: " + (report.xruns == 0 && report.lostFrames == 0 ? "no xruns, nothing lost"
             : "\(Self.count(Int(report.xruns), "xrun")), \(groupedDigits(report.lostFrames)) frames lost"))
+        if report.lostEvents > 0 {
+            line("jcap: warning: \(Self.count(report.lostEvents, "event")) lost (a ring was full): connections, xruns or spans "
+                + "may be missing from this report")
+        }
         if let levels = report.channelLevels {
             line(contentsOf: Self.peakTable(zip(names, levels).map { ($0, $1.highestPeak) }))
         }

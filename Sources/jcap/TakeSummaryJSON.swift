@@ -123,12 +123,13 @@ struct TakeSummaryJSON: Encodable {
         let master_jumps: [Span]
         let pauses: [Pause]
         let patching: [Patch]
+        let lost_events: Int
         let xruns: Int64
         let channels: [Channel]
 
         enum CodingKeys: String, CodingKey {
             case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, dropouts, master_start_frame, master_jumps, pauses,
-                 patching, xruns, channels
+                 patching, lost_events, xruns, channels
         }
 
         /// Every key on every summary: null where there is nothing (no session, no start).
@@ -149,6 +150,7 @@ struct TakeSummaryJSON: Encodable {
             try container.encode(master_jumps, forKey: .master_jumps)
             try container.encode(pauses, forKey: .pauses)
             try container.encode(patching, forKey: .patching)
+            try container.encode(lost_events, forKey: .lost_events)
             try container.encode(xruns, forKey: .xruns)
             try container.encode(channels, forKey: .channels)
         }
@@ -183,6 +185,7 @@ struct TakeSummaryJSON: Encodable {
                        master_jumps: report.masterClockJumps.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: report.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        patching: Patch.changes(in: report.events, channels: report.sources.count),
+                       lost_events: report.lostEvents,
                        xruns: report.xruns, channels: channels)
     }
 
@@ -211,6 +214,7 @@ struct TakeSummaryJSON: Encodable {
                                  source: patch.source, connected: patch.connected, exact: patch.exact,
                                  uncertain_frames: patch.uncertainFrames)
                        },
+                       lost_events: entry.lostEvents,
                        xruns: Int64(entry.xruns.count), channels: channels)
     }
 

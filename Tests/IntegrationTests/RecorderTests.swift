@@ -378,6 +378,24 @@ final class RecorderTests: JackTestCase {
         XCTAssertFalse((0..<Int(file.frames)).contains { samples[$0 * 2 + 1] == 0 }, "the other channel is untouched")
     }
 
+    /// Announcements past the notification ring's room are lost; the take's report counts them,
+    /// so a report that may leave out a connection says so. Every one of the flood is either in
+    /// the report or counted lost.
+    func testEventsLostToAFullRingAreCountedInTheReport() throws {
+        let (recorder, delegate) = try makeRecorder("flood.wav")
+        try recorder.record()
+        usleep(200_000)
+        let flood = 4_000  // 41 bytes each: 160 KB, for a 64 KiB ring
+        recorder.simulateConnectionAnnouncements(flood, source: "flood:out")
+        usleep(300_000)
+        recorder.stop()
+        XCTAssertTrue(try delegate.waitForFinish())
+        let report = try XCTUnwrap(recorder.finalReport)
+        let told = report.events.filter { if case .portConnected(0, "flood:out", _, _, .near) = $0 { true } else { false } }.count
+        XCTAssertGreaterThan(report.lostEvents, 0)
+        XCTAssertEqual(told + report.lostEvents, flood, "each one told or counted lost")
+    }
+
     func testASourceClientQuittingIsReportedAndRecordingGoesOn() throws {
         let solo = try Subprocess(try Executables.built("jcap-testsignal"), ["play", "--channels", "1", "--name", "solo"],
                                   server: server.name, directory: directory)

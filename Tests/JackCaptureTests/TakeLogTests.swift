@@ -231,6 +231,14 @@ struct TakeLogTests {
         #expect(problems.contains("Gtr: gtr:out disconnected at 0:00:01.002, Gtr: system:capture_3 connected at 0:00:02.005, "
             + "Vox: a:b connected near 0:00:02.500"), "\(problems)")
         #expect(line.range(of: "\"pauses\"")!.lowerBound < line.range(of: "\"patching\"")!.lowerBound, "\(line)")
+        var flooded = endRecord(2)
+        flooded.lostEvents = 17
+        try log.append(flooded)
+        let floodedLine = try folder.logText().split(separator: "\n").last.map(String.init) ?? ""
+        #expect(floodedLine.contains(#""pauses":[{"position":48000,"from_frame":49000,"to_frame":60000}],"lost_events":17"#), "\(floodedLine)")
+        let readFlooded = try #require(try log.entries().last)
+        #expect(readFlooded.lostEvents == 17)
+        #expect(TakeListing.problems(readFlooded).contains("17 events lost (a ring was full)"))
         // A later record without the key (none to say) keeps what the earlier one said.
         try log.append(TakeLogEntry(take: 1, status: .complete, sampleRate: 48_000))
         #expect(try #require(try log.entries().first).patching == entry.patching)

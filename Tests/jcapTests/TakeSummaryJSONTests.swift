@@ -78,6 +78,7 @@ struct TakeSummaryJSONTests {
         #expect(summary["master_start_frame"] is NSNull)
         #expect(summary["master_jumps"] as? [[String: Int]] == [])
         #expect(summary["pauses"] as? [[String: Int]] == [["position": 10_000, "from_frame": 11_000, "to_frame": 13_024]])
+        #expect(summary["lost_events"] as? Int == 0)
         // The connection made before the take's first frame is no change within it.
         let patching = try #require(summary["patching"] as? [[String: Any]])
         #expect(patching.map { $0["position"] as? Int } == [40_960, 60_000])

@@ -62,6 +62,7 @@ public final class Take: @unchecked Sendable {
     private var completing = false
     private var reportedShutdown = false
     private var xrunsBefore: Int64 = 0
+    private var droppedEventsBefore = 0
     private var eventHandler: (@Sendable (CaptureEvent) -> Void)?
     private var finishHandler: (@Sendable (TakeReport) -> Void)?
     /// The JACK frame the take was armed to start at (nil: the first cycle after `start`).
@@ -344,6 +345,7 @@ public final class Take: @unchecked Sendable {
             durationFrames = lengthFrames
             self.masterOffset = masterOffset
             xrunsBefore = engine.status.xruns
+            droppedEventsBefore = engine.droppedEventCount
             currentState = .recording
             startedFlag = true
         }
@@ -558,7 +560,7 @@ public final class Take: @unchecked Sendable {
             ? (0..<sources.count).map { ChannelLevels(highestPeak: engine.meters.highestPeak(forChannel: $0),
                                                       clipCount: engine.meters.clipCount(forChannel: $0)) }
             : nil
-        let report = TakeReport(
+        var report = TakeReport(
             outcome: outcome, path: path, format: format, sampleRate: jack.sampleRate,
             sources: sources, portNames: engine.portNames,
             fileSampleRate: fileSampleRate, fileFrames: writer.framesInFile, frames: frames,
@@ -569,6 +571,7 @@ public final class Take: @unchecked Sendable {
             segments: outcome == .cancelled || outcome == .missedStart ? [] : writer.segments,
             latencyAlignment: lock.withLock { latencyAlignment },
             masterStartFrame: started ? status.startFrame.flatMap { start in lock.withLock { masterOffset }.map { start &+ $0 } } : nil)
+        if started { report.lostEvents = max(0, engine.droppedEventCount - lock.withLock { droppedEventsBefore }) }
         let handler = lock.withLock { () -> (@Sendable (TakeReport) -> Void)? in
             finalReport = report
             currentState = .finished

@@ -59,6 +59,10 @@ public struct TakeReport: Sendable {
     /// the take's first frame, from the timecode (`MasterTimecode`). The master's frame of any
     /// later frame is this plus its position, plus the jumps before it (`masterClockJumps`).
     public var masterStartFrame: UInt32? = nil
+    /// Events lost because a ring was full while the take ran (JACK's notifications or the
+    /// callback's): connections, xruns or spans the report may leave out. 0 normally: the rings
+    /// hold two announcements a channel.
+    public var lostEvents = 0
 
     /// Every file the take wrote, in order.
     public var files: [TakeFileReport] { segments.flatMap(\.files) }

@@ -184,7 +184,7 @@ public final class SessionTake: Sendable {
             case .sampleRateChanged: status = .interrupted
             case .cancelled, .missedStart: status = .discarded
             }
-            appendEnd(of: last, status: status, events: report.events)
+            appendEnd(of: last, status: status, events: report.events, lostEvents: report.lostEvents)
         }
         return state.withLock { state in
             state.endEntries = state.finishedEntries
@@ -192,7 +192,7 @@ public final class SessionTake: Sendable {
         }
     }
 
-    private func appendEnd(of segment: TakeSegment, status: TakeStatus, events: [CaptureEvent]) {
+    private func appendEnd(of segment: TakeSegment, status: TakeStatus, events: [CaptureEvent], lostEvents: Int = 0) {
         let number = number(ofSegment: segment.index)
         guard var entry = state.withLock({ $0.begun[number] }) else { return }
         let end = segment.position + segment.frames
@@ -232,6 +232,7 @@ public final class SessionTake: Sendable {
         entry.xruns = SessionTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
+        entry.lostEvents = lostEvents
         entry.patching = SessionTake.patching(in: events, trackNames: session.definition.tracks.map(\.name),
                                               armed: Set(armedTracks), from: segment.position, to: end)
         entry.pauses = CaptureEvent.pauses(in: events)

@@ -163,6 +163,9 @@ public enum TakeListing {
             parts.append("\(oneLine(patch.track)): \(oneLine(patch.source)) \(patch.connected ? "connected" : "disconnected") "
                 + "\(patch.exact ? "at" : "near") \(time)")
         }
+        if entry.lostEvents > 0 {
+            parts.append("\(entry.lostEvents) event\(entry.lostEvents == 1 ? "" : "s") lost (a ring was full): connections, xruns or spans may be missing here")
+        }
         if let overdub = entry.overdub { parts.append("overdub of take \(overdub.take)") }
         let dead = deadTracks(entry)
         if !dead.isEmpty {

@@ -123,6 +123,9 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// Sources connected to or disconnected from tracks during the take, in take order (none:
     /// the key is left out of the JSON).
     public var patching: [TakeLogPatch] = []
+    /// Events lost because a ring was full (`TakeReport.lostEvents`): the entry may leave out
+    /// connections, xruns or spans. 0: the key is left out of the JSON.
+    public var lostEvents = 0
     /// Markers the engineer dropped while recording, in the order dropped (none: the key is left
     /// out of the JSON).
     public var markers: [TakeLogMarker] = []
@@ -163,6 +166,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case masterStartFrame = "master_start_frame"
         case masterJumps = "master_jumps"
         case sampleRate = "sample_rate"
+        case lostEvents = "lost_events"
         case frames, files, tracks, xruns, lost, late, uncertain, dropouts, pauses, patching, markers, mark, note
     }
 
@@ -202,6 +206,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         if !masterJumps.isEmpty { try container.encode(masterJumps, forKey: .masterJumps) }
         try container.encode(pauses, forKey: .pauses)
         if !patching.isEmpty { try container.encode(patching, forKey: .patching) }
+        if lostEvents > 0 { try container.encode(lostEvents, forKey: .lostEvents) }
         if !markers.isEmpty { try container.encode(markers, forKey: .markers) }
         try container.encodeIfPresent(mark, forKey: .mark)
         try container.encodeIfPresent(note, forKey: .note)
@@ -213,6 +218,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     func invalidity() -> String? {
         if take < 1 { return "take number \(take) is below 1" }
         if sampleRate < 0 { return "sample rate \(sampleRate) is negative" }
+        if lostEvents < 0 { return "lost event count \(lostEvents) is negative" }
         if frames < 0 { return "frame count \(frames) is negative" }
         for file in files {
             if file.path.isEmpty { return "a file has an empty path" }

@@ -39,6 +39,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var masterJumps: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
     var patching: [TakeLogPatch]?
+    var lostEvents: Int?
     /// Every marker of the take (a marker record carries them all: arrays replace whole).
     var markers: [TakeLogMarker]?
     /// nil: the record does not touch the note; `.some(nil)`: it clears it.
@@ -83,6 +84,7 @@ struct TakeLogRecord: Decodable, Equatable {
         dropouts = entry.dropouts
         masterJumps = entry.masterJumps
         patching = entry.patching
+        lostEvents = entry.lostEvents
         pauses = entry.pauses
         // None: the markers records written during the take stay (an end record knows none).
         markers = entry.markers.isEmpty ? nil : entry.markers
@@ -124,6 +126,7 @@ struct TakeLogRecord: Decodable, Equatable {
         masterJumps = try container.decodeIfPresent([TakeLogSpan].self, forKey: .masterJumps)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
         patching = try container.decodeIfPresent([TakeLogPatch].self, forKey: .patching)
+        lostEvents = try container.decodeIfPresent(Int.self, forKey: .lostEvents)
         markers = try container.decodeIfPresent([TakeLogMarker].self, forKey: .markers)
         if container.contains(.note) {
             note = .some(try container.decodeNil(forKey: .note) ? nil : try container.decode(String.self, forKey: .note))
@@ -169,6 +172,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let masterJumps { entry.masterJumps = masterJumps }
         if let pauses { entry.pauses = pauses }
         if let patching { entry.patching = patching }
+        if let lostEvents { entry.lostEvents = lostEvents }
         if let markers { entry.markers = markers }
         if let note { entry.note = note }
         if let mark { entry.mark = mark }
