@@ -32,84 +32,137 @@ static inline void jcap_measure1(float sample, float *peak, int32_t *clips) {
     if (magnitude >= 1.0f) *clips += 1;
 }
 
+/// The tile of channels `channel` to `channel + 7`, frames `at` to `at + 7`, transposed: `frames[k]`
+/// is frame `at + k`'s eight samples, a channel a lane. Each channel's line 256 bytes on is asked
+/// for now: 64 streams at once are more than the hardware prefetcher follows (a prefetch never
+/// faults).
+__attribute__((target("avx2"))) static inline void
+jcap_transposed_tile(const float *const *sources, long channel, long at, __m256 *frames) {
+    __m256 r[8];
+    for (int row = 0; row < 8; row++) {
+        _mm_prefetch((const char *)(sources[channel + row] + at + 64), _MM_HINT_T0);
+        r[row] = _mm256_loadu_ps(sources[channel + row] + at);
+    }
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    frames[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    frames[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    frames[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    frames[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    frames[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    frames[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    frames[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    frames[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/// A transposed tile's eight frames folded into its eight channels' levels, a register each:
+/// measuring its rows before the transpose took two shuffles a channel to fold them, and the
+/// shuffles were already what the transpose waits on (BENCHMARKS.md).
+__attribute__((target("avx2"))) static inline void
+jcap_measure_tile(const __m256 *frames, float *peaks, int32_t *clips) {
+    __m256 peak = _mm256_loadu_ps(peaks);
+    __m256i clip = _mm256_loadu_si256((const __m256i *)clips);
+    for (int k = 0; k < 8; k++) jcap_measure_frame8(frames[k], &peak, &clip);
+    _mm256_storeu_ps(peaks, peak);
+    _mm256_storeu_si256((__m256i *)clips, clip);
+}
+
+/// Eight frames of one channel, a sample at a time: a channel left over from the tiles.
+static inline void jcap_interleave_channel8(const float *source, long width, float *destination, float *peak,
+                                            int32_t *clips) {
+    _mm_prefetch((const char *)(source + 64), _MM_HINT_T0);
+    for (int step = 0; step < 8; step++) {
+        destination[step * width] = source[step];
+        if (peak) jcap_measure1(source[step], peak, clips);
+    }
+}
+
+/// The frames left over from the eights, a sample at a time.
+static inline void jcap_interleave_rest(const float *const *sources, long width, long first, long frame,
+                                        long frames, float *destination, float *peaks, int32_t *clips) {
+    for (; frame < frames; frame++) {
+        for (long channel = 0; channel < width; channel++) {
+            const float sample = sources[channel][first + frame];
+            destination[frame * width + channel] = sample;
+            if (peaks) jcap_measure1(sample, peaks + channel, clips + channel);
+        }
+    }
+}
+
 /// Writes `frames` frames, frame `first` on, of the channels `sources[0..<width]` to
 /// `destination`, interleaved; with `peaks` and `clips` (one a channel, or both NULL), measures
 /// every sample too. As FrameGather's Swift loop, in 8 × 8 tiles: across a group of at most 64
 /// channels at a time (their source lines stay in the first-level cache), destination rows
 /// written front to back; the channels left over from a group's tiles and the frames left over
-/// from its eights one sample at a time. A tile is measured as it is stored, eight channels a
-/// register: measuring its rows before the transpose took two shuffles a channel to fold them,
-/// and the shuffles were already what the transpose waits on (BENCHMARKS.md).
+/// from its eights one sample at a time. A tile is measured as it is stored.
 __attribute__((target("avx2"))) static inline void
 jcap_interleave_avx2(const float *const *sources, long width, long first, long frames, float *destination,
                      float *peaks, int32_t *clips) {
+    const long eights = frames / 8 * 8;
     for (long group = 0; group < width; group += 64) {
         const long groupEnd = group + 64 < width ? group + 64 : width;
         const long tileEnd = group + (groupEnd - group) / 8 * 8;
-        long frame = 0;
-        for (; frame + 8 <= frames; frame += 8) {
+        for (long frame = 0; frame < eights; frame += 8) {
             long channel = group;
             for (; channel < tileEnd; channel += 8) {
-                __m256 r[8];
-                for (int row = 0; row < 8; row++) {
-                    // 64 streams at once are more than the hardware prefetcher follows: each
-                    // channel's line 256 bytes on is asked for now (a prefetch never faults).
-                    _mm_prefetch((const char *)(sources[channel + row] + first + frame + 64), _MM_HINT_T0);
-                    r[row] = _mm256_loadu_ps(sources[channel + row] + first + frame);
-                }
-                const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-                const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-                const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-                const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-                const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-                const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-                const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-                const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-                const __m256 o0 = _mm256_permute2f128_ps(s0, s4, 0x20), o1 = _mm256_permute2f128_ps(s1, s5, 0x20);
-                const __m256 o2 = _mm256_permute2f128_ps(s2, s6, 0x20), o3 = _mm256_permute2f128_ps(s3, s7, 0x20);
-                const __m256 o4 = _mm256_permute2f128_ps(s0, s4, 0x31), o5 = _mm256_permute2f128_ps(s1, s5, 0x31);
-                const __m256 o6 = _mm256_permute2f128_ps(s2, s6, 0x31), o7 = _mm256_permute2f128_ps(s3, s7, 0x31);
+                __m256 o[8];
+                jcap_transposed_tile(sources, channel, first + frame, o);
                 float *out = destination + frame * width + channel;
-                _mm256_storeu_ps(out, o0);
-                _mm256_storeu_ps(out + width, o1);
-                _mm256_storeu_ps(out + 2 * width, o2);
-                _mm256_storeu_ps(out + 3 * width, o3);
-                _mm256_storeu_ps(out + 4 * width, o4);
-                _mm256_storeu_ps(out + 5 * width, o5);
-                _mm256_storeu_ps(out + 6 * width, o6);
-                _mm256_storeu_ps(out + 7 * width, o7);
-                if (peaks) {
-                    __m256 peak = _mm256_loadu_ps(peaks + channel);
-                    __m256i clip = _mm256_loadu_si256((const __m256i *)(clips + channel));
-                    jcap_measure_frame8(o0, &peak, &clip);
-                    jcap_measure_frame8(o1, &peak, &clip);
-                    jcap_measure_frame8(o2, &peak, &clip);
-                    jcap_measure_frame8(o3, &peak, &clip);
-                    jcap_measure_frame8(o4, &peak, &clip);
-                    jcap_measure_frame8(o5, &peak, &clip);
-                    jcap_measure_frame8(o6, &peak, &clip);
-                    jcap_measure_frame8(o7, &peak, &clip);
-                    _mm256_storeu_ps(peaks + channel, peak);
-                    _mm256_storeu_si256((__m256i *)(clips + channel), clip);
-                }
+                for (int k = 0; k < 8; k++) _mm256_storeu_ps(out + k * width, o[k]);
+                if (peaks) jcap_measure_tile(o, peaks + channel, clips + channel);
             }
             for (; channel < groupEnd; channel++) {
-                const float *source = sources[channel] + first + frame;
-                _mm_prefetch((const char *)(source + 64), _MM_HINT_T0);
-                for (int step = 0; step < 8; step++) {
-                    destination[(frame + step) * width + channel] = source[step];
-                    if (peaks) jcap_measure1(source[step], peaks + channel, clips + channel);
-                }
-            }
-        }
-        for (; frame < frames; frame++) {
-            for (long channel = group; channel < groupEnd; channel++) {
-                const float sample = sources[channel][first + frame];
-                destination[frame * width + channel] = sample;
-                if (peaks) jcap_measure1(sample, peaks + channel, clips + channel);
+                jcap_interleave_channel8(sources[channel] + first + frame, width,
+                                         destination + frame * width + channel, peaks ? peaks + channel : 0,
+                                         peaks ? clips + channel : 0);
             }
         }
     }
+    jcap_interleave_rest(sources, width, first, eights, frames, destination, peaks, clips);
+}
+
+/// `jcap_interleave_avx2` for a destination the processor will not read again: a direct file's
+/// buffer, which goes to the disk from memory. Its tiles are stored with streaming stores, which
+/// skip the cache and do not read each destination line first. They must be 32-byte aligned, so
+/// the tiles start at the destination's first 32-byte boundary (every row is a whole number of
+/// chunks: `width` a multiple of 8), and the chunk across two rows, the channels before that
+/// boundary and after the last chunk, goes a sample at a time. At 512 and 1024 channels 20 %
+/// faster than storing through the cache; below 256 channels those edge samples cost more than
+/// the streaming saves (BENCHMARKS.md). Ends with a store fence, so the buffer is whole in memory
+/// before it is handed to the kernel.
+__attribute__((target("avx2"))) static inline void
+jcap_interleave_streaming_avx2(const float *const *sources, long width, long first, long frames,
+                               float *destination, float *peaks, int32_t *clips) {
+    const long lead = (long)(((32 - ((uintptr_t)destination & 31)) & 31) / sizeof(float));
+    const long tail = lead + (width - lead) / 8 * 8;
+    const long eights = frames / 8 * 8;
+    for (long group = lead; group < tail; group += 64) {
+        const long groupEnd = group + 64 < tail ? group + 64 : tail;
+        for (long frame = 0; frame < eights; frame += 8) {
+            for (long channel = group; channel < groupEnd; channel += 8) {
+                __m256 o[8];
+                jcap_transposed_tile(sources, channel, first + frame, o);
+                float *out = destination + frame * width + channel;
+                for (int k = 0; k < 8; k++) _mm256_stream_ps(out + k * width, o[k]);
+                if (peaks) jcap_measure_tile(o, peaks + channel, clips + channel);
+            }
+        }
+    }
+    for (long frame = 0; frame < eights; frame += 8) {
+        for (long edge = 0; edge < width - (tail - lead); edge++) {
+            const long channel = edge < lead ? edge : tail + edge - lead;
+            jcap_interleave_channel8(sources[channel] + first + frame, width, destination + frame * width + channel,
+                                     peaks ? peaks + channel : 0, peaks ? clips + channel : 0);
+        }
+    }
+    jcap_interleave_rest(sources, width, first, eights, frames, destination, peaks, clips);
+    _mm_sfence();
 }
 
 /// One channel's `frames` samples copied to `destination` and measured into its `peak` and
@@ -193,6 +246,8 @@ static inline void jcap_copy_measure_avx2(const float *source, long frames, floa
                                           int32_t *clips) {}
 static inline void jcap_interleave_avx2(const float *const *sources, long width, long first, long frames,
                                         float *destination, float *peaks, int32_t *clips) {}
+static inline void jcap_interleave_streaming_avx2(const float *const *sources, long width, long first, long frames,
+                                                  float *destination, float *peaks, int32_t *clips) {}
 static inline void jcap_copy_levels_avx2(const float *source, long count, void *destination, float *peak,
                                          float *sumOfSquares) __attribute__((swift_attr("@_noLocks")));
 static inline void jcap_copy_levels_avx2(const float *source, long count, void *destination, float *peak,

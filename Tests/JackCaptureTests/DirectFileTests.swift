@@ -96,37 +96,43 @@ struct DirectFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: direct)) == Data(contentsOf: URL(fileURLWithPath: buffered)))
     }
 
-    @Test("frames gathered in place in a direct float file's buffer are written without a copy, byte for byte as through the page cache")
-    func gatheredInPlace() throws {
+    /// 3 channels: no turn fills a buffer. 1021 (4,084-byte frames): buffers fill within turns,
+    /// each ending inside a frame.
+    @Test("frames gathered in place in a direct float file's buffer are written without a copy, byte for byte as through the page cache",
+          arguments: [(3, 100_003), (1_021, 4_001)])
+    func gatheredInPlace(channels: Int, total: Int) throws {
         let format = try RecordingSettings(format: .float).resolveFormat(forPath: "take.wav")
         let buffered = folder + "/plain.wav", direct = folder + "/in-place.wav"
-        try write(buffered, format: format, io: .buffered, queue: nil)
-        let file = try SoundFile.create(path: direct, format: format, channels: 3, sampleRate: 48_000,
-                                        overwrite: false, io: .direct, queue: DirectWriteQueue(), files: 300)
+        try write(buffered, format: format, io: .buffered, queue: nil, channels: channels, frames: total)
+        let queue = DirectWriteQueue()
+        let file = try SoundFile.create(path: direct, format: format, channels: channels, sampleRate: 48_000,
+                                        overwrite: false, io: .direct, queue: queue, files: 300)
         try file.setBroadcastInfo(BroadcastInfo(description: "direct", originator: "jcap", originatorReference: "t1",
                                                 originationDate: "2026-11-24", originationTime: "12:00:00",
                                                 timeReference: 123_456, version: 2))
+        let frameBytes = channels * 4
         let sizes = [1, 7, 4_099, 333, 12_000, 1_024, 20_000]
         var written = 0, turn = 0, sinceHeader = 0
-        var copiedPast: [Int] = []
-        while written < 100_003 {
-            let count = min(sizes[turn % sizes.count], 100_003 - written)
+        var copiedPast: [Int] = [], acrossBufferEnds = 0
+        while written < total {
+            let count = min(sizes[turn % sizes.count], total - written)
             turn += 1
             var done = 0
             while done < count {
                 var frames = count - done
                 let room = file.inPlaceFrames(atMost: frames)
-                if let room { frames = min(frames, room.count / 3) }
-                var samples = [Float](repeating: 0, count: frames * 3)
+                if let room { frames = room.isEmpty ? 1 : min(frames, room.count / channels) }
+                var samples = [Float](repeating: 0, count: frames * channels)
                 let first = written + done
                 try samples.withUnsafeMutableBufferPointer { (own) throws(CaptureError) in
-                    let target = room?.baseAddress ?? own.baseAddress!
+                    let target = room.flatMap { $0.isEmpty ? nil : $0.baseAddress } ?? own.baseAddress!
                     for frame in 0..<frames {
-                        for channel in 0..<3 { target[frame * 3 + channel] = Self.sample(first + frame, channel) }
+                        for channel in 0..<channels { target[frame * channels + channel] = Self.sample(first + frame, channel) }
                     }
                     try file.write(interleaved: target, frames: frames)
                 }
-                if room == nil && (written + done) * 12 >= DirectFile.headCapacity { copiedPast.append(written + done) }
+                if room?.isEmpty == true { acrossBufferEnds += 1 }
+                if room == nil && (written + done) * frameBytes >= DirectFile.headCapacity { copiedPast.append(written + done) }
                 done += frames
             }
             written += count
@@ -138,8 +144,12 @@ struct DirectFileTests {
             }
         }
         try file.close()
-        // Every write past the first few KiB (which header rewrites share) went in place.
+        // Every write past the first few KiB (which header rewrites share) went in place, but
+        // for the frame across each end of a buffer the turn filled, alone.
         #expect(copiedPast.isEmpty, "copied, not in place, from frames \(copiedPast)")
+        let bufferEnds = channels == 3 ? 0 : total * frameBytes / queue.bufferSize
+        #expect(acrossBufferEnds >= bufferEnds - 1 && acrossBufferEnds <= bufferEnds + 1,
+                "\(acrossBufferEnds) frames across a buffer's end, \(total * frameBytes) bytes in \(queue.bufferSize)-byte buffers")
         let expected = Self.withoutPeakTime(try Data(contentsOf: URL(fileURLWithPath: buffered)))
         let got = Self.withoutPeakTime(try Data(contentsOf: URL(fileURLWithPath: direct)))
         #expect(got == expected, "first difference at byte \(zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")

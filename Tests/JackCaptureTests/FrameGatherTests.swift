@@ -67,21 +67,24 @@ struct FrameGatherTests {
     /// Interleaves `sources` with FrameGather into a destination surrounded by sentinels and
     /// checks it against a naive transpose, and the levels against `MeterAccumulators.measure`.
     /// Returns descriptions of what differed.
-    static func check(width: Int, frames: Int, first: Int, measuring: Bool, portable: Bool,
+    /// `shift`: samples the destination starts past `guardSamples` (from a 64-byte boundary).
+    static func check(width: Int, frames: Int, first: Int, measuring: Bool, path: Path, shift: Int = 0,
                       value: (Int, Int) -> Float = mixedSample) -> [String] {
         let sources = Sources(width: width, length: first + frames, value: value)
         let count = width * frames
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: count + 2 * guardSamples)
+        let samples = count + 2 * guardSamples + shift
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: samples * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: samples)
         defer { buffer.deallocate() }
-        buffer.initialize(repeating: sentinel, count: count + 2 * guardSamples)
-        let destination = buffer + guardSamples
+        buffer.initialize(repeating: sentinel, count: samples)
+        let destination = buffer + guardSamples + shift
         let levels = measuring ? FrameGather.Levels(width: width) : nil
         defer { levels?.deallocate() }
 
-        gather(portable: portable)(UnsafePointer(sources.pointers), width, first, frames, destination, levels)
+        gather(path)(UnsafePointer(sources.pointers), width, first, frames, destination, levels)
 
         let label = "width \(width), \(frames) frames from \(first)\(measuring ? ", measuring" : "")"
-            + (portable ? ", in Swift" : "")
+            + (path == .portable ? ", in Swift" : "") + (path == .streaming ? ", streaming, shifted \(shift)" : "")
         var problems: [String] = []
         var mismatches = 0
         for frame in 0..<frames {
@@ -91,7 +94,7 @@ struct FrameGatherTests {
             }
         }
         if mismatches > 0 { problems.append("\(label): \(mismatches) samples differ from a naive transpose") }
-        let before = (0..<guardSamples).filter { buffer[$0].bitPattern != sentinel.bitPattern }.count
+        let before = (0..<(guardSamples + shift)).filter { buffer[$0].bitPattern != sentinel.bitPattern }.count
         let after = (0..<guardSamples).filter { destination[count + $0].bitPattern != sentinel.bitPattern }.count
         if before + after > 0 { problems.append("\(label): \(before) samples written before the region, \(after) after") }
         if let levels {
@@ -112,13 +115,19 @@ struct FrameGatherTests {
         return problems
     }
 
-    /// The transpose the writer takes on this processor (`interleave`: 8 × 8 tiles in AVX2 where
-    /// it runs them), or the Swift one every processor runs.
-    static func gather(portable: Bool) -> (UnsafePointer<UnsafePointer<Float>>, Int, Int, Int,
-                                           UnsafeMutablePointer<Float>, FrameGather.Levels?) -> Void {
-        portable
-            ? { FrameGather.interleaveInTilesOfFour($0, width: $1, from: $2, frames: $3, into: $4, levels: $5) }
-            : { FrameGather.interleave($0, width: $1, from: $2, frames: $3, into: $4, levels: $5) }
+    /// The transposes: the writer's on this processor into its batch (`interleave`: 8 × 8 tiles
+    /// in AVX2 where it runs them) or into a direct file's buffer (`streaming`), or the Swift one
+    /// every processor runs.
+    enum Path { case cached, streaming, portable }
+
+    static func gather(_ path: Path) -> (UnsafePointer<UnsafePointer<Float>>, Int, Int, Int,
+                                         UnsafeMutablePointer<Float>, FrameGather.Levels?) -> Void {
+        switch path {
+        case .portable: { FrameGather.interleaveInTilesOfFour($0, width: $1, from: $2, frames: $3, into: $4, levels: $5) }
+        case .cached: { FrameGather.interleave($0, width: $1, from: $2, frames: $3, into: $4, levels: $5) }
+        case .streaming:
+            { FrameGather.interleave($0, width: $1, from: $2, frames: $3, into: $4, levels: $5, streaming: true) }
+        }
     }
 
     @Test("interleave equals a naive transpose, and measures as MeterAccumulators.measure does, both ways",
@@ -128,9 +137,28 @@ struct FrameGatherTests {
         for frames in [0, 1, 3, 4, 5, 8, 17, 256] {
             for first in [0, 1, 2, 3, 6] {
                 for measuring in [false, true] {
-                    for portable in [false, true] {
+                    for path in [Path.cached, .portable] {
                         problems += Self.check(width: width, frames: frames, first: first, measuring: measuring,
-                                               portable: portable)
+                                               path: path)
+                    }
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(10))")
+    }
+
+    /// A direct file's buffer begins wherever its header left it: every 32-byte alignment of the
+    /// destination, widths with and without streaming stores (below 256, not a multiple of 8).
+    @Test("into a direct buffer: the same transpose and levels at every alignment",
+          arguments: [248, 256, 257, 264, 512, 1_024])
+    func streamingMatchesNaive(width: Int) {
+        var problems: [String] = []
+        for frames in [0, 1, 7, 8, 9, 24, 70] {
+            for first in [0, 3] {
+                for measuring in [false, true] {
+                    for shift in 0..<8 {
+                        problems += Self.check(width: width, frames: frames, first: first, measuring: measuring,
+                                               path: .streaming, shift: shift)
                     }
                 }
             }
@@ -165,7 +193,7 @@ struct FrameGatherTests {
         defer { destination.deallocate() }
         let levels = FrameGather.Levels(width: width)
         defer { levels.deallocate() }
-        Self.gather(portable: portable)(UnsafePointer(sources.pointers), width, 0, 9, destination, levels)
+        Self.gather(portable ? .portable : .cached)(UnsafePointer(sources.pointers), width, 0, 9, destination, levels)
         for channel in 0..<width {
             #expect(levels.peak(channel).bitPattern == expected[channel].peak.bitPattern,
                     "channel \(channel): peak \(levels.peak(channel))")

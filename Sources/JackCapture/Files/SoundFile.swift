@@ -304,10 +304,12 @@ package final class SoundFile: @unchecked Sendable {
     /// there, which copies nothing (`DirectFile.appendRoom`). Nil where that would not hold: a
     /// file not written directly, or one whose encoding libsndfile converts floats into (any
     /// but 32-bit float in the host's byte order: it would write its converted copy over them).
+    /// Empty where the buffer ends inside the next frame: that one frame goes to `write` from
+    /// elsewhere, and the frames after it find room in the next buffer.
     package func inPlaceFrames(atMost frames: Int) -> UnsafeMutableBufferPointer<Float>? {
         guard let direct, writesFloatsUnchanged, frames > 0 else { return nil }
         let frameBytes = channels * MemoryLayout<Float>.stride
-        guard let room = direct.appendRoom(atMost: frames * frameBytes), room.count >= frameBytes else { return nil }
+        guard let room = direct.appendRoom(atMost: frames * frameBytes) else { return nil }
         return UnsafeMutableBufferPointer(start: room.baseAddress!.assumingMemoryBound(to: Float.self),
                                           count: room.count / frameBytes * channels)
     }

@@ -27,6 +27,12 @@ enum DiskWriterBenchmark {
         var rawSyncedSeconds: Double
         /// The O_DIRECT loop, fsync included (nil where the file system refuses O_DIRECT).
         var directLoopSeconds: Double?
+        /// Processor time (user and system) the process spent until the writer had closed the
+        /// file: the writer's, and the producer's copies into the ring. The kernel's own
+        /// threads (a device's workers) are not in it.
+        var writerProcessorSeconds: Double
+        /// The same for the O_DIRECT loop.
+        var directLoopProcessorSeconds: Double?
         /// Whether the writer's file was written around the page cache.
         var writerIsDirect: Bool
 
@@ -68,6 +74,7 @@ enum DiskWriterBenchmark {
         let converter = fileRate == sampleRate ? nil
             : try SampleRateConverter(channels: channels, inputRate: sampleRate, outputRate: fileRate, quality: quality)
         let writer = DiskWriter(source: source, file: file, converter: converter)
+        let processorAtStart = processorSeconds()
         let start = Date()
         writer.start()
         // The producer only reads the block it copies from; the pointer outlives the thread.
@@ -95,6 +102,7 @@ enum DiskWriterBenchmark {
         producer.start()
         writer.finish()
         let writerSeconds = Date().timeIntervalSince(start)
+        let writerProcessorSeconds = processorSeconds() - processorAtStart
         sync(path)
         let writerSyncedSeconds = Date().timeIntervalSince(start)
         if let failure = writer.failure { throw failure }
@@ -129,11 +137,14 @@ enum DiskWriterBenchmark {
         sync(path)
         let rawSyncedSeconds = Date().timeIntervalSince(rawStart)
         unlink(path)
+        let processorBeforeLoop = processorSeconds()
         let directLoopSeconds = directLoop(path: path, bytes: Int(frames) * channels * 4, pattern: interleaved)
+        let directLoopProcessorSeconds = directLoopSeconds.map { _ in processorSeconds() - processorBeforeLoop }
         return Result(channels: channels, frames: frames, sampleRate: sampleRate, fileFrames: fileFrames,
                       fileSampleRate: fileRate, writerSeconds: writerSeconds,
                       writerSyncedSeconds: writerSyncedSeconds, rawSeconds: rawSeconds, rawSyncedSeconds: rawSyncedSeconds,
-                      directLoopSeconds: directLoopSeconds, writerIsDirect: writerIsDirect)
+                      directLoopSeconds: directLoopSeconds, writerProcessorSeconds: writerProcessorSeconds,
+                      directLoopProcessorSeconds: directLoopProcessorSeconds, writerIsDirect: writerIsDirect)
     }
 
     /// Seconds to write `bytes` bytes of `pattern` (repeated) to a new file through O_DIRECT in
@@ -160,6 +171,14 @@ enum DiskWriterBenchmark {
         fsync(descriptor)
         close(descriptor)
         return Date().timeIntervalSince(start)
+    }
+
+    /// User and system time of the whole process so far.
+    private static func processorSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// fsync(2) of a file: until its data is on the disk.

@@ -89,12 +89,16 @@ enum KernelBenchmark {
         if sink < 0 { print(sink) }
 
         // An interleaved file's frames measured on their way into its direct buffers (2 MiB each,
-        // a pool of 16 MiB), gathered there in place, or into the batch and copied there.
+        // a pool of 16 MiB), gathered there in place (with streaming stores, as the writer does),
+        // or into the batch and copied there. The audio starts where a float WAV's header (72
+        // bytes and 8 a channel) leaves it, as in the writer, not on a 32-byte boundary.
         let fileBuffers = 8
         let fileBufferFloats = (2 << 20) / 4
-        let files = UnsafeMutablePointer<Float>.allocate(capacity: fileBuffers * fileBufferFloats)
-        defer { files.deallocate() }
-        files.initialize(repeating: 0, count: fileBuffers * fileBufferFloats)
+        let headerFloats = (72 + 8 * channels) / 4
+        let filePool = UnsafeMutablePointer<Float>.allocate(capacity: fileBuffers * fileBufferFloats + headerFloats)
+        defer { filePool.deallocate() }
+        filePool.initialize(repeating: 0, count: fileBuffers * fileBufferFloats + headerFloats)
+        let files = filePool + headerFloats
         var intoFile: [Double] = []
         for inPlace in [true, false] {
             var filled = 0
@@ -109,7 +113,7 @@ enum KernelBenchmark {
                     if filled + count > fileBuffers * fileBufferFloats { filled = 0 }
                     let destination = files + filled
                     FrameGather.interleave(runs, width: channels, from: frame, frames: frames,
-                                           into: inPlace ? destination : batch, levels: levels)
+                                           into: inPlace ? destination : batch, levels: levels, streaming: inPlace)
                     if !inPlace { destination.update(from: batch, count: count) }
                     filled += count
                     frame += frames

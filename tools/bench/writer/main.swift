@@ -1,6 +1,8 @@
 // Writer throughput: how many frames per second jcap's disk path sustains with the process
 // callback out of the way, next to sf_writef_float alone. Writes about 1 GB per channel count
-// (of 48 kHz audio, as the ring carries it).
+// (of 48 kHz audio, as the ring carries it). writer_cpu_s: the process's processor time until the
+// writer had closed its file (its producer's copies into the ring included); odirect_loop_cpu_s:
+// the O_DIRECT loop's.
 //
 //   jcap-writer-benchmark [--rate HZ] [--src-quality NAME] [--megabytes N] [--io MODE] [DIRECTORY] [CHANNELS ...]
 //   jcap-writer-benchmark --kernels
@@ -73,7 +75,7 @@ let channelCounts = positional.count > 1
 if let fileRate {
     print("# file at \(fileRate) Hz, converted from 48000 Hz by libsamplerate (\(quality.name))")
 }
-print("channels\tMB\tio\twriter_MBps\twriter_synced_MBps\traw_MBps\traw_synced_MBps\todirect_loop_MBps\twriter_frames_per_s\twriter_over_raw\twriter_synced_over_odirect\twriter_x_real_time")
+print("channels\tMB\tio\twriter_MBps\twriter_synced_MBps\traw_MBps\traw_synced_MBps\todirect_loop_MBps\twriter_frames_per_s\twriter_over_raw\twriter_synced_over_odirect\twriter_x_real_time\twriter_cpu_s\todirect_loop_cpu_s")
 for channels in channelCounts {
     let frames = Int64(megabytes) * (1 << 20) / Int64(channels * 4)
     do {
@@ -89,7 +91,9 @@ for channels in channelCounts {
                String(format: "%.0f", Double(result.frames) / result.writerSeconds),
                String(format: "%.2f", result.rawSeconds / result.writerSeconds),
                result.directLoopSeconds.map { String(format: "%.2f", $0 / result.writerSyncedSeconds) } ?? "-",
-               String(format: "%.1f", result.writerRealTimeFactor)].joined(separator: "\t"))
+               String(format: "%.1f", result.writerRealTimeFactor),
+               String(format: "%.2f", result.writerProcessorSeconds),
+               result.directLoopProcessorSeconds.map { String(format: "%.2f", $0) } ?? "-"].joined(separator: "\t"))
     } catch {
         print("\(channels)\terror: \(error)")
     }

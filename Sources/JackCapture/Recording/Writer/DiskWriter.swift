@@ -346,6 +346,8 @@ package final class DiskWriter: @unchecked Sendable {
         /// 64, since a tile is measured after its transpose; 13 % slower at 512 before).
         private(set) var gathering: UnsafeMutablePointer<Float>
         private var gatheringFrames: Int
+        /// The frames go straight into the direct file's buffer, which only the disk reads.
+        var gathersInPlace: Bool { gathering != batch }
         var batched = 0
         var inFile: Int64 = 0
         var sinceHeaderUpdate: Int64 = 0
@@ -442,8 +444,16 @@ package final class DiskWriter: @unchecked Sendable {
             if batched == 0 {
                 // Frames a converter takes are not the file's: they stay in the batch.
                 let room = output.converter == nil ? output.file.inPlaceFrames(atMost: batchFrames) : nil
-                gathering = room?.baseAddress ?? batch
-                gatheringFrames = room.map { $0.count / output.channels.count } ?? batchFrames
+                if let room, !room.isEmpty {
+                    gathering = room.baseAddress!
+                    gatheringFrames = room.count / output.channels.count
+                } else {
+                    // The frame across the end of a direct file's buffer goes alone through the
+                    // batch: a batch's worth there cost a copy of an eighth of a 1024-channel
+                    // file's frames (`jcap-writer-benchmark`).
+                    gathering = batch
+                    gatheringFrames = room == nil ? batchFrames : 1
+                }
             }
             return min(frames, gatheringFrames - batched)
         }
@@ -642,7 +652,7 @@ package final class DiskWriter: @unchecked Sendable {
                         let destination = output.gathering + output.batched * width
                         if let sources {
                             FrameGather.interleave(sources, width: width, from: part.from + gathered, frames: fitting,
-                                                   into: destination, levels: levels)
+                                                   into: destination, levels: levels, streaming: output.gathersInPlace)
                         } else {
                             destination.initialize(repeating: 0, count: fitting * width)
                         }

@@ -83,9 +83,13 @@ package enum FrameGather {
     /// With AVX2 (most x86-64 processors since 2013), 8 channels by 8 frames a tile in C
     /// (`jcap_interleave_avx2`, the same loop in registers twice as wide): at 512 channels, 18 GB/s
     /// against 9 of the 4 × 4 tiles with the blocks in cache (BENCHMARKS.md).
+    /// `streaming`: the processor will not read the destination again (a direct file's own
+    /// buffer, which the disk takes from memory); at `streamingWidth` channels and more, its
+    /// tiles then skip the cache (`jcap_interleave_streaming_avx2`).
     @inlinable
     package static func interleave(_ sources: UnsafePointer<UnsafePointer<Float>>, width: Int, from first: Int,
-                                   frames: Int, into destination: UnsafeMutablePointer<Float>, levels: Levels? = nil) {
+                                   frames: Int, into destination: UnsafeMutablePointer<Float>, levels: Levels? = nil,
+                                   streaming: Bool = false) {
         if width == 1, hasAVX2, let levels {
             // A mono file's run, copied and measured 16 samples a step in AVX2 (the Swift loop's
             // SSE2 has no max that keeps a NaN out, so it blends).
@@ -96,9 +100,18 @@ package enum FrameGather {
             return interleaveInTilesOfFour(sources, width: width, from: first, frames: frames, into: destination,
                                            levels: levels)
         }
-        jcap_interleave_avx2(UnsafeRawPointer(sources).assumingMemoryBound(to: UnsafePointer<Float>?.self),
-                             width, first, frames, destination, levels?.peaks, levels?.clips)
+        let pointers = UnsafeRawPointer(sources).assumingMemoryBound(to: UnsafePointer<Float>?.self)
+        if streaming, width >= streamingWidth, width % 8 == 0 {
+            return jcap_interleave_streaming_avx2(pointers, width, first, frames, destination, levels?.peaks, levels?.clips)
+        }
+        jcap_interleave_avx2(pointers, width, first, frames, destination, levels?.peaks, levels?.clips)
     }
+
+    /// The narrowest file whose direct buffer is written with streaming stores: below it, the
+    /// samples of the 32-byte chunk across two rows, stored one at a time, cost more than
+    /// skipping the cache saves (`jcap-writer-benchmark --kernels`; at 512 and 1024 channels it
+    /// saves a fifth).
+    @usableFromInline static let streamingWidth = 256
 
     /// This processor runs `jcap_interleave_avx2`.
     @usableFromInline static let hasAVX2 = jcap_has_avx2() != 0
