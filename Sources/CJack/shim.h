@@ -35,6 +35,11 @@ void *jack_port_get_buffer(jack_port_t *port, jack_nframes_t nframes)
     __attribute__((swift_attr("@_noLocks")));
 jack_nframes_t jack_last_frame_time(const jack_client_t *client)
     __attribute__((swift_attr("@_noLocks")));
+// The number of connections of a port, read from the graph state in shared memory (jack2 waits
+// out a pending graph change only outside the real-time thread): asked when a port's buffer
+// changes, and each cycle while two or more sources feed it, whose mix keeps the port's own buffer.
+int jack_port_connected(const jack_port_t *port)
+    __attribute__((swift_attr("@_noLocks")));
 // A clock read (clock_gettime through the vDSO); the callback only calls it for the test hook
 // that stalls a cycle.
 jack_time_t jack_get_time(void)

@@ -378,6 +378,66 @@ final class RecorderTests: JackTestCase {
         XCTAssertFalse((0..<Int(file.frames)).contains { samples[$0 * 2 + 1] == 0 }, "the other channel is untouched")
     }
 
+    /// Two or more sources on one port: JACK mixes them into the port's own buffer, whose address
+    /// stays when a third is added or one of three taken away. Their count changes in the cycle
+    /// the server applies it: each change is said at its frame, and the file holds the mix of
+    /// exactly the sources the report says, sample for sample (the signal's samples are whole
+    /// multiples of 2^-23, so their sums are exact in any order).
+    func testASourceAddedToOrTakenFromAMixIsPlacedOnItsFrame() throws {
+        let (recorder, delegate) = try makeRecorder("mix.wav")
+        try recorder.record()
+        usleep(200_000)
+        let port = recorder.portNames[0]
+        func connect(_ source: String) throws -> CaptureEvent {
+            try observer.connect(source, to: port)
+            return try delegate.waitFor("\(source) connected") {
+                if case .portConnected(0, source, _, _, _) = $0 { true } else { false }
+            }
+        }
+        let third = try connect("sig:out_3")    // 1 source to 2: the port's own buffer
+        usleep(200_000)
+        let fourth = try connect("sig:out_4")   // 2 to 3: the same buffer
+        usleep(200_000)
+        try observer.disconnect("sig:out_3", from: port)  // 3 to 2
+        let gone = try delegate.waitFor("sig:out_3 disconnected") {
+            if case .portDisconnected(0, "sig:out_3", _, _, _) = $0 { true } else { false }
+        }
+        usleep(200_000)
+        recorder.stop()
+        XCTAssertTrue(try delegate.waitForFinish())
+        guard case .portConnected(_, _, _, let thirdFrom, let thirdTiming) = third,
+              case .portConnected(_, _, _, let fourthFrom, let fourthTiming) = fourth,
+              case .portDisconnected(_, _, _, let thirdUntil, let goneTiming) = gone,
+              let report = recorder.finalReport else { return XCTFail("\(delegate.events)") }
+        XCTAssertEqual(thirdTiming, .exact(uncertainFrames: 0), "\(third)")
+        XCTAssertEqual(fourthTiming, .exact(uncertainFrames: 0), "\(fourth)")
+        XCTAssertEqual(goneTiming, .exact(uncertainFrames: 0), "\(gone)")
+        XCTAssertLessThan(thirdFrom, fourthFrom)
+        XCTAssertLessThan(fourthFrom, thirdUntil)
+
+        // Channel 2 (sig:out_2 alone) tells each frame's time; channel 1 is the mix. Frames the
+        // report says were lost, copied late or placed uncertainly are left out.
+        let file = try SoundFile.open(readingFrom: path("mix.wav"))
+        let frames = Int(file.frames)
+        var samples = [Float](repeating: 0, count: frames * 2)
+        _ = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: frames) }
+        let reported = report.lostSpans + report.lateCopySpans + report.uncertainSpans
+        var wrong: [Int] = []
+        for position in 0..<frames where !reported.contains(where: { $0.position <= position && position < $0.position + $0.frames }) {
+            guard let time = TestSignal.frameTime(decoding: samples[position * 2 + 1], channel: 1) else {
+                wrong.append(position)
+                continue
+            }
+            var sources = [0]
+            if Int64(position) >= thirdFrom && Int64(position) < thirdUntil { sources.append(2) }
+            if Int64(position) >= fourthFrom { sources.append(3) }
+            let mix = sources.reduce(Float(0)) { $0 + TestSignal.sample(frameTime: UInt32(time), channel: $1) }
+            if samples[position * 2] != mix { wrong.append(position) }
+        }
+        XCTAssertEqual(wrong.count, 0, "frames not the mix the report says, first \(wrong.prefix(3)); sig:out_3 from \(thirdFrom) "
+                       + "to \(thirdUntil), sig:out_4 from \(fourthFrom)")
+    }
+
     /// Announcements past the notification ring's room are lost; the take's report counts them,
     /// so a report that may leave out a connection says so. Every one of the flood is either in
     /// the report or counted lost.

@@ -391,7 +391,8 @@ extension CaptureProcessState {
     /// after room for the block's header. Nothing is published until the cycle is planned. With
     /// `metering`, each channel is measured for the meters in the same pass (each sample read
     /// once, not once to copy and once to measure). Returns the first and last channel whose port
-    /// buffer changed since the cycle copied before (-1: none), each marked with `serial`.
+    /// buffer, or the count of sources mixed into it, changed since the cycle copied before (-1:
+    /// none), each marked with `serial`.
     @_noAllocation @_noLocks
     private func stageCycle(frameCount nframes: UInt32, at offset: Int, metering: Bool, serial: Int64)
         -> (first: Int, last: Int) {
@@ -402,13 +403,22 @@ extension CaptureProcessState {
         own.pointee.inputBuffersKnown = true
         for channel in 0..<channelCount {
             if let port = ports[channel], let buffer = jack_port_get_buffer(port, nframes) {
+                var change = false
                 if own.pointee.inputBuffers[channel] != buffer {
-                    if known {
-                        own.pointee.noteInputChange(channel: channel, serial: serial)
-                        if changed.first < 0 { changed.first = channel }
-                        changed.last = channel
-                    }
+                    change = true
                     own.pointee.inputBuffers[channel] = buffer
+                    own.pointee.inputSources[channel] = jack_port_connected(port)
+                } else if own.pointee.inputSources[channel] >= 2 {
+                    // A mix of sources stays in the port's own buffer: a source added to it or
+                    // taken from it changes only their count.
+                    let sources = jack_port_connected(port)
+                    change = sources != own.pointee.inputSources[channel]
+                    own.pointee.inputSources[channel] = sources
+                }
+                if change && known {
+                    own.pointee.noteInputChange(channel: channel, serial: serial)
+                    if changed.first < 0 { changed.first = channel }
+                    changed.last = channel
                 }
                 // The whole buffer asked for before the copy reads it: the source's client wrote
                 // it, perhaps on the other CPU, and line by line each read waited in turn.

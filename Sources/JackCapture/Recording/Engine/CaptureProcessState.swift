@@ -325,6 +325,10 @@ struct ProcessCallbackState {
     /// source's with one source, so a new buffer is a connection or disconnection taking effect
     /// (`ConnectionPlacement`).
     let inputBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// How many sources fed each channel's buffer in that cycle (jack_port_connected). With two
+    /// or more JACK mixes them into the port's own buffer, whose address stays the same when a
+    /// third is added or one of three taken away: the count tells that change's cycle.
+    let inputSources: UnsafeMutablePointer<Int32>
     /// The `cycleSerial`s of each channel's changes, `changeSlots` a channel, a change in slot
     /// serial % `changeSlots` (-1: none): a cycle is planned `CycleTimeline.lookahead` cycles after
     /// it is read, so a later change of the same channel does not hide an earlier one's. (A cycle
@@ -340,6 +344,8 @@ struct ProcessCallbackState {
         inputChannelCount = channelCount
         inputBuffers = .allocate(capacity: max(1, channelCount))
         inputBuffers.initialize(repeating: nil, count: max(1, channelCount))
+        inputSources = .allocate(capacity: max(1, channelCount))
+        inputSources.initialize(repeating: 0, count: max(1, channelCount))
         inputChangeSerials = .allocate(capacity: max(1, channelCount) * Self.changeSlots)
         inputChangeSerials.initialize(repeating: -1, count: max(1, channelCount) * Self.changeSlots)
         preRoll = PreRollQueue(capacity: preRollCapacity)
@@ -376,6 +382,7 @@ struct ProcessCallbackState {
 
     func deallocate() {
         inputBuffers.deallocate()
+        inputSources.deallocate()
         inputChangeSerials.deallocate()
         header.deallocate()
         eventRecord.deallocate()
