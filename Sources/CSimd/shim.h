@@ -129,28 +129,37 @@ jcap_interleave_avx2(const float *const *sources, long width, long first, long f
 
 /// `jcap_interleave_avx2` for a destination the processor will not read again: a direct file's
 /// buffer, which goes to the disk from memory. Its tiles are stored with streaming stores, which
-/// skip the cache and do not read each destination line first. They must be 32-byte aligned, so
-/// the tiles start at the destination's first 32-byte boundary (every row is a whole number of
-/// chunks: `width` a multiple of 8), and the chunk across two rows, the channels before that
-/// boundary and after the last chunk, goes a sample at a time. At 512 and 1024 channels 20 %
-/// faster than storing through the cache; below 256 channels those edge samples cost more than
-/// the streaming saves (BENCHMARKS.md). Ends with a store fence, so the buffer is whole in memory
+/// skip the cache and do not read each destination line first. A line is written whole, its 64
+/// bytes one store after the other (two tiles side by side, 16 channels a row): a line left half
+/// written while others are stored is sent to memory in parts, which made Intel's processors
+/// store at 0.8 GB/s, slower than through the cache (BENCHMARKS.md). So the tiles start at the
+/// destination's first 64-byte boundary (every row a whole number of lines: `width` a multiple
+/// of 16), and the line across two rows, the channels before that boundary and after the last
+/// line, goes a sample at a time. Below 256 channels those edge samples cost more than the
+/// streaming saves (BENCHMARKS.md). Ends with a store fence, so the buffer is whole in memory
 /// before it is handed to the kernel.
 __attribute__((target("avx2"))) static inline void
 jcap_interleave_streaming_avx2(const float *const *sources, long width, long first, long frames,
                                float *destination, float *peaks, int32_t *clips) {
-    const long lead = (long)(((32 - ((uintptr_t)destination & 31)) & 31) / sizeof(float));
-    const long tail = lead + (width - lead) / 8 * 8;
+    const long lead = (long)(((64 - ((uintptr_t)destination & 63)) & 63) / sizeof(float));
+    const long tail = lead + (width - lead) / 16 * 16;
     const long eights = frames / 8 * 8;
     for (long group = lead; group < tail; group += 64) {
         const long groupEnd = group + 64 < tail ? group + 64 : tail;
         for (long frame = 0; frame < eights; frame += 8) {
-            for (long channel = group; channel < groupEnd; channel += 8) {
-                __m256 o[8];
-                jcap_transposed_tile(sources, channel, first + frame, o);
+            for (long channel = group; channel < groupEnd; channel += 16) {
+                __m256 left[8], right[8];
+                jcap_transposed_tile(sources, channel, first + frame, left);
+                jcap_transposed_tile(sources, channel + 8, first + frame, right);
                 float *out = destination + frame * width + channel;
-                for (int k = 0; k < 8; k++) _mm256_stream_ps(out + k * width, o[k]);
-                if (peaks) jcap_measure_tile(o, peaks + channel, clips + channel);
+                for (int k = 0; k < 8; k++) {
+                    _mm256_stream_ps(out + k * width, left[k]);
+                    _mm256_stream_ps(out + k * width + 8, right[k]);
+                }
+                if (peaks) {
+                    jcap_measure_tile(left, peaks + channel, clips + channel);
+                    jcap_measure_tile(right, peaks + channel + 8, clips + channel + 8);
+                }
             }
         }
     }

@@ -147,8 +147,9 @@ struct FrameGatherTests {
         #expect(problems.isEmpty, "\(problems.prefix(10))")
     }
 
-    /// A direct file's buffer begins wherever its header left it: every 32-byte alignment of the
-    /// destination, widths with and without streaming stores (below 256, not a multiple of 8).
+    /// A direct file's buffer begins wherever its header left it: every alignment of the
+    /// destination within a 64-byte line, widths with and without streaming stores (below 256,
+    /// not a multiple of 16).
     @Test("into a direct buffer: the same transpose and levels at every alignment",
           arguments: [248, 256, 257, 264, 512, 1_024])
     func streamingMatchesNaive(width: Int) {
@@ -156,7 +157,7 @@ struct FrameGatherTests {
         for frames in [0, 1, 7, 8, 9, 24, 70] {
             for first in [0, 3] {
                 for measuring in [false, true] {
-                    for shift in 0..<8 {
+                    for shift in 0..<16 {
                         problems += Self.check(width: width, frames: frames, first: first, measuring: measuring,
                                                path: .streaming, shift: shift)
                     }

@@ -84,8 +84,9 @@ package enum FrameGather {
     /// (`jcap_interleave_avx2`, the same loop in registers twice as wide): at 512 channels, 18 GB/s
     /// against 9 of the 4 × 4 tiles with the blocks in cache (BENCHMARKS.md).
     /// `streaming`: the processor will not read the destination again (a direct file's own
-    /// buffer, which the disk takes from memory); at `streamingWidth` channels and more, its
-    /// tiles then skip the cache (`jcap_interleave_streaming_avx2`).
+    /// buffer, which the disk takes from memory); at `streamingWidth` channels and more, a
+    /// multiple of 16 (a row of whole cache lines), its tiles then skip the cache
+    /// (`jcap_interleave_streaming_avx2`).
     @inlinable
     package static func interleave(_ sources: UnsafePointer<UnsafePointer<Float>>, width: Int, from first: Int,
                                    frames: Int, into destination: UnsafeMutablePointer<Float>, levels: Levels? = nil,
@@ -101,16 +102,15 @@ package enum FrameGather {
                                            levels: levels)
         }
         let pointers = UnsafeRawPointer(sources).assumingMemoryBound(to: UnsafePointer<Float>?.self)
-        if streaming, width >= streamingWidth, width % 8 == 0 {
+        if streaming, width >= streamingWidth, width % 16 == 0 {
             return jcap_interleave_streaming_avx2(pointers, width, first, frames, destination, levels?.peaks, levels?.clips)
         }
         jcap_interleave_avx2(pointers, width, first, frames, destination, levels?.peaks, levels?.clips)
     }
 
     /// The narrowest file whose direct buffer is written with streaming stores: below it, the
-    /// samples of the 32-byte chunk across two rows, stored one at a time, cost more than
-    /// skipping the cache saves (`jcap-writer-benchmark --kernels`; at 512 and 1024 channels it
-    /// saves a fifth).
+    /// samples of the line across two rows, stored one at a time, cost more than skipping the
+    /// cache saves (`jcap-writer-benchmark --kernels`).
     @usableFromInline static let streamingWidth = 256
 
     /// This processor runs `jcap_interleave_avx2`.
