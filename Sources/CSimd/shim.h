@@ -33,14 +33,13 @@ static inline void jcap_measure1(float sample, float *peak, int32_t *clips) {
 }
 
 /// The tile of channels `channel` to `channel + 7`, frames `at` to `at + 7`, transposed: `frames[k]`
-/// is frame `at + k`'s eight samples, a channel a lane. Each channel's line `ahead` samples on is
-/// asked for now: 64 streams at once are more than the hardware prefetcher follows (a prefetch
-/// never faults).
+/// is frame `at + k`'s eight samples, a channel a lane. Each channel's next line is asked for now
+/// (a prefetch never faults): without it each line was a wait on memory.
 __attribute__((target("avx2"))) static inline void
-jcap_transposed_tile(const float *const *sources, long channel, long at, long ahead, __m256 *frames) {
+jcap_transposed_tile(const float *const *sources, long channel, long at, __m256 *frames) {
     __m256 r[8];
     for (int row = 0; row < 8; row++) {
-        _mm_prefetch((const char *)(sources[channel + row] + at + ahead), _MM_HINT_T0);
+        _mm_prefetch((const char *)(sources[channel + row] + at + 16), _MM_HINT_T0);
         r[row] = _mm256_loadu_ps(sources[channel + row] + at);
     }
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
@@ -97,22 +96,23 @@ static inline void jcap_interleave_rest(const float *const *sources, long width,
 
 /// Writes `frames` frames, frame `first` on, of the channels `sources[0..<width]` to
 /// `destination`, interleaved; with `peaks` and `clips` (one a channel, or both NULL), measures
-/// every sample too. As FrameGather's Swift loop, in 8 × 8 tiles: across a group of at most 64
-/// channels at a time (their source lines stay in the first-level cache), destination rows
-/// written front to back; the channels left over from a group's tiles and the frames left over
-/// from its eights one sample at a time. A tile is measured as it is stored.
+/// every sample too. As FrameGather's Swift loop, in 8 × 8 tiles: a group of 16 channels down
+/// all the frames, then the next (sixteen streams, which the hardware prefetcher follows, with
+/// each one's next line asked for: at least 40 % faster than 64 channels across, BENCHMARKS.md);
+/// the channels left over from a group's tiles and the frames left over from its eights one
+/// sample at a time. A tile is measured as it is stored.
 __attribute__((target("avx2"))) static inline void
 jcap_interleave_avx2(const float *const *sources, long width, long first, long frames, float *destination,
                      float *peaks, int32_t *clips) {
     const long eights = frames / 8 * 8;
-    for (long group = 0; group < width; group += 64) {
-        const long groupEnd = group + 64 < width ? group + 64 : width;
+    for (long group = 0; group < width; group += 16) {
+        const long groupEnd = group + 16 < width ? group + 16 : width;
         const long tileEnd = group + (groupEnd - group) / 8 * 8;
         for (long frame = 0; frame < eights; frame += 8) {
             long channel = group;
             for (; channel < tileEnd; channel += 8) {
                 __m256 o[8];
-                jcap_transposed_tile(sources, channel, first + frame, 64, o);
+                jcap_transposed_tile(sources, channel, first + frame, o);
                 float *out = destination + frame * width + channel;
                 for (int k = 0; k < 8; k++) _mm256_storeu_ps(out + k * width, o[k]);
                 if (peaks) jcap_measure_tile(o, peaks + channel, clips + channel);
@@ -129,18 +129,14 @@ jcap_interleave_avx2(const float *const *sources, long width, long first, long f
 
 /// `jcap_interleave_avx2` for a destination the processor will not read again: a direct file's
 /// buffer, which goes to the disk from memory. Its tiles are stored with streaming stores, which
-/// skip the cache and do not read each destination line first.
-/// - A line is written whole, its 64 bytes one store after the other (two tiles side by side,
-///   16 channels a row): a line left half written while others are stored goes to memory in
-///   parts, which made an Intel processor store at 0.8 GB/s, slower than through the cache.
-///   So the tiles start at the destination's first 64-byte boundary (every row a whole number
-///   of lines: `width` a multiple of 16), and the line across two rows, the channels before that
-///   boundary and after the last line, goes a sample at a time. Below 256 channels those edge
-///   samples cost more than the streaming saves.
-/// - Sixteen channels go down all their frames before the next sixteen: sixteen streams the
-///   hardware prefetcher follows, with the next line asked for, a third faster than 64 channels
-///   across (the destination rows need not stay in the cache, nothing reads them).
-/// (BENCHMARKS.md.) Ends with a store fence, so the buffer is whole in memory before it is
+/// skip the cache and do not read each destination line first. A line is written whole, its 64
+/// bytes one store after the other (a group's two tiles side by side): a line left half written
+/// while others are stored goes to memory in parts, which made an Intel processor store at
+/// 0.8 GB/s, slower than through the cache (BENCHMARKS.md). So the tiles start at the
+/// destination's first 64-byte boundary (every row a whole number of lines: `width` a multiple
+/// of 16), and the line across two rows, the channels before that boundary and after the last
+/// line, goes a sample at a time. Below 256 channels those edge samples cost more than the
+/// streaming saves. Ends with a store fence, so the buffer is whole in memory before it is
 /// handed to the kernel.
 __attribute__((target("avx2"))) static inline void
 jcap_interleave_streaming_avx2(const float *const *sources, long width, long first, long frames,
@@ -151,8 +147,8 @@ jcap_interleave_streaming_avx2(const float *const *sources, long width, long fir
     for (long channel = lead; channel < tail; channel += 16) {
         for (long frame = 0; frame < eights; frame += 8) {
             __m256 left[8], right[8];
-            jcap_transposed_tile(sources, channel, first + frame, 16, left);
-            jcap_transposed_tile(sources, channel + 8, first + frame, 16, right);
+            jcap_transposed_tile(sources, channel, first + frame, left);
+            jcap_transposed_tile(sources, channel + 8, first + frame, right);
             float *out = destination + frame * width + channel;
             for (int k = 0; k < 8; k++) {
                 _mm256_stream_ps(out + k * width, left[k]);
