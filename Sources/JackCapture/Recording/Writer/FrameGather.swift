@@ -81,8 +81,9 @@ package enum FrameGather {
     /// `destination`, interleaved, `width` samples a frame; with `levels`, measures every sample
     /// into it too (its channel `k` is `sources[k]`).
     /// With AVX2 (most x86-64 processors since 2013), 8 channels by 8 frames a tile in C
-    /// (`jcap_interleave_avx2`, the same loop in registers twice as wide): at 512 channels, 18 GB/s
-    /// against 9 of the 4 × 4 tiles with the blocks in cache (BENCHMARKS.md).
+    /// (`jcap_interleave_avx2`: tiles in registers twice as wide, and 16 channels down all the
+    /// frames before the next 16, a stream each that the hardware prefetcher follows): at 512
+    /// channels, 18 GB/s against 9 of the 4 × 4 tiles with the blocks in cache (BENCHMARKS.md).
     /// `streaming`: the processor will not read the destination again (a direct file's own
     /// buffer, which the disk takes from memory); at `streamingWidth` channels and more, a
     /// multiple of 16 (a row of whole cache lines), its tiles then skip the cache
