@@ -77,10 +77,13 @@ class ControlledWork {
         state.xruns = status.xruns
         state.lostFrames = status.lostFrames
         state.armedTracks = names
-        if client.isMeteringEnabled { client.meters.update() }
+        var readings: [MeterReading] = []
+        if client.isMeteringEnabled {
+            client.meters.update()
+            readings = client.meters.readings()
+        }
         state.meters = names.indices.map {
-            ControlState.TrackMeter(name: names[$0],
-                                    reading: client.isMeteringEnabled ? client.meters.reading(forChannel: $0) : .silent)
+            ControlState.TrackMeter(name: names[$0], reading: $0 < readings.count ? readings[$0] : .silent)
         }
         return state
     }

@@ -19,6 +19,10 @@ final class SessionWork: ControlledWork {
     private var question: (kind: Question, take: Int, deadline: Date)?
     private var nextNumber: Int
     private let watch = TrackWatch()
+    /// Whether each track's port has a connection, as last read (`ConnectionLooks`: a thousand
+    /// ports are not read 20 times a second).
+    private var connected: [Bool] = []
+    private var connectionLooks = ConnectionLooks(interval: 500_000_000)
     /// The last take in the log (not discarded or deleted), read again when the log changes.
     private var lastLogged: TakeLogEntry?
 
@@ -455,8 +459,10 @@ final class SessionWork: ControlledWork {
         var state = ControlledWork.captureState(client: session.client, take: running?.recording, names: session.trackNames)
         state.armedTracks = session.armedTrackNames
         let client = session.client
-        let connected = client.engine.ports.map { client.jack.connectionCount(of: $0) > 0 }
-        let peaks = state.meters.indices.map { client.meters.recentPeak(forChannel: $0) }
+        if connectionLooks.isDue(connectionChanges: client.host.connectionChanges, now: DispatchTime.now().uptimeNanoseconds) {
+            connected = client.engine.ports.map { client.jack.connectionCount(of: $0) > 0 }
+        }
+        let peaks = client.meters.recentPeaks()
         for change in watch.watch(&state.meters, connected: connected, recentPeaks: peaks,
                                   meteredFrames: client.meters.meteredFrames) {
             emit(.trackDead(track: state.meters[change.index].name, change.dead))

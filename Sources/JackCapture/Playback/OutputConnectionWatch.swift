@@ -4,19 +4,11 @@
 /// jack_port_connected on a closed client crashes libjack.
 struct OutputConnectionWatch {
     private var connected: [Bool] = []
-    private var changesSeen: Int?
-    private var nextLook: UInt64 = 0
+    private var looks = ConnectionLooks(interval: 100_000_000)
 
-    /// Nanoseconds between looks when no change is reported.
-    static let interval: UInt64 = 100_000_000
-
-    /// Whether to look now, given the server's count of connection changes and the time in
-    /// nanoseconds; if so, the next look is due an interval later.
+    /// Whether to look now (`ConnectionLooks`: on a reported change, and every tenth of a second).
     mutating func isDue(connectionChanges: Int, now: UInt64) -> Bool {
-        guard connectionChanges != changesSeen || now >= nextLook else { return false }
-        changesSeen = connectionChanges
-        nextLook = now + Self.interval
-        return true
+        looks.isDue(connectionChanges: connectionChanges, now: now)
     }
 
     /// Takes in whether each output is connected now; returns the outputs that were connected at

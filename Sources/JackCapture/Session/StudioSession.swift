@@ -44,8 +44,14 @@ public final class StudioSession: Sendable {
     private struct State {
         var current: SessionTake?
         var lastTakeNumber: Int?
-        /// Whether each track (in `definition.tracks` order) is armed now.
-        var armed: [Bool] = []
+        /// Whether each track (in `definition.tracks` order) is armed now, and their names.
+        private(set) var armed: [Bool] = []
+        private(set) var armedNames: [String] = []
+
+        mutating func arm(_ armed: [Bool], names: [String]) {
+            self.armed = armed
+            armedNames = zip(names, armed).filter(\.1).map(\.0)
+        }
     }
 
     /// Opens the session on the server (`serverName`, or the default): checks the server's rate
@@ -85,7 +91,8 @@ public final class StudioSession: Sendable {
             + (1 << 20)
         context = StudioSessionContext(definition: definition, client: client, log: log, diskReserveBytes: reserve)
         self.serverName = serverName
-        state.withLock { $0.armed = definition.tracks.map(\.armed) }
+        trackNames = definition.tracks.map(\.name)
+        state.withLock { [trackNames] in $0.arm(definition.tracks.map(\.armed), names: trackNames) }
     }
 
     /// The session's capture client on `jack`: one port per track (named after it, with JACK
@@ -214,13 +221,11 @@ public final class StudioSession: Sendable {
     // MARK: Arming
 
     /// Every track's name, in file order (also the ports' and channels' order).
-    public var trackNames: [String] { definition.tracks.map(\.name) }
+    public let trackNames: [String]
 
-    /// The tracks armed now, in track order: the next take records these.
-    public var armedTrackNames: [String] {
-        let armed = state.withLock { $0.armed }
-        return zip(definition.tracks, armed).filter(\.1).map(\.0.name)
-    }
+    /// The tracks armed now, in track order: the next take records these. (Kept, not worked out
+    /// at each read: a session's state reads it 20 times a second.)
+    public var armedTrackNames: [String] { state.withLock { $0.armedNames } }
 
     /// Whether the track named `track` is armed now.
     public func isArmed(track: String) throws(StudioSessionError) -> Bool {
@@ -254,7 +259,7 @@ public final class StudioSession: Sendable {
                 }
             }
         }
-        state.withLock { $0.armed = next }
+        state.withLock { [trackNames] in $0.arm(next, names: trackNames) }
     }
 
     private func trackIndex(named name: String) throws(StudioSessionError) -> Int {
