@@ -194,10 +194,22 @@ package final class JackClient: @unchecked Sendable {
     }
 
     /// Connects `source` to `destination` (jack_connect). An existing connection is not an error.
-    package func connect(_ source: String, to destination: String) throws(JackError) {
-        let result = whileOpen(-1) { jack_connect($0, source, destination) }
-        guard result == 0 || result == EEXIST else {
-            throw .connectionFailed(source: source, destination: destination)
+    ///
+    /// jack2 refuses to connect a port of a client that has registered it but is not active yet
+    /// ("Cannot connect ports owned by inactive clients"), which a client started a moment
+    /// before this one usually is (measured: a player's port listed, the recorder's connection
+    /// refused, on a busy machine). While both ports are there, a refusal is tried again for up
+    /// to `patience` seconds.
+    package func connect(_ source: String, to destination: String, patience: Double = 2) throws(JackError) {
+        let deadline = JackClient.currentTimeMicroseconds + UInt64(max(0, patience) * 1_000_000)
+        while true {
+            let result = whileOpen(-1) { jack_connect($0, source, destination) }
+            if result == 0 || result == EEXIST { return }
+            let bothThere = whileOpen(false) { jack_port_by_name($0, source) != nil && jack_port_by_name($0, destination) != nil }
+            guard bothThere, JackClient.currentTimeMicroseconds < deadline else {
+                throw .connectionFailed(source: source, destination: destination)
+            }
+            usleep(20_000)
         }
     }
 
