@@ -36,6 +36,16 @@ struct ChannelMetersTests {
         #expect(meters.clipCount(forChannel: 1) == 1)
     }
 
+    @Test("every channel read at once reads as each channel read alone")
+    func allChannelsAtOnce() {
+        let (meters, accumulators) = Self.meters()
+        defer { accumulators.deallocate() }
+        meters.update()
+        #expect(meters.readings() == (0..<2).map { meters.reading(forChannel: $0) })
+        #expect(meters.recentPeaks() == (0..<2).map { meters.recentPeak(forChannel: $0) })
+        #expect(meters.recentPeaks() == [0, 0], "the full-scale sample of the last window")
+    }
+
     /// A read from another thread while an update is half done (the first channel moved on, the
     /// second not yet) must wait for the update to finish, not see half of it.
     @Test("reads wait for an update in progress")

@@ -91,7 +91,9 @@ final class ServerRestartSessionTests: JackTestCase {
 
     func testATakeWaitingForItsTimeOfDayStillStartsThenOnTheReturnedServer() throws {
         let session = try writeSession("scheduled")
-        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 6_000_000) / 1_000 * 1_000
+        // Far enough ahead for the server to stop and come back first on a busy machine: 6 s was
+        // not, with another test process beside this one (the start had passed when it returned).
+        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 15_000_000) / 1_000 * 1_000
         var seconds = time_t(target / 1_000_000)
         var parts = tm()
         localtime_r(&seconds, &parts)
