@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import jcap
 
 /// `jcap session` on a pseudo-terminal, driven as a person drives it: keys typed one at a time,
 /// the screen read back after each.
@@ -86,10 +87,13 @@ final class SessionConsoleTests: JackTestCase {
         terminal.type("q")
         try terminal.waitFor("q again within 2 s ends it and quits")
         terminal.type("q")
-        XCTAssertEqual(try terminal.wait(), 0, terminal.transcript)
+        let status = try terminal.wait()
         let takes = try entries("guard")
         XCTAssertEqual(takes.map(\.take), [1], terminal.transcript)
-        XCTAssertEqual(takes.first?.status, .complete)
+        // A busy machine can lose frames in the take: jcap then logs it so and exits 3.
+        let take = try XCTUnwrap(takes.first, terminal.transcript)
+        XCTAssertTrue([.complete, .framesLost].contains(take.status), "\(take.status): \(terminal.transcript)")
+        XCTAssertEqual(status, ExitStatus(for: take.status).rawValue, terminal.transcript)
         XCTAssertEqual(takes.first?.pauses.count, 1, "paused once, resumed by r")
         XCTAssertGreaterThan(takes.first?.frames ?? 0, 48_000, "the single s and Enter did not stop it")
     }
