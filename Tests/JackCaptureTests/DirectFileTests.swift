@@ -227,10 +227,14 @@ struct DirectFileTests {
         close(descriptor)
         let wholeBlocks = (dataStart + 100_003 * 12) / 4_096 * 4_096
         #expect(sizes(path).size == wholeBlocks)
-        // The header declares every frame; a reader stops at the file's end, the repair too.
+        // The header declares every frame; a reader stops at the file's end, the repair too (of
+        // a copy, as a killed take's file is repaired once its writer is gone: the writer keeps
+        // the header it wrote, and does not write it again unchanged).
         let onDisk = (wholeBlocks - dataStart) / 12
         #expect(try SoundFile.open(readingFrom: path).frames == onDisk)
-        #expect(try TakeFileRepair.measureAndRepair(path: path).frames == onDisk)
+        let killed = shared + "/killed.wav"
+        try FileManager.default.copyItem(atPath: path, toPath: killed)
+        #expect(try TakeFileRepair.measureAndRepair(path: killed).frames == onDisk)
         try file.close()
         #expect(try SoundFile.open(readingFrom: path).frames == 100_003)
     }
@@ -296,6 +300,78 @@ struct DirectFileTests {
         var samples = [Float](repeating: 0, count: 30_001)
         #expect(samples.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: 30_001) } == 30_001)
         #expect(samples.enumerated().allSatisfy { $0.element == Self.sample($0.offset, 0) })
+    }
+
+    @Test("a write running from the space allocated first into the space allocated next is cut where they meet")
+    func writeCutWhereAllocationsMeet() throws {
+        let path = folder + "/allocations.wav"
+        let queue = DirectWriteQueue()
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+        // 30 turns of 10,000 frames (40,000 bytes), 1.2 MB: the first allocation reaches 1 MiB
+        // past the first turn's end, so one turn runs past it, into the second allocation.
+        var written = 0
+        for _ in 0..<30 {
+            let samples = (written..<written + 10_000).map { Self.sample($0, 0) }
+            try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
+            }
+            written += 10_000
+            file.sendWrittenBlocks()
+        }
+        // One write a turn, but for the first (the header's block alone, then the rest) and the
+        // one that crosses from the first allocation into the second (two).
+        #expect(queue.bufferWrites == 32)
+        try file.close()
+        let reader = try SoundFile.open(readingFrom: path)
+        var samples = [Float](repeating: 0, count: written)
+        #expect(samples.withUnsafeMutableBufferPointer { reader.read(into: $0.baseAddress!, frames: written) } == written)
+        #expect(samples.enumerated().allSatisfy { $0.element == Self.sample($0.offset, 0) })
+    }
+
+    @Test("a header rewritten unchanged is not written again, and the writes before a commit wait for nothing")
+    func unchangedHeaderAndCommit() throws {
+        let path = folder + "/unchanged.wav"
+        let queue = DirectWriteQueue()
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+        let samples = (0..<10_001).map { Self.sample($0, 0) }
+        try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+            try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
+        }
+        file.updateHeader()                      // the blocks, the padded block and the header
+        queue.waitForAll()
+        let before = queue.writesMade
+        file.updateHeader()                      // the padded block again; the header is as it was
+        #expect(queue.writesMade == before + 1)
+        // A commit's writes are sent, not waited for, until asked.
+        try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+            try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
+        }
+        file.updateHeader()
+        file.writeEverything()
+        #expect(queue.writesOnTheirWay > 0)
+        file.waitForEverything()
+        #expect(queue.writesOnTheirWay == 0)
+        #expect(try SoundFile.open(readingFrom: path).frames == 20_002)
+        try file.close()
+        #expect(try SoundFile.open(readingFrom: path).frames == 20_002)
+    }
+
+    @Test("a new file's header goes to it without a write to the disk, and no space is allocated for it")
+    func newFileWritesNothingToTheDisk() throws {
+        let path = folder + "/quiet.wav"
+        let queue = DirectWriteQueue()
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                        channels: 8, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+        #expect(file.isDirect)
+        #expect(queue.writesMade == 0)
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_size > 0 && status.st_size < 4_096)
+        #expect(Int(status.st_blocks) * 512 <= 4_096, "\(status.st_blocks) blocks of 512 bytes")
+        #expect(try SoundFile.open(readingFrom: path).frames == 0)
+        try file.close()
     }
 
     @Test("a new file on the disk is its header alone, as long as it, and ends so")

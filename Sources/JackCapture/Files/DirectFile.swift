@@ -24,7 +24,7 @@ import Glibc
 /// length until the end cuts it back: a write inside the file is one ext4 issues at once from
 /// io_uring's submission, where an append goes to io_uring's worker threads first (BENCHMARKS.md:
 /// 512 mono files took 0.13–0.16 s of CPU instead of 0.30–0.35 s). The file system reports the allocated
-/// space as unwritten (FIEMAP; checked at the first allocation, and where it does not, none is
+/// space as unwritten (FIEMAP; checked once a take, at the first allocation, and where it does not, none is
 /// allocated), which is how a repair tells it from the audio.
 ///
 /// What is on the disk at any moment: the newest header and every frame it declares, then
@@ -72,8 +72,6 @@ final class DirectFile {
     /// The file's end on the disk while space is allocated ahead of the writes (past `length`);
     /// nil when the file system refused an allocation or does not report it as unwritten.
     private var allocatedEnd: Int64? = 0
-    /// The first allocation has been checked to be reported unwritten.
-    private var allocationChecked = false
     /// Where a block was last written padded: written, with the space after it unwritten.
     private var paddedBlock: Int64?
     /// The first failed write's errno (0: none): later writes are refused.
@@ -276,21 +274,30 @@ final class DirectFile {
         // or the older bytes could land last.
         let start = tailStart
         queue.wait { inFlight.allSatisfy { $0.offset + Int64($0.length) <= start } }
+        let allocatedBefore = allocatedEnd
         allocateAhead(past: tailStart + Int64(bytes))
         if tailStart < Int64(Self.headCapacity) {
             let headBytes = min(bytes, Self.headCapacity - Int(tailStart))
             queue.wait { !headBusy }
             (head + Int(tailStart)).copyMemory(from: memory, byteCount: headBytes)
         }
-        if let padded = paddedBlock, padded == tailStart, bytes > Self.blockSize {
-            // That block goes alone: ext4 issues a write at once only if it is all written space or
-            // all allocated-unwritten space; one that starts in written space and runs on goes to
-            // io_uring's workers (a fifth of a session's writes did).
-            queue.write(self, buffer: buffer, from: memory, length: Self.blockSize, at: tailStart)
-            queue.write(self, buffer: buffer, from: memory + Self.blockSize, length: bytes - Self.blockSize,
-                        at: tailStart + Int64(Self.blockSize))
-        } else {
-            queue.write(self, buffer: buffer, from: memory, length: bytes, at: tailStart)
+        // ext4 issues a write at once only if it lies in one extent, all written space or all
+        // allocated-unwritten space; one that does not goes to io_uring's workers. So a block
+        // written padded goes alone (a write starting in it and running on into unwritten space:
+        // a fifth of a session's writes were), and a write running from the space allocated
+        // before into the space allocated now is cut where they meet (two allocations of a file
+        // among 1024 are seldom one extent on the disk: each file's writes went to a worker once
+        // a second at the first doubling).
+        let paddedCut = paddedBlock == tailStart && bytes > Self.blockSize ? Self.blockSize : 0
+        var allocationCut = 0
+        if let before = allocatedBefore, allocatedEnd != before, before % Int64(Self.blockSize) == 0,
+           case let cut = Int(before - tailStart), cut > paddedCut, cut < bytes {
+            allocationCut = cut
+        }
+        var from = 0
+        for cut in [paddedCut, allocationCut, bytes] where cut > from {
+            queue.write(self, buffer: buffer, from: memory + from, length: cut - from, at: tailStart + Int64(from))
+            from = cut
         }
         paddedBlock = nil
     }
@@ -302,15 +309,24 @@ final class DirectFile {
     /// allocation is refused (a full disk, a size limit), the file is written by appending.
     private func allocateAhead(past end: Int64) {
         guard let allocated = allocatedEnd, end > allocated else { return }
+        if queue.reportsUnwrittenSpace == false {
+            allocatedEnd = nil
+            return
+        }
         let step = min(Self.mostAllocatedAhead, max(Self.leastAllocatedAhead, allocated))
         let newEnd = (end + step) / Int64(Self.blockSize) * Int64(Self.blockSize)
         guard jcap_allocate(descriptor, allocated, newEnd - allocated) == 0 else {
             allocatedEnd = nil
             return
         }
-        if !allocationChecked {
-            allocationChecked = true
-            if jcap_unwritten_tail(descriptor, newEnd, newEnd - allocated) != allocated {
+        if queue.reportsUnwrittenSpace == nil {
+            // The new space starts at the block after the file's last byte (the header's block,
+            // written through the page cache at the creation, is not unwritten). One file's
+            // answer holds for the take's others: they are in one folder.
+            let firstNew = (allocated + Int64(Self.blockSize) - 1) / Int64(Self.blockSize) * Int64(Self.blockSize)
+            let reported = jcap_unwritten_tail(descriptor, newEnd, newEnd - firstNew) == firstNew
+            queue.reportsUnwrittenSpace = reported
+            if !reported {
                 queue.wait { inFlight.isEmpty }
                 _ = ftruncate(descriptor, off_t(allocated))
                 allocatedEnd = nil
@@ -335,6 +351,9 @@ final class DirectFile {
     private func patchWritten(at offset: Int64, from source: UnsafeRawPointer, count: Int) -> Bool {
         let end = Int(offset) + count
         if end <= Self.headCapacity {
+            // libsndfile rewrites the whole header each time: bytes it leaves as they were (its
+            // rewrite at the close, after the writer's own) cost no write and no wait.
+            if memcmp(head + Int(offset), source, count) == 0 { return true }
             queue.wait { !headBusy }
             (head + Int(offset)).copyMemory(from: source, byteCount: count)
             headDirty = (min(headDirty?.lower ?? Int(offset), Int(offset)), max(headDirty?.upper ?? end, end))
@@ -461,23 +480,50 @@ final class DirectFile {
         failedAt = min(failedAt, offset)
     }
 
-    /// Writes everything so far (the partial block padded) and waits for it: the header on the
-    /// disk at the file's creation, and everything written before a commit to the disk
-    /// (`syncfs`). With `cut`, and whenever the file is appended to, the file is then cut back to
-    /// its length, as a buffered file's is: a new file is its header alone, which a reader opens
-    /// (with space allocated ahead and a header declaring no frames, libsndfile refuses it).
-    /// Without, space allocated ahead stays, as it does mid-take: the header of a commit declares
-    /// frames, a reader goes by it, and a repair cuts the space never written. A cut inside a
-    /// block costs ext4 a read of the block, at once, to zero what follows the cut: a commit of
-    /// 512 files cut them all, 512 synchronous reads in the middle of a take. Returns the first
-    /// failure's errno, 0 when none.
-    func writeAndWait(cut: Bool) -> Int32 {
+    /// Sends everything written so far to the disk, the partial last block padded, and the
+    /// head's changes, before a commit to the disk (`syncfs`) of a header that declares frames;
+    /// `waitForEverything` then waits. Two steps, so that a take's files all send theirs before
+    /// any waits: one after the other, 1024 files waited for the disk 1024 times. Space allocated
+    /// ahead stays, as it does mid-take: the header declares frames, a reader goes by it, and a
+    /// repair cuts the space never written. (A cut inside a block costs ext4 a read of the block,
+    /// at once, to zero what follows the cut: a commit of 512 files cut them all, 512 synchronous
+    /// reads in the middle of a take.)
+    func writeEverything() {
         writeBack(padded: true)
         commitHead()
+    }
+
+    /// Waits for the file's writes. A file appended to is then cut back to its length (the
+    /// padded block reached past it). Returns the first failure's errno, 0 when none.
+    func waitForEverything() -> Int32 {
         queue.wait { inFlight.isEmpty }
-        guard cut || allocatedEnd == nil, errorNumber == 0 else { return errorNumber }
+        guard allocatedEnd == nil, errorNumber == 0 else { return errorNumber }
         if ftruncate(descriptor, off_t(length)) != 0 { errorNumber = errno }
+        return errorNumber
+    }
+
+    /// Waits for the file's writes on their way (those of the take's other files too, as they end).
+    func waitForWrites() {
+        queue.wait { inFlight.isEmpty }
+    }
+
+    /// At the file's creation: what libsndfile has written (the header) goes to the file through
+    /// the page cache, a write past the file's end that reads nothing, so a new file is its header
+    /// alone, as a buffered file's is, and a full disk is found here, before the take. Nothing
+    /// waits for the disk and no space is allocated yet: written around the page cache and cut
+    /// back to the header, each of 1024 files cost a write and a wait, and a cut inside the
+    /// header's block that ext4 made by reading that block back at once. The header's block goes
+    /// to the disk again, whole, with the first frames (a block written, as after a padded
+    /// write). Returns the failure's errno, 0 when none.
+    func writeHeaderAtCreation() -> Int32 {
+        guard tailStart == 0, length > 0, errorNumber == 0 else { return errorNumber }
+        let bytes = buffer?.bytes ?? UnsafeMutableRawPointer(tail)
+        let count = Int(length)
+        head.copyMemory(from: bytes, byteCount: min(count, Self.headCapacity))
+        let (written, reason) = writeThroughPageCache(bytes, count: count, at: 0)
+        if written < count { fail(errno: reason == 0 ? ENOSPC : reason, at: Int64(written)) }
         if allocatedEnd != nil { allocatedEnd = length }
+        paddedBlock = 0
         return errorNumber
     }
 

@@ -60,6 +60,11 @@ package final class DirectWriteQueue: @unchecked Sendable {
         return min(2 << 20, max(128 << 10, share))
     }
 
+    /// Whether the files' file system reports space allocated ahead as unwritten (FIEMAP), which
+    /// is how a repair tells it from audio: found by the first file to allocate, nil until then.
+    /// Where it does not, no file of the queue allocates ahead (`DirectFile.allocateAhead`).
+    var reportsUnwrittenSpace: Bool?
+
     /// Why io_uring is not used, when it is not (the errno of io_uring_setup).
     package let ringRefusal: Int32?
 
@@ -91,6 +96,10 @@ package final class DirectWriteQueue: @unchecked Sendable {
     /// rewrites or padded last blocks).
     package private(set) var bufferWrites = 0
     package private(set) var bufferBytesWritten = 0
+    /// Every write made, the files' head rewrites and padded last blocks too.
+    package private(set) var writesMade = 0
+    /// Writes made and not yet ended.
+    package var writesOnTheirWay: Int { outstanding }
 
     // MARK: The pool
 
@@ -146,6 +155,7 @@ package final class DirectWriteQueue: @unchecked Sendable {
         }
         pending[tag] = PendingWrite(file: file, buffer: buffer, source: source, offset: offset, length: length)
         outstanding += 1
+        writesMade += 1
         if let buffer {
             buffersWrites[buffer.index] += 1
             bufferWrites += 1

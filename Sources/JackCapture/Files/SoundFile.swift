@@ -132,9 +132,9 @@ package final class SoundFile: @unchecked Sendable {
         }
         // Float to integer conversion clips at full scale instead of wrapping around.
         _ = jcap_sf_command_bool(handle, Int32(SFC_SET_CLIPPING), 1)
-        // The header on the disk now, as sf_open_fd puts it there: a full disk is found here,
+        // The header in the file now, as sf_open_fd puts it there: a full disk is found here,
         // before the take, and leaves no file.
-        if let direct, case let code = direct.writeAndWait(cut: true), code != 0 {
+        if let direct, case let code = direct.writeHeaderAtCreation(), code != 0 {
             try? file.close()
             unlink(path)
             throw SoundFile.writeFailure(path, errorNumber: code)
@@ -275,10 +275,18 @@ package final class SoundFile: @unchecked Sendable {
     /// (`DirectFile.endTurn`); nothing otherwise.
     package func sendWrittenBlocks() { direct?.endTurn() }
 
-    /// Written around the page cache: everything written so far on the disk, the last partial
-    /// block too (`DirectFile.writeAndWait`), before a commit of a header that declares frames;
-    /// nothing otherwise. A failure shows at the next write.
-    package func writeEverythingAndWait() { _ = direct?.writeAndWait(cut: false) }
+    /// Written around the page cache: everything written so far sent to the disk, the last
+    /// partial block too (`DirectFile.writeEverything`), before a commit of a header that
+    /// declares frames; `waitForEverything` waits for it. Nothing otherwise.
+    package func writeEverything() { direct?.writeEverything() }
+
+    /// Written around the page cache: waits for what `writeEverything` sent. A failure shows at
+    /// the next write.
+    package func waitForEverything() { _ = direct?.waitForEverything() }
+
+    /// Written around the page cache: waits for the writes on their way, so that a take's files,
+    /// their last writes sent, are waited for together before each closes. Nothing otherwise.
+    package func waitForWrites() { direct?.waitForWrites() }
 
     /// Bytes of one frame of the file's audio: its channels times its encoding's bytes a sample
     /// (4 for an encoding whose samples are not whole bytes).

@@ -420,18 +420,31 @@ package final class DiskWriter: @unchecked Sendable {
             hasUpdatedHeader = true
         }
 
-        /// Flushes, writes the converter's tail, makes the header exact and closes the file. When
-        /// a write fails (a full disk) the header is still made exact and the file closed, so it
-        /// declares every frame it holds; the first error is thrown after.
-        func close() throws(CaptureError) {
-            var firstError: CaptureError?
+        /// The first failure of `writeLast`, thrown by `close`.
+        private var lastWriteError: CaptureError?
+        private var hasWrittenLast = false
+
+        /// Flushes, writes the converter's tail and makes the header exact, waiting for nothing:
+        /// a segment's files all send their last writes, are waited for together, then close
+        /// (closed one by one, 1024 files waited for the disk 1024 times). When a write fails (a
+        /// full disk) the header is still made exact, so the file declares every frame it holds.
+        func writeLast() {
+            guard !hasWrittenLast else { return }
+            hasWrittenLast = true
             do throws(CaptureError) {
                 try flush()
                 try output.converter?.finish(emit: writeToFile)
             } catch {
-                firstError = error
+                lastWriteError = error
             }
             output.file.updateHeader()
+        }
+
+        /// Closes the file, after `writeLast` (made here if it was not); the first failure of
+        /// either is thrown after the file is closed.
+        func close() throws(CaptureError) {
+            writeLast()
+            var firstError = lastWriteError
             do throws(CaptureError) { try output.file.close() } catch { if firstError == nil { firstError = error } }
             // A direct file's failed writes are found at its close: it holds what the disk took.
             inFile = min(inFile, output.file.framesWritten)
@@ -521,6 +534,8 @@ package final class DiskWriter: @unchecked Sendable {
             guard segmentOpen else { return }
             segmentOpen = false
             var firstError: CaptureError?
+            for output in outputs { output.writeLast() }
+            for output in outputs { output.output.file.waitForWrites() }
             for output in outputs {
                 do throws(CaptureError) { try output.close() } catch { if firstError == nil { firstError = error } }
             }
@@ -711,7 +726,8 @@ package final class DiskWriter: @unchecked Sendable {
             segmentCommitted = true
             // A file written around the page cache holds its last partial block in memory: on
             // the disk too before the commit, so the first half second is there whole.
-            for output in outputs { output.output.file.writeEverythingAndWait() }
+            for output in outputs { output.output.file.writeEverything() }
+            for output in outputs { output.output.file.waitForEverything() }
             outputs.first?.output.file.commitFileSystem()
         }
 
