@@ -1,3 +1,4 @@
+import Atomics
 import CLinux
 import Foundation
 import Testing
@@ -372,6 +373,38 @@ struct DirectFileTests {
         #expect(Int(status.st_blocks) * 512 <= 4_096, "\(status.st_blocks) blocks of 512 bytes")
         #expect(try SoundFile.open(readingFrom: path).frames == 0)
         try file.close()
+    }
+
+    @Test("the space a file holds allocated ahead is counted for the take's disk watch, and given back at the close")
+    func allocatedAheadIsCounted() throws {
+        #expect(DirectWriteQueue.mostAllocatedAhead(files: 1) == 64 << 20)
+        #expect(DirectWriteQueue.mostAllocatedAhead(files: 64) == 4 << 20)
+        #expect(DirectWriteQueue.mostAllocatedAhead(files: 1_024) == 1 << 20)
+        let path = folder + "/ahead.wav"
+        let queue = DirectWriteQueue()
+        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+        var written = 0
+        for _ in 0..<30 {
+            let samples = (written..<written + 10_000).map { Self.sample($0, 0) }
+            try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+                try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
+            }
+            written += 10_000
+            file.sendWrittenBlocks()
+        }
+        queue.waitForAll()
+        // From the last whole block sent to the file's end on the disk, past its frames.
+        let descriptor = open(path, O_RDONLY)
+        let dataStart = try #require(try RawFile(descriptor: descriptor, path: path).waveLayout()).dataStart
+        close(descriptor)
+        let sent = (dataStart + Int64(written) * 4) / 4_096 * 4_096
+        let ahead = queue.allocatedAhead.load(ordering: .relaxed)
+        #expect(ahead > 0)
+        #expect(ahead == sizes(path).size - sent, "\(ahead) bytes counted, \(sizes(path).size - sent) allocated ahead")
+        try file.close()
+        #expect(queue.allocatedAhead.load(ordering: .relaxed) == 0)
+        #expect(try SoundFile.open(readingFrom: path).frames == Int64(written))
     }
 
     @Test("a new file on the disk is its header alone, as long as it, and ends so")

@@ -1,3 +1,4 @@
+import Atomics
 import CLinux
 import CSndfile
 import Glibc
@@ -41,8 +42,9 @@ final class DirectFile {
     /// iXML and the RF64 reservation. A longer header is rewritten by read-modify-write.
     static let headCapacity = 8_192
     /// Space allocated past the last write at least, and at most: the allocation doubles from
-    /// the least as the file grows, so a mono track allocates a few times a take and a
-    /// 1024-channel file (196 MB a second) three times a second, and a killed take leaves at
+    /// the least as the file grows, up to the queue's most (`DirectWriteQueue.mostAllocatedAhead`:
+    /// 64 MiB for a few files, less for many), so a mono track allocates a few times a take and
+    /// a 1024-channel file (196 MB a second) three times a second, and a killed take leaves at
     /// most this much unwritten space for its repair to cut off.
     static let leastAllocatedAhead: Int64 = 1 << 20
     static let mostAllocatedAhead: Int64 = 64 << 20
@@ -68,10 +70,12 @@ final class DirectFile {
     private var position: Int64 = 0
     /// Every byte before this is on the disk (or on its way); the bytes from here are in the
     /// buffer, or in `tail`.
-    private var tailStart: Int64 = 0
+    private var tailStart: Int64 = 0 { didSet { countAllocatedAhead() } }
     /// The file's end on the disk while space is allocated ahead of the writes (past `length`);
     /// nil when the file system refused an allocation or does not report it as unwritten.
-    private var allocatedEnd: Int64? = 0
+    private var allocatedEnd: Int64? = 0 { didSet { countAllocatedAhead() } }
+    /// This file's share of the queue's `allocatedAhead`: from `tailStart` to `allocatedEnd`.
+    private var countedAhead: Int64 = 0
     /// Where a block was last written padded: written, with the space after it unwritten.
     private var paddedBlock: Int64?
     /// The first failed write's errno (0: none): later writes are refused.
@@ -94,10 +98,20 @@ final class DirectFile {
     deinit {
         // Unfinished (a failed open): no memory is freed while the kernel may still read it.
         queue.wait { inFlight.isEmpty }
+        queue.allocatedAhead.wrappingDecrement(by: countedAhead, ordering: .relaxed)
         if let buffer { queue.returnBuffer(buffer) }
         if !finished { Glibc.close(descriptor) }
         tail.deallocate()
         head.deallocate()
+    }
+
+    /// Keeps the queue's count of space allocated ahead (the take's, for its disk watch) up to
+    /// date with this file's: none once it is finished.
+    private func countAllocatedAhead() {
+        let ahead = finished ? 0 : max(0, (allocatedEnd ?? tailStart) - tailStart)
+        guard ahead != countedAhead else { return }
+        queue.allocatedAhead.wrappingIncrement(by: ahead - countedAhead, ordering: .relaxed)
+        countedAhead = ahead
     }
 
     // MARK: libsndfile's calls (SF_VIRTUAL_IO)
@@ -313,7 +327,7 @@ final class DirectFile {
             allocatedEnd = nil
             return
         }
-        let step = min(Self.mostAllocatedAhead, max(Self.leastAllocatedAhead, allocated))
+        let step = min(queue.mostAllocatedAhead, max(Self.leastAllocatedAhead, allocated))
         let newEnd = (end + step) / Int64(Self.blockSize) * Int64(Self.blockSize)
         guard jcap_allocate(descriptor, allocated, newEnd - allocated) == 0 else {
             allocatedEnd = nil
@@ -537,6 +551,7 @@ final class DirectFile {
     func finish() -> Int32 {
         guard !finished else { return errorNumber }
         finished = true
+        countAllocatedAhead()
         writeBack()
         commitHead()
         queue.wait { inFlight.isEmpty }

@@ -1,3 +1,4 @@
+import Atomics
 import CUring
 import Glibc
 
@@ -60,6 +61,21 @@ package final class DirectWriteQueue: @unchecked Sendable {
         return min(2 << 20, max(128 << 10, share))
     }
 
+    /// Disk space the files hold allocated ahead of what they have sent to the disk, in bytes:
+    /// space the take fills as it goes, so free for it, though the file system counts it used. A
+    /// disk watch adds it to the free space (`Take.bytesAllocatedAhead`); the queues of a take's
+    /// segments share one count. Written by the writer's thread, read by any.
+    package let allocatedAhead: ManagedAtomic<Int64>
+
+    /// The most space one file of the queue allocates ahead of its writes: 64 MiB for a few
+    /// files, a share of 256 MiB for many (at least 1 MiB), so that a take of many files does not
+    /// hold gigabytes another program on the disk cannot have (1024 tracks could hold 64 GiB).
+    let mostAllocatedAhead: Int64
+
+    static func mostAllocatedAhead(files: Int) -> Int64 {
+        max(DirectFile.leastAllocatedAhead, min(64 << 20, (256 << 20) / Int64(max(1, files))))
+    }
+
     /// Whether the files' file system reports space allocated ahead as unwritten (FIEMAP), which
     /// is how a repair tells it from audio: found by the first file to allocate, nil until then.
     /// Where it does not, no file of the queue allocates ahead (`DirectFile.allocateAhead`).
@@ -70,7 +86,9 @@ package final class DirectWriteQueue: @unchecked Sendable {
 
     /// A queue for `files` files written at once, through io_uring where the kernel allows it;
     /// not `batched`, through pwrite(2).
-    package init(batched: Bool = true, files: Int = 1) {
+    package init(batched: Bool = true, files: Int = 1, allocatedAhead: ManagedAtomic<Int64> = ManagedAtomic(0)) {
+        self.allocatedAhead = allocatedAhead
+        mostAllocatedAhead = Self.mostAllocatedAhead(files: files)
         var error: Int32 = 0
         ring = batched ? jcap_uring_create(Self.entries, &error) : nil
         ringRefusal = ring == nil ? (batched ? error : 0) : nil

@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 
 /// One take, from its file to its report: the single owner of the take's state. Both jcap and
@@ -85,6 +86,12 @@ public final class Take: @unchecked Sendable {
     /// (the take's start on the master's clock is its start frame plus this).
     public private(set) var masterOffset: UInt32?
 
+    /// Disk space the take's files hold allocated ahead of their audio, in bytes (files written
+    /// around the page cache allocate ahead of their writes, `DirectFile`): the take fills it as
+    /// it goes, so a watch of the disk's free space counts it free. None once the files close.
+    public var bytesAllocatedAhead: Int64 { allocatedAhead.load(ordering: .relaxed) }
+    private let allocatedAhead = ManagedAtomic<Int64>(0)
+
     init(client: CaptureClient, layout: TakeLayout, format: FileFormat, settings: RecordingSettings,
          beforeEachBlockWritten: (@Sendable (Int64) -> Void)?) throws(CaptureError) {
         pump = client.pump
@@ -106,8 +113,10 @@ public final class Take: @unchecked Sendable {
         let fileSampleRate = settings.sampleRate ?? client.sampleRate
         self.fileSampleRate = fileSampleRate
         let serverRate = client.sampleRate
+        let allocatedAhead = allocatedAhead
         let outputs = try Take.openFiles(layout.files, format: format, settings: settings,
-                                         fileSampleRate: fileSampleRate, serverSampleRate: serverRate)
+                                         fileSampleRate: fileSampleRate, serverSampleRate: serverRate,
+                                         allocatedAhead: allocatedAhead)
         number = engine.reserveTake()
         let split = layout.split.map { TakeSplitSchedule(interval: $0) }
         self.split = split
@@ -120,7 +129,8 @@ public final class Take: @unchecked Sendable {
                 // The format of later segments' files is the first's, by construction.
                 for spec in specs { _ = try CaptureClient.checkOutput(spec.path, settings: settings) }
                 return try Take.openFiles(specs, format: format, settings: settings,
-                                          fileSampleRate: fileSampleRate, serverSampleRate: serverRate)
+                                          fileSampleRate: fileSampleRate, serverSampleRate: serverRate,
+                                          allocatedAhead: allocatedAhead)
             }
         } else {
             openSegment = nil
@@ -144,10 +154,12 @@ public final class Take: @unchecked Sendable {
     /// Creates `specs`' files (a converter for each when the file's rate is not the server's).
     /// All or nothing: a failure removes the files already created.
     private static func openFiles(_ specs: [TakeFileSpec], format: FileFormat, settings: RecordingSettings,
-                                  fileSampleRate: Int, serverSampleRate: Int) throws(CaptureError) -> [TakeOutput] {
+                                  fileSampleRate: Int, serverSampleRate: Int,
+                                  allocatedAhead: ManagedAtomic<Int64>) throws(CaptureError) -> [TakeOutput] {
         var outputs: [TakeOutput] = []
         // One queue for the files written together, so their blocks go to the disk in batches.
-        let queue = settings.diskIO == .buffered ? nil : DirectWriteQueue(files: specs.count)
+        let queue = settings.diskIO == .buffered ? nil
+            : DirectWriteQueue(files: specs.count, allocatedAhead: allocatedAhead)
         do throws(CaptureError) {
             for spec in specs {
                 // A file at another rate than the server's is resampled on the writer thread.

@@ -95,6 +95,10 @@ public final class SessionTake: Sendable {
     public var folder: String { session.definition.folder }
     public var freeDiskBytes: Int64? { session.freeDiskBytes }
 
+    /// Disk space the take's files hold allocated ahead of their audio (`Take.bytesAllocatedAhead`),
+    /// 0 before its files are made and after they close.
+    public var bytesAllocatedAhead: Int64 { state.withLock { $0.recording }?.bytesAllocatedAhead ?? 0 }
+
     /// The number of the take being recorded now (with several takes, it advances).
     public var currentNumber: Int {
         state.withLock { $0.begun.keys.max() ?? numbers.lowerBound }
@@ -273,7 +277,8 @@ public final class SessionTake: Sendable {
     func watchDisk() {
         let thread = Thread { [self] in
             while !recording.isFinished {
-                if let free = session.freeDiskBytes, free < session.diskReserveBytes {
+                // The space the take's files hold allocated ahead is the take's to fill: free.
+                if let free = session.freeDiskBytes, free + bytesAllocatedAhead < session.diskReserveBytes {
                     state.withLock { $0.reason = .diskFull }
                     recording.stop()
                     return

@@ -472,6 +472,8 @@ public final class StudioSession: Sendable {
         let armedTracks = state.withLock { $0.armed.reduce(0) { $0 + ($1 ? 1 : 0) } }
         let rate = StudioSession.bytesPerSecond(definition, tracks: max(1, armedTracks),
                                                 sampleRate: definition.settings.sampleRate ?? client.sampleRate)
-        return Double(max(0, free - diskReserveBytes)) / Double(max(1, rate))
+        // The running take's files hold space allocated ahead, which it fills: still free for it.
+        let ahead = currentTake?.bytesAllocatedAhead ?? 0
+        return Double(max(0, free + ahead - diskReserveBytes)) / Double(max(1, rate))
     }
 }
