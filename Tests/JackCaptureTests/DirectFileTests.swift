@@ -273,18 +273,37 @@ struct DirectFileTests {
         try file.close()
     }
 
+    /// A new mono float WAV in the test's folder, written around the page cache through `queue`.
+    func monoDirectFile(_ name: String, queue: DirectWriteQueue) throws -> SoundFile {
+        let path = folder + "/" + name
+        return try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
+                                    channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+    }
+
+    /// Writes the signal's `frames` to a mono `file`.
+    func writeSignal(_ frames: Range<Int>, to file: SoundFile) throws {
+        let samples = frames.map { Self.sample($0, 0) }
+        try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
+            try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
+        }
+    }
+
+    /// Writes `count` turns of `frames` frames of the signal to a mono `file`, each sent as the disk
+    /// writer's turn sends them; returns the frames written.
+    func writeTurns(of frames: Int, count: Int, to file: SoundFile) throws -> Int {
+        for turn in 0..<count {
+            try writeSignal(turn * frames..<(turn + 1) * frames, to: file)
+            file.sendWrittenBlocks()
+        }
+        return count * frames
+    }
+
     @Test("the block written padded with a header goes alone in the next write, so no write starts in written space and runs on")
     func paddedBlockGoesAlone() throws {
         let path = folder + "/split.wav"
         let queue = DirectWriteQueue()
-        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
-                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
-        func write(_ frames: Range<Int>) throws {
-            let samples = frames.map { Self.sample($0, 0) }
-            try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
-            }
-        }
+        let file = try monoDirectFile("split.wav", queue: queue)
+        func write(_ frames: Range<Int>) throws { try writeSignal(frames, to: file) }
         try write(0..<10_001)
         file.updateHeader()                      // whole blocks and the partial block, padded
         let afterHeader = (writes: queue.bufferWrites, bytes: queue.bufferBytesWritten)
@@ -307,19 +326,10 @@ struct DirectFileTests {
     func writeCutWhereAllocationsMeet() throws {
         let path = folder + "/allocations.wav"
         let queue = DirectWriteQueue()
-        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
-                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
+        let file = try monoDirectFile("allocations.wav", queue: queue)
         // 30 turns of 10,000 frames (40,000 bytes), 1.2 MB: the first allocation reaches 1 MiB
         // past the first turn's end, so one turn runs past it, into the second allocation.
-        var written = 0
-        for _ in 0..<30 {
-            let samples = (written..<written + 10_000).map { Self.sample($0, 0) }
-            try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
-            }
-            written += 10_000
-            file.sendWrittenBlocks()
-        }
+        let written = try writeTurns(of: 10_000, count: 30, to: file)
         // One write a turn, but for the first (the header's block alone, then the rest) and the
         // one that crosses from the first allocation into the second (two).
         #expect(queue.bufferWrites == 32)
@@ -334,21 +344,15 @@ struct DirectFileTests {
     func unchangedHeaderAndCommit() throws {
         let path = folder + "/unchanged.wav"
         let queue = DirectWriteQueue()
-        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
-                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
-        let samples = (0..<10_001).map { Self.sample($0, 0) }
-        try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-            try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
-        }
+        let file = try monoDirectFile("unchanged.wav", queue: queue)
+        try writeSignal(0..<10_001, to: file)
         file.updateHeader()                      // the blocks, the padded block and the header
         queue.waitForAll()
         let before = queue.writesMade
         file.updateHeader()                      // the padded block again; the header is as it was
         #expect(queue.writesMade == before + 1)
         // A commit's writes are sent, not waited for, until asked.
-        try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-            try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
-        }
+        try writeSignal(10_001..<20_002, to: file)
         file.updateHeader()
         file.writeEverything()
         #expect(queue.writesOnTheirWay > 0)
@@ -382,17 +386,8 @@ struct DirectFileTests {
         #expect(DirectWriteQueue.mostAllocatedAhead(files: 1_024) == 1 << 20)
         let path = folder + "/ahead.wav"
         let queue = DirectWriteQueue()
-        let file = try SoundFile.create(path: path, format: try RecordingSettings(format: .float).resolveFormat(forPath: path),
-                                        channels: 1, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
-        var written = 0
-        for _ in 0..<30 {
-            let samples = (written..<written + 10_000).map { Self.sample($0, 0) }
-            try samples.withUnsafeBufferPointer { (buffer) throws(CaptureError) in
-                try file.write(interleaved: buffer.baseAddress!, frames: buffer.count)
-            }
-            written += 10_000
-            file.sendWrittenBlocks()
-        }
+        let file = try monoDirectFile("ahead.wav", queue: queue)
+        let written = try writeTurns(of: 10_000, count: 30, to: file)
         queue.waitForAll()
         // From the last whole block sent to the file's end on the disk, past its frames.
         let descriptor = open(path, O_RDONLY)

@@ -9,34 +9,25 @@ import JackCaptureTestSignal
 /// "disk full" at 280 MiB of a 532 MiB disk. The take fills the disk up to the session's reserve,
 /// and every file declares what it holds.
 final class AllocatedAheadDiskTests: JackTestCase {
-    private var loopDevice: String?
-    private var mountPoint: String?
+    private var loopDisk: LoopDisk?
 
     override func tearDownWithError() throws {
-        if let mountPoint { try? run("/bin/umount", [mountPoint]) }
-        if let loopDevice { try? run("/sbin/losetup", ["-d", loopDevice]) }
-        mountPoint = nil
-        loopDevice = nil
+        loopDisk?.remove()
+        loopDisk = nil
         try super.tearDownWithError()
     }
 
     func testASessionFillsAnExt4DiskUpToItsReserveNotToItsAllocations() throws {
-        let image = path("disk.img")
-        let disk = path("disk")
-        try run("/usr/bin/truncate", ["-s", "200M", image])
-        try run("/sbin/mkfs.ext4", ["-q", "-F", image])
-        let device = try run("/sbin/losetup", ["--find", "--show", image]).trimmingCharacters(in: .whitespacesAndNewlines)
-        loopDevice = device
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try run("/bin/mount", [device, disk])
-        mountPoint = disk
+        let loop = try LoopDisk(image: path("disk.img"), megabytes: 200, mountPoint: path("disk"))
+        loopDisk = loop
+        let disk = loop.mountPoint
 
         let tracks = (1...64).map { "[[track]]\nname = \"In \($0)\"\nsource = \"sig:out_\($0)\"\n" }.joined(separator: "\n")
         let sessionFile = disk + "/fill.toml"
         try ("[session]\nname = \"fill\"\nformat = \"wav\"\nbit_depth = \"float\"\n\n" + tracks)
             .write(toFile: sessionFile, atomically: true, encoding: .utf8)
         let folder = disk + "/fill"
-        let freeAtStart = try freeBytes(disk)
+        let freeAtStart = try loop.freeBytes()
         // The session's reserve: its buffer (4 s) of all 64 float tracks, and 1 MiB.
         let reserve = Int64(4 * server.sampleRate * 64 * 4) + (1 << 20)
         let jcap = try launchJcap(["session", sessionFile, "--for", "60s", "--meter", "none"])
@@ -48,7 +39,7 @@ final class AllocatedAheadDiskTests: JackTestCase {
         // The take stopped with no more than the reserve free (and a second of audio, the watch's
         // and the writer's lag); before, half the disk was still free.
         let secondOfAudio = Int64(server.sampleRate * 64 * 4)
-        let freeAfter = try freeBytes(disk)
+        let freeAfter = try loop.freeBytes()
         XCTAssertLessThan(freeAfter, reserve + secondOfAudio,
                           "\(freeAfter >> 20) MiB free after the take, of \(freeAtStart >> 20) MiB at its start")
         let entry = try XCTUnwrap(try TakeLog(folder: folder).entries().first)
@@ -65,27 +56,5 @@ final class AllocatedAheadDiskTests: JackTestCase {
             let file = try SoundFile.open(readingFrom: folder + "/" + logged.path)
             XCTAssertEqual(file.frames, logged.frames, logged.path)
         }
-    }
-
-    private func freeBytes(_ disk: String) throws -> Int64 {
-        var info = statvfs()
-        guard statvfs(disk, &info) == 0 else { throw TestFailure("statvfs \(disk) failed") }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
-    }
-
-    @discardableResult
-    private func run(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(program) \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

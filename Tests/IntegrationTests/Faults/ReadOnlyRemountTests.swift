@@ -15,27 +15,20 @@ import jcap
 /// repairs them: at least the first half second, which jcap commits to the disk (syncfs) once
 /// every file has it; the rest as far as the file system kept it.
 final class ReadOnlyRemountTests: JackTestCase {
-    private var loopDevice: String?
-    private var mountPoint: String?
+    private var loopDisk: LoopDisk?
 
     override func tearDownWithError() throws {
-        if let mountPoint { try? run("/bin/umount", [mountPoint]) }
-        if let loopDevice { try? run("/sbin/losetup", ["-d", loopDevice]) }
-        mountPoint = nil
-        loopDevice = nil
+        loopDisk?.remove()
+        loopDisk = nil
         try super.tearDownWithError()
     }
 
     func testADiskGoneReadOnlyLeavesEveryFileReadableAndSaysTheLogLineIsMissing() throws {
-        let image = path("disk.img")
-        let disk = path("disk")
-        try run("/usr/bin/truncate", ["-s", "64M", image])
-        try run("/sbin/mkfs.ext4", ["-q", "-F", image])
-        let device = try run("/sbin/losetup", ["--find", "--show", image]).trimmingCharacters(in: .whitespacesAndNewlines)
-        loopDevice = device
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try run("/bin/mount", ["-o", "errors=remount-ro", device, disk])
-        mountPoint = disk
+        let loop = try LoopDisk(image: path("disk.img"), megabytes: 64, mountPoint: path("disk"),
+                                options: ["-o", "errors=remount-ro"])
+        loopDisk = loop
+        let disk = loop.mountPoint
+        let device = loop.device
 
         let session = disk + "/ro.toml"
         try ("[session]\nname = \"ro\"\nformat = \"wav\"\nbit_depth = \"float\"\n\n"
@@ -73,11 +66,9 @@ final class ReadOnlyRemountTests: JackTestCase {
         }
 
         // The disk checked and mounted again, as after such an error in a studio.
-        try run("/bin/umount", [disk])
-        mountPoint = nil
-        _ = try? run("/sbin/e2fsck", ["-f", "-y", device])
-        try run("/bin/mount", [device, disk])
-        mountPoint = disk
+        try loop.unmount()
+        _ = try? LoopDisk.run("/sbin/e2fsck", ["-f", "-y", device])
+        try loop.mount()
         let takes = try runJcap(["takes", session])
         XCTAssertEqual(takes.status, 0, takes.errors)
         let entry = try XCTUnwrap(try TakeLog(folder: folder).entries().first)
@@ -91,22 +82,5 @@ final class ReadOnlyRemountTests: JackTestCase {
             XCTAssertEqual(signal.wrongSamples, 0, "\(name): \(signal)")
             XCTAssertEqual(signal.segments.count, 1, "\(name): \(signal)")
         }
-    }
-
-    /// Runs a system program to the end; returns its standard output.
-    @discardableResult
-    private func run(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(program) \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }
