@@ -371,6 +371,7 @@ struct DirectFileTests {
                                         channels: 8, sampleRate: 48_000, overwrite: false, io: .direct, queue: queue)
         #expect(file.isDirect)
         #expect(queue.writesMade == 0)
+        #expect(queue.allocatedAhead.load(ordering: .relaxed) == 0)
         var status = stat()
         #expect(stat(path, &status) == 0)
         #expect(status.st_size > 0 && status.st_size < 4_096)
@@ -389,14 +390,15 @@ struct DirectFileTests {
         let file = try monoDirectFile("ahead.wav", queue: queue)
         let written = try writeTurns(of: 10_000, count: 30, to: file)
         queue.waitForAll()
-        // From the last whole block sent to the file's end on the disk, past its frames.
+        // From the file's end (its last partial block, not yet sent, included) to its end on the
+        // disk, past its frames.
         let descriptor = open(path, O_RDONLY)
         let dataStart = try #require(try RawFile(descriptor: descriptor, path: path).waveLayout()).dataStart
         close(descriptor)
-        let sent = (dataStart + Int64(written) * 4) / 4_096 * 4_096
+        let end = dataStart + Int64(written) * 4
         let ahead = queue.allocatedAhead.load(ordering: .relaxed)
         #expect(ahead > 0)
-        #expect(ahead == sizes(path).size - sent, "\(ahead) bytes counted, \(sizes(path).size - sent) allocated ahead")
+        #expect(ahead == sizes(path).size - end, "\(ahead) bytes counted, \(sizes(path).size - end) allocated ahead")
         try file.close()
         #expect(queue.allocatedAhead.load(ordering: .relaxed) == 0)
         #expect(try SoundFile.open(readingFrom: path).frames == Int64(written))

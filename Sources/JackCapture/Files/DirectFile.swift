@@ -74,7 +74,8 @@ final class DirectFile {
     /// The file's end on the disk while space is allocated ahead of the writes (past `length`);
     /// nil when the file system refused an allocation or does not report it as unwritten.
     private var allocatedEnd: Int64? = 0 { didSet { countAllocatedAhead() } }
-    /// This file's share of the queue's `allocatedAhead`: from `tailStart` to `allocatedEnd`.
+    /// This file's share of the queue's `allocatedAhead`: from its end (`length`, the bytes not
+    /// yet sent included) to `allocatedEnd`, as of the last send or allocation.
     private var countedAhead: Int64 = 0
     /// Where a block was last written padded: written, with the space after it unwritten.
     private var paddedBlock: Int64?
@@ -108,7 +109,7 @@ final class DirectFile {
     /// Keeps the queue's count of space allocated ahead (the take's, for its disk watch) up to
     /// date with this file's: none once it is finished.
     private func countAllocatedAhead() {
-        let ahead = finished ? 0 : max(0, (allocatedEnd ?? tailStart) - tailStart)
+        let ahead = finished ? 0 : max(0, (allocatedEnd ?? 0) - max(tailStart, length))
         guard ahead != countedAhead else { return }
         queue.allocatedAhead.wrappingIncrement(by: ahead - countedAhead, ordering: .relaxed)
         countedAhead = ahead
