@@ -79,6 +79,14 @@ public struct TakeAccount: Equatable, Sendable, CustomStringConvertible {
         return number - 1
     }
 
+    /// The test-signal channel (0-based) a NetJACK2 slave's `system:capture_N` carries when the
+    /// master patches the signal's `out_N` to the link's channel N (`system:capture_3`: 2); nil
+    /// for any other port.
+    public static func signalChannel(ofCapturePort name: String) -> Int? {
+        guard let range = name.range(of: ":capture_"), let number = Int(name[range.upperBound...]), number >= 1 else { return nil }
+        return number - 1
+    }
+
     public var description: String {
         func spans(_ list: [LostSpan]) -> String { list.isEmpty ? "none" : list.map(\.description).joined(separator: ", ") }
         var text = "take from JACK frame \(startFrame), \(files.count) file\(files.count == 1 ? "" : "s")"

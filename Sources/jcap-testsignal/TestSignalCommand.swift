@@ -309,13 +309,8 @@ struct TestSignalCommand: ParsableCommand {
             do {
                 if let report {
                     let text = try String(contentsOfFile: report, encoding: .utf8)
-                    let capture = { (port: String) -> Int? in
-                        guard let range = port.range(of: ":capture_"), let number = Int(port[range.upperBound...]), number >= 1
-                        else { return nil }
-                        return number - 1
-                    }
                     guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{\"summary\"") }),
-                          var account = netjackSlave ? TakeAccount(meterSummaryLine: line, signalChannel: capture)
+                          var account = netjackSlave ? TakeAccount(meterSummaryLine: line, signalChannel: TakeAccount.signalChannel(ofCapturePort:))
                                                      : TakeAccount(meterSummaryLine: line) else {
                         StandardStreams.writeError("jcap-testsignal: error: no take summary of test-signal ports in \(report)\n")
                         throw ExitCode(1)

@@ -11,9 +11,8 @@ import JackCaptureTestSignal
 /// samples are in fact in place: the test holds jcap to the report, and the file to the signal.
 final class NetJackLateCopyTests: NetJackTestCase {
     func testACopyEndingPastTheMiddleOfThePeriodIsReportedLate() throws {
-        // withoutXruns: an xrun on either server makes late or lost periods of its own, which the
-        // checks of the stalls' spans (one period each, on the cycles) would take for jcap's.
-        try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
+        try onNewLink(period: 1_024, channels: 8) {
+            let mark = xrunMark()
             var configuration = CaptureConfiguration()
             configuration.serverName = link.slaves[0]
             configuration.clientName = "latecopy"
@@ -36,11 +35,16 @@ final class NetJackLateCopyTests: NetJackTestCase {
             }
             try JackTestCase.waitFor("the take to end", timeout: 20) { take.isFinished }
             let report = take.finish()
+            let xruns = xruns(since: mark)
             let startFrame = try XCTUnwrap(report.startFrame)
 
-            XCTAssertEqual(report.outcome, .complete, "\(report.events)")
-            XCTAssertEqual(report.lostSpans, [])
-            XCTAssertEqual(take.engine.lateCycles, 0, "the stalls ended before the frame time moved on")
+            // An xrun on the slave (a loaded machine) loses frames and runs cycles late of its
+            // own, which jcap reports; without one, neither.
+            if xruns.slave == 0 {
+                XCTAssertEqual(report.outcome, .complete, "\(report.events)")
+                XCTAssertEqual(report.lostSpans, [])
+                XCTAssertEqual(take.engine.lateCycles, 0, "the stalls ended before the frame time moved on")
+            }
             let late = report.lateCopySpans
             XCTAssertGreaterThanOrEqual(late.count, 4, "each stalled copy is reported late: \(report.events)")
             // Each a whole period, at the stalled cycles' positions (whole periods apart).
@@ -52,11 +56,15 @@ final class NetJackLateCopyTests: NetJackTestCase {
             let account = TakeAccount(startFrame: startFrame,
                                       files: [.init(path: path("late.wav"), signalChannels: Array(0..<8),
                                                     shifts: Array(repeating: offset, count: 8))],
-                                      lateCopySpans: late)
-            let verification = TakeVerification.verify(account)
-            XCTAssertTrue(verification.isAccountedFor, "\(verification)")
+                                      lostSpans: report.lostSpans, lateCopySpans: late, uncertainSpans: report.uncertainSpans)
+            let (verification, steps) = verifySlaveTake(account, masterXruns: xruns.master)
+            XCTAssertTrue(verification.isAccountedFor, "\(verification); xruns \(xruns), steps with the master's clock \(steps)")
             XCTAssertEqual(verification.checkedSamples, 3 * 48_000 * 8)
-            XCTAssertEqual(verification.excusedMisplacedSamples, 0, "the stalls spun after the copies: \(verification)")
-        } }
+            // The stalls spun after their copies: those periods are in place. A late copy the
+            // machine's load made may not be.
+            if late.count == 4 {
+                XCTAssertEqual(verification.excusedMisplacedSamples, 0, "the stalls spun after the copies: \(verification)")
+            }
+        }
     }
 }

@@ -19,11 +19,10 @@ final class NetJackRecordingTests: NetJackTestCase {
     /// begins after both, on the master's audio, like the first.
     func testATakeRightAfterAnotherStartsOnTheMastersAudio() throws {
         // 1024-frame periods: at 256, late copies came in most attempts, and two takes an attempt.
-        // withoutXruns: a master's xrun jumps its clock over the link, which no slave recorder sees.
-        try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
+        try onNewLink(period: 1_024, channels: 8) {
             try recordAtOnce(period: 1_024, channels: 8, file: "first.wav")
             try recordAtOnce(period: 1_024, channels: 8, file: "second.wav")
-        } }
+        }
     }
 
     /// `--at +20ms` counts from when jcap is ready, and ready includes the link carrying the
@@ -31,51 +30,49 @@ final class NetJackRecordingTests: NetJackTestCase {
     /// link's silence, 33 to 165 frames of it in 6 of 6 takes at 256-frame periods, exit 0,
     /// when the 20 ms counted from the connect call.)
     func testATakeAskedForAFewMillisecondsAheadStartsOnTheMastersAudio() throws {
-        // withoutXruns: a master's xrun jumps its clock over the link, which no slave recorder sees.
-        try onNewLink(period: 1_024, channels: 8) { try withoutXruns {
+        try onNewLink(period: 1_024, channels: 8) {
             try recordAtOnce(period: 1_024, channels: 8, file: "take.wav", starting: ["--at", "+20ms"])
-        } }
+        }
     }
 
     /// A 2-second take started at once (no --at) on the slave right after the master's signal was
     /// patched in: the file's first frame is already the master's audio (no start-up silence),
     /// and frame p of the file is the master's frame (start + p + D) on every channel, where D,
-    /// the master's frame time less the slave's, is a whole number of periods. A take in which jcap
-    /// reported late copies (a loaded machine) must account for every sample, and is repeated (on
-    /// the last attempt it stands as reported).
+    /// the master's frame time less the slave's, is a whole number of periods. A loaded machine
+    /// changes nothing in what is checked: every sample is the signal in place or inside a span
+    /// jcap reported (late copies, xruns on the slave), or past a step the master's own xruns
+    /// account for (`verifySlaveTake`).
     private func recordEveryFrame(period: Int, channels: Int) throws {
-        try onNewLink(period: period, channels: channels) { try withoutXruns {
+        try onNewLink(period: period, channels: channels) {
             try recordAtOnce(period: period, channels: channels, file: "take.wav")
-        } }
+        }
     }
 
     /// One take of `recordEveryFrame`, into `file`; `starting`: options for its start (none: at once).
     private func recordAtOnce(period: Int, channels: Int, file: String, starting: [String] = []) throws {
+        let mark = xrunMark()
         let run = try runJcap(["--channels", "1-\(channels)", "--for", "2s", "--format", "float", "-o", file,
                                "--meter", "json"] + starting, server: link.slaves[0])
         try checkSlaveServer(afterRunWithStatus: run.status)
-        XCTAssertEqual(run.status, 0, run.errors)
+        let xruns = xruns(since: mark)
         XCTAssertTrue(run.errors.contains("NetJACK2 slave"), run.errors)
-        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: run.output), run.output)
+        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: run.output), run.errors)
         let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime(file))
         XCTAssertEqual(((offset % period) + period) % period, 0,
                        "\(file): the master's frame time less the slave's is \(offset) frames, not a whole number of \(period)-frame periods")
         let account = try slaveAccount(run.output, linkOffset: offset)
-        XCTAssertEqual(try reportedDropouts(run.output), [], "no link dropout on a link that stayed up")
-        let verification = TakeVerification.verify(account)
-        XCTAssertTrue(verification.isAccountedFor, "\(verification)")
+        let dropouts = try reportedDropouts(run.output)
+        XCTAssertEqual(run.status, exitStatus(reporting: account, dropouts: dropouts), run.errors)
+        // A master that stalls stops the slave's callbacks as a link down does, and jcap's
+        // estimate from their times reports it as a dropout (docs/netjack.md): only then.
+        if xruns.master == 0 { XCTAssertEqual(dropouts, [], "no link dropout on a link that stayed up") }
+        if xruns.slave == 0 { XCTAssertEqual(account.lostSpans, [], "frames lost with no xrun on the slave") }
+        let (verification, steps) = verifySlaveTake(account, masterXruns: xruns.master)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification); xruns: \(xruns)")
         XCTAssertEqual(verification.checkedSamples, 96_000 * Int64(channels))
-        if account.lostSpans.isEmpty && account.uncertainSpans.isEmpty && !account.lateCopySpans.isEmpty {
-            guard isLastAttempt else { throw LateCopiesReported(spans: account.lateCopySpans) }
-            print("note: jcap reported late copies \(account.lateCopySpans) in the last attempt of \(name); its report accounts for every sample")
-            return
+        if !account.reportsNoTrouble || xruns != (0, 0) {
+            print("note: \(name), \(file): \(xruns.master) master and \(xruns.slave) slave xruns; steps with the master's clock: \(steps); "
+                + "\(verification)")
         }
-        XCTAssertTrue(account.reportsNoTrouble, "\(account)")
-    }
-
-    /// The first number after `prefix` in `text`.
-    func number(after prefix: String, in text: String) -> Int64? {
-        guard let range = text.range(of: prefix, options: .backwards) else { return nil }
-        return Int64(text[range.upperBound...].prefix { $0.isNumber })
     }
 }

@@ -127,60 +127,54 @@ class NetJackTestCase: XCTestCase {
         return (status, jcap.output, jcap.errorOutput)
     }
 
-    /// Runs `take` until neither server has an xrun during it and it throws no
-    /// `LateCopiesReported`, at most three times: a master that misses a deadline sends its
-    /// clock's jump over the link, which no recorder on the slave can see or report. Checks made
-    /// inside count for the attempt that went through and for attempts jcap reported late.
-    func withoutXruns<T>(_ take: () throws -> T) throws -> T {
-        let madeBefore = filesUnderDirectory()
-        for attempt in 1...3 {
-            isLastAttempt = attempt == 3
-            defer { isLastAttempt = false }
-            let before = serverXruns()
-            held = []
-            let result = Result { try take() }
-            let failures = held ?? []
-            held = nil
-            // A server gone is not a disturbed take: `onNewLink` starts another.
-            if case .failure(let error) = result, error is SlaveServerExited { throw error }
-            // The watchers print an xrun within 50 ms of JACK's notification.
-            usleep(250_000)
-            let after = serverXruns()
-            let xruns = (after.master - before.master, after.slave - before.slave)
-            if xruns == (0, 0) {
-                for failure in failures {
-                    super.recordFailure(withDescription: failure.0, inFile: failure.1, atLine: failure.2, expected: failure.3)
-                }
-                if case .failure(let error) = result, let late = error as? LateCopiesReported {
-                    print("note: jcap reported late copies \(late.spans) in attempt \(attempt) of \(name); repeating the take")
-                } else {
-                    return try result.get()
-                }
-            } else {
-                print("note: \(xruns.0) master and \(xruns.1) slave xruns during attempt \(attempt) of \(name); repeating the take")
+    /// The xruns each server has reported so far, to count a take's by (`xruns(since:)`).
+    func xrunMark() -> (master: Int, slave: Int) { serverXruns() }
+
+    /// The xruns each server reported since `mark`, once the watchers have printed them (within
+    /// 50 ms of JACK's notification).
+    func xruns(since mark: (master: Int, slave: Int)) -> (master: Int, slave: Int) {
+        usleep(250_000)
+        let now = serverXruns()
+        return (now.master - mark.master, now.slave - mark.slave)
+    }
+
+    /// A step of a slave's file against the master's clock that no recorder on the slave could
+    /// see: from take position `position` on, the file is `frames` later on the master's clock.
+    struct MasterStep: Equatable, CustomStringConvertible {
+        let position: Int64
+        let frames: Int64
+        var description: String { "\(frames) frames at \(position)" }
+    }
+
+    /// Checks a take recorded on the slave without the master's timecode against jcap's report
+    /// (`account`, at the link's offset its first frame showed) and the master's own: a master
+    /// that misses a deadline jumps its clock, the jump crosses the link and the slave's clock does
+    /// not (docs/netjack.md), so only the master's server can tell. For each xrun the master
+    /// reported during the take, the file may step once to a new offset against the master, by a
+    /// whole number of periods; before and after each step every sample must be the signal in
+    /// place or inside a span jcap reported. With no master xrun, no step.
+    func verifySlaveTake(_ account: TakeAccount, masterXruns: Int) -> (verification: TakeVerification, steps: [MasterStep]) {
+        var account = account
+        var steps: [MasterStep] = []
+        while true {
+            let verification = TakeVerification.verify(account)
+            guard !verification.isAccountedFor, steps.count < masterXruns, verification.misplacedSamples > 0,
+                  let first = verification.firstMisplaced.first, let found = first.found else {
+                return (verification, steps)
             }
-            // What the attempt made goes, deepest first; what the test made before stays.
-            for entry in filesUnderDirectory().subtracting(madeBefore).sorted(by: >) {
-                try? FileManager.default.removeItem(atPath: path(entry))
-            }
+            let step = signalDistance(from: first.expected, to: found)
+            guard step != 0, step % link.period == 0 else { return (verification, steps) }
+            steps.append(MasterStep(position: first.position, frames: Int64(step)))
+            account.pauses.append(TakeAccount.Pause(position: first.position, skippedFrames: Int64(step)))
         }
-        throw TestFailure("the servers had xruns, or jcap was late, in three takes in a row: too loaded to check a recording sample by sample")
     }
 
-    /// Thrown by a take whose report accounted for every sample but said jcap copied periods
-    /// late (`NetSlaveCopyWindow`): the machine was too loaded for this take to show that every
-    /// frame arrives. `withoutXruns` repeats it, keeping the failures of its checks; on its last
-    /// attempt (`isLastAttempt`) such a take is not thrown but passes as reported.
-    struct LateCopiesReported: Error {
-        let spans: [LostSpan]
+    /// The exit status jcap's report of a take calls for: 3 with frames lost, a master clock jump
+    /// (the account's pauses: no NetJACK test pauses a take) or a link dropout (`dropouts`, jcap's
+    /// estimate from its callbacks' times), 9 with periods placed uncertainly, else 0.
+    func exitStatus(reporting account: TakeAccount, dropouts: [LostSpan] = []) -> Int32 {
+        !account.lostSpans.isEmpty || !account.pauses.isEmpty || !dropouts.isEmpty ? 3 : !account.uncertainSpans.isEmpty ? 9 : 0
     }
-
-    /// Whether `withoutXruns` runs its last attempt: a take whose only trouble is late copies
-    /// jcap reported then stands, checked against that report, rather than failing the test as
-    /// too loaded (late copies came in half the 64-channel, 256-frame takes of a quiet run here).
-    private(set) var isLastAttempt = false
-
-    private var held: [(String, String, Int, Bool)]?
 
     /// The xruns each server has reported since its watcher started.
     private func serverXruns() -> (master: Int, slave: Int) {
@@ -188,19 +182,6 @@ class NetJackTestCase: XCTestCase {
             watch?.output.split(separator: "\n").count { $0.hasPrefix("xrun ") } ?? 0
         }
         return (count(masterWatch), count(slaveWatch))
-    }
-
-    /// Every path under the test's directory, relative to it.
-    private func filesUnderDirectory() -> Set<String> {
-        Set((FileManager.default.enumerator(atPath: directory)?.allObjects as? [String]) ?? [])
-    }
-
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
-        if held != nil {
-            held?.append((description, filePath, lineNumber, expected))
-        } else {
-            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
-        }
     }
 
     /// The master frame time (mod 2^22) that the first frame of file channel `channel` carries,
@@ -225,27 +206,35 @@ class NetJackTestCase: XCTestCase {
 
     /// The account of a take jcap recorded on the slave from `system:capture_1...N`, from its
     /// `--meter json` summary: every file channel N is the test signal's channel N, shifted by
-    /// `linkOffset` frames (the master's frame time less the slave's).
+    /// `linkOffset` frames (the master's frame time less the slave's); master clock jumps jcap
+    /// reported (`--master-clock`) move the signal on where they happened.
     func slaveAccount(_ output: String, linkOffset: Int) throws -> TakeAccount {
+        var account = try takeAccount(output, signalChannel: TakeAccount.signalChannel(ofCapturePort:))
+        for index in account.files.indices {
+            account.files[index].shifts = Array(repeating: linkOffset, count: account.files[index].signalChannels.count)
+        }
+        return account
+    }
+
+    /// The account of a take jcap recorded from the test signal's own ports (on the master), from
+    /// its `--meter json` summary.
+    func masterAccount(_ output: String) throws -> TakeAccount {
+        try takeAccount(output, signalChannel: TakeAccount.signalChannel(ofPort:))
+    }
+
+    private func takeAccount(_ output: String, signalChannel: (String) -> Int?) throws -> TakeAccount {
         let line = try XCTUnwrap(output.split(separator: "\n").last { $0.hasPrefix("{\"summary\"") }, "no summary in \(output.suffix(500))")
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        let summary = try XCTUnwrap(object["summary"] as? [String: Any])
-        let start = try XCTUnwrap((summary["start_frame"] as? NSNumber)?.uint32Value, "no start frame: \(line)")
-        func spans(_ key: String) -> [LostSpan] {
-            ((summary[key] as? [[String: Any]]) ?? []).map {
-                LostSpan(position: ($0["position"] as? NSNumber)?.int64Value ?? 0, frames: ($0["frames"] as? NSNumber)?.int64Value ?? 0)
-            }
+        var account = try XCTUnwrap(TakeAccount(meterSummaryLine: line, signalChannel: signalChannel), "no take of the signal: \(line)")
+        for index in account.files.indices where !account.files[index].path.hasPrefix("/") {
+            account.files[index].path = path(account.files[index].path)
         }
-        let files = try XCTUnwrap(summary["files"] as? [[String: Any]]).map { file -> TakeAccount.File in
-            let channels = ((file["channels"] as? [NSNumber]) ?? []).map { $0.intValue - 1 }
-            let name = file["path"] as? String ?? ""
-            return TakeAccount.File(path: name.hasPrefix("/") ? name : path(name), signalChannels: channels,
-                                    shifts: Array(repeating: linkOffset, count: channels.count),
-                                    firstPosition: (file["position"] as? NSNumber)?.int64Value ?? 0,
-                                    frames: (file["frames"] as? NSNumber)?.int64Value)
-        }
-        return TakeAccount(startFrame: start, files: files, lostSpans: spans("lost"), lateCopySpans: spans("late"),
-                           uncertainSpans: spans("uncertain"))
+        return account
+    }
+
+    /// The last number after `prefix` in `text` (jcap's summary comes last).
+    func number(after prefix: String, in text: String) -> Int64? {
+        guard let range = text.range(of: prefix, options: .backwards) else { return nil }
+        return Int64(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// The link dropouts in jcap's `--meter json` summary.
