@@ -20,16 +20,11 @@ import JackCaptureTestSignal
 final class NetJackDropoutTests: NetJackTestCase {
     func testDropoutIsReportedAtItsPositionAndTheRestIsInOrder() throws {
         try startLink(period: 1_024, channels: 8)
-        let jcap = try Subprocess(try Executables.built("jcap"),
-                                  ["--channels", "1-8", "--for", "4s", "--format", "float", "-o", "take.wav", "--meter", "json", "-v"],
-                                  server: link.slaves[0], directory: directory)
-        usleep(1_800_000)
-        try link.drop(milliseconds: 100)
-        let status = try jcap.wait(timeout: 30)
-        let output = jcap.output, errors = jcap.errorOutput
-        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: output), errors)
-        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
-        let account = try slaveAccount(output, linkOffset: offset)
+        let take = try recordOnSlave(["--channels", "1-8", "--for", "4s", "-v"], file: "take.wav", timeout: 30) {
+            usleep(1_800_000)
+            try link.drop(milliseconds: 100)
+        }
+        let status = take.status, output = take.output, errors = take.errors, offset = take.linkOffset, account = take.account
         XCTAssertTrue(errors.contains("xrun"), errors)
         let firstLost = try XCTUnwrap(account.lostSpans.first, "no lost frames reported: \(errors)")
         XCTAssertEqual(status, 3, errors)
@@ -88,19 +83,17 @@ final class NetJackDropoutTests: NetJackTestCase {
     func testDropoutOnTheMastersClockIsAJumpReportedToTheFrame() throws {
         try startLink(period: 1_024, channels: 8, spareChannels: 1)
         let timecodePort = try startTimecode(onLinkChannel: 9)
-        let jcap = try Subprocess(try Executables.built("jcap"),
-                                  ["--channels", "1-8", "--master-clock", timecodePort, "--for", "4s", "--format", "float",
-                                   "-o", "take.wav", "--meter", "json", "-v"],
-                                  server: link.slaves[0], directory: directory)
-        usleep(1_800_000)
-        try link.drop(milliseconds: 100)
-        let status = try jcap.wait(timeout: 30)
-        let output = jcap.output, errors = jcap.errorOutput
+        let take = try recordOnSlave(["--channels", "1-8", "--master-clock", timecodePort, "--for", "4s", "-v"],
+                                     file: "take.wav", timeout: 30) {
+            usleep(1_800_000)
+            try link.drop(milliseconds: 100)
+        }
+        let status = take.status, output = take.output, errors = take.errors, account = take.account
         let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: output), errors)
         let masterStart = try XCTUnwrap(number(after: "\"master_start_frame\":", in: output), errors)
         // The link's offset the file shows is the one the timecode named.
-        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
-        XCTAssertEqual(offset, signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: Int(masterStart) % TestSignal.timeModulus))
+        XCTAssertEqual(take.linkOffset,
+                       signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: Int(masterStart) % TestSignal.timeModulus))
         XCTAssertEqual(status, 3, errors)
 
         // One jump over the periods that never arrived; measured, sometimes followed a period
@@ -111,9 +104,7 @@ final class NetJackDropoutTests: NetJackTestCase {
         XCTAssertLessThanOrEqual(jumps.count, 3, "master clock jumps reported: \(jumps)\n\(errors)")
         XCTAssertEqual(try reportedDropouts(output), [], "the timecode's jump replaces the callbacks' estimate")
         // Taken as jcap reported it (the take's frames moving on by the jump there, as a pause's
-        // do), every sample is the master's signal or inside a span jcap reported.
-        var account = try slaveAccount(output, linkOffset: offset)
-        account.pauses = jumps.map { TakeAccount.Pause(position: $0.position, skippedFrames: $0.frames) }
+        // do: `slaveAccount`), every sample is the master's signal or inside a span jcap reported.
         let verification = TakeVerification.verify(account)
         XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
         if let first = jumps.first, let last = jumps.last {
@@ -137,18 +128,11 @@ final class NetJackDropoutTests: NetJackTestCase {
     /// master's xruns the same file does not verify: the steps are there.
     func testAMasterThatStallsIsAccountedForByItsXrunsOnASlaveOnItsOwnClock() throws {
         try startLink(period: 1_024, channels: 8)
-        let mark = xrunMark()
-        let jcap = try Subprocess(try Executables.built("jcap"),
-                                  ["--channels", "1-8", "--for", "5s", "--format", "float", "-o", "take.wav", "--meter", "json", "-v"],
-                                  server: link.slaves[0], directory: directory)
-        usleep(2_000_000)
-        try link.stallMaster(milliseconds: 600)
-        let status = try jcap.wait(timeout: 30)
-        let xruns = xruns(since: mark)
-        let output = jcap.output, errors = jcap.errorOutput
-        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: output), errors)
-        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
-        let account = try slaveAccount(output, linkOffset: offset)
+        let take = try recordOnSlave(["--channels", "1-8", "--for", "5s", "-v"], file: "take.wav", timeout: 30) {
+            usleep(2_000_000)
+            try link.stallMaster(milliseconds: 600)
+        }
+        let status = take.status, output = take.output, errors = take.errors, xruns = take.xruns, account = take.account
         XCTAssertEqual(status, exitStatus(reporting: account, dropouts: try reportedDropouts(output)), errors)
         XCTAssertGreaterThan(xruns.master, 0, "the master's server reported no xrun for a 600 ms stall")
         let (verification, steps) = verifySlaveTake(account, masterXruns: xruns.master)
@@ -172,19 +156,13 @@ final class NetJackDropoutTests: NetJackTestCase {
     func testAMasterThatStallsIsFollowedOnItsClock() throws {
         try startLink(period: 1_024, channels: 8, spareChannels: 1)
         let timecodePort = try startTimecode(onLinkChannel: 9)
-        let jcap = try Subprocess(try Executables.built("jcap"),
-                                  ["--channels", "1-8", "--master-clock", timecodePort, "--for", "5s", "--format", "float",
-                                   "-o", "take.wav", "--meter", "json", "-v"],
-                                  server: link.slaves[0], directory: directory)
-        usleep(2_000_000)
-        try link.stallMaster(milliseconds: 600)
-        let status = try jcap.wait(timeout: 30)
-        let output = jcap.output, errors = jcap.errorOutput
-        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: output), errors)
-        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime("take.wav"))
-        var account = try slaveAccount(output, linkOffset: offset)
+        let take = try recordOnSlave(["--channels", "1-8", "--master-clock", timecodePort, "--for", "5s", "-v"],
+                                     file: "take.wav", timeout: 30) {
+            usleep(2_000_000)
+            try link.stallMaster(milliseconds: 600)
+        }
+        let status = take.status, output = take.output, errors = take.errors, account = take.account
         let jumps = try reportedSpans("master_jumps", in: output)
-        account.pauses = jumps.map { TakeAccount.Pause(position: $0.position, skippedFrames: $0.frames) }
         let verification = TakeVerification.verify(account)
         XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
         XCTAssertEqual(status, exitStatus(reporting: account), errors)

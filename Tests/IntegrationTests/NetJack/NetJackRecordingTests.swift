@@ -50,29 +50,23 @@ final class NetJackRecordingTests: NetJackTestCase {
 
     /// One take of `recordEveryFrame`, into `file`; `starting`: options for its start (none: at once).
     private func recordAtOnce(period: Int, channels: Int, file: String, starting: [String] = []) throws {
-        let mark = xrunMark()
-        let run = try runJcap(["--channels", "1-\(channels)", "--for", "2s", "--format", "float", "-o", file,
-                               "--meter", "json"] + starting, server: link.slaves[0])
-        try checkSlaveServer(afterRunWithStatus: run.status)
-        let xruns = xruns(since: mark)
-        XCTAssertTrue(run.errors.contains("NetJACK2 slave"), run.errors)
-        let startFrame = try XCTUnwrap(number(after: "\"start_frame\":", in: run.output), run.errors)
-        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime(file))
-        XCTAssertEqual(((offset % period) + period) % period, 0,
-                       "\(file): the master's frame time less the slave's is \(offset) frames, not a whole number of \(period)-frame periods")
-        let account = try slaveAccount(run.output, linkOffset: offset)
-        let dropouts = try reportedDropouts(run.output)
-        XCTAssertEqual(run.status, exitStatus(reporting: account, dropouts: dropouts), run.errors)
+        let take = try recordOnSlave(["--channels", "1-\(channels)", "--for", "2s"] + starting, file: file)
+        let account = take.account
+        XCTAssertTrue(take.errors.contains("NetJACK2 slave"), take.errors)
+        XCTAssertEqual(((take.linkOffset % period) + period) % period, 0,
+                       "\(file): the master's frame time less the slave's is \(take.linkOffset) frames, not a whole number of \(period)-frame periods")
+        let dropouts = try reportedDropouts(take.output)
+        XCTAssertEqual(take.status, exitStatus(reporting: account, dropouts: dropouts), take.errors)
         // A master that stalls stops the slave's callbacks as a link down does, and jcap's
         // estimate from their times reports it as a dropout (docs/netjack.md): only then.
-        if xruns.master == 0 { XCTAssertEqual(dropouts, [], "no link dropout on a link that stayed up") }
-        if xruns.slave == 0 { XCTAssertEqual(account.lostSpans, [], "frames lost with no xrun on the slave") }
-        let (verification, steps) = verifySlaveTake(account, masterXruns: xruns.master)
-        XCTAssertTrue(verification.isAccountedFor, "\(verification); xruns: \(xruns)")
+        if take.xruns.master == 0 { XCTAssertEqual(dropouts, [], "no link dropout on a link that stayed up") }
+        if take.xruns.slave == 0 { XCTAssertEqual(account.lostSpans, [], "frames lost with no xrun on the slave") }
+        let (verification, steps) = verifySlaveTake(account, masterXruns: take.xruns.master)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification); xruns: \(take.xruns)")
         XCTAssertEqual(verification.checkedSamples, 96_000 * Int64(channels))
-        if !account.reportsNoTrouble || xruns != (0, 0) {
-            print("note: \(name), \(file): \(xruns.master) master and \(xruns.slave) slave xruns; steps with the master's clock: \(steps); "
-                + "\(verification)")
+        if !account.reportsNoTrouble || take.xruns != (0, 0) {
+            print("note: \(name), \(file): \(take.xruns.master) master and \(take.xruns.slave) slave xruns; "
+                + "steps with the master's clock: \(steps); \(verification)")
         }
     }
 }

@@ -119,6 +119,39 @@ class NetJackTestCase: XCTestCase {
         return "system:capture_\(channel)"
     }
 
+    /// A take jcap recorded on the slave: its exit status, what it printed, the xruns each server
+    /// reported during it, the link's offset its file's first frame shows (the master's frame time
+    /// less the slave's) and its account at that offset (`slaveAccount`).
+    struct SlaveTake {
+        let status: Int32
+        let output: String
+        let errors: String
+        let xruns: (master: Int, slave: Int)
+        let linkOffset: Int
+        let account: TakeAccount
+    }
+
+    /// Runs jcap on the slave with `arguments`, into `file` as float with its `--meter json`
+    /// summary, does `meanwhile` while it runs, and reads the take once it exits. Throws
+    /// `SlaveServerExited` when jcap made no take because the slave's server is gone.
+    func recordOnSlave(_ arguments: [String], file: String, timeout: TimeInterval = 60,
+                       meanwhile: () throws -> Void = {}) throws -> SlaveTake {
+        let mark = xrunMark()
+        let jcap = try Subprocess(try Executables.built("jcap"), arguments + ["--format", "float", "-o", file, "--meter", "json"],
+                                  server: link.slaves[0], directory: directory)
+        try meanwhile()
+        let status = try jcap.wait(timeout: timeout)
+        let output = jcap.output, errors = jcap.errorOutput
+        guard let startFrame = number(after: "\"start_frame\":", in: output) else {
+            try checkSlaveServer(afterRunWithStatus: status)
+            throw TestFailure("jcap made no take (exit \(status)): \(errors)")
+        }
+        let xruns = xruns(since: mark)
+        let offset = signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: try firstFrameTime(file))
+        return SlaveTake(status: status, output: output, errors: errors, xruns: xruns, linkOffset: offset,
+                         account: try slaveAccount(output, linkOffset: offset))
+    }
+
     /// Runs jcap against `server` to the end: its status, standard output and standard error.
     func runJcap(_ arguments: [String], server: String, timeout: TimeInterval = 60) throws
         -> (status: Int32, output: String, errors: String) {
