@@ -334,7 +334,7 @@ final class RecorderTests: JackTestCase {
             XCTAssertEqual(recorder.peakPower(forChannel: channel), -160, "channel \(channel)")
         }
         recorder.stop()
-        XCTAssertTrue(try delegate.waitForFinish())
+        try delegate.waitForFinish(of: recorder)
     }
 
     // MARK: Interruptions
@@ -404,7 +404,7 @@ final class RecorderTests: JackTestCase {
         }
         usleep(200_000)
         recorder.stop()
-        XCTAssertTrue(try delegate.waitForFinish())
+        try delegate.waitForFinish(of: recorder)
         guard case .portConnected(_, _, _, let thirdFrom, let thirdTiming) = third,
               case .portConnected(_, _, _, let fourthFrom, let fourthTiming) = fourth,
               case .portDisconnected(_, _, _, let thirdUntil, let goneTiming) = gone,
@@ -449,7 +449,7 @@ final class RecorderTests: JackTestCase {
         recorder.simulateConnectionAnnouncements(flood, source: "flood:out")
         usleep(300_000)
         recorder.stop()
-        XCTAssertTrue(try delegate.waitForFinish())
+        try delegate.waitForFinish(of: recorder)
         let report = try XCTUnwrap(recorder.finalReport)
         let told = report.events.filter { if case .portConnected(0, "flood:out", _, _, .near) = $0 { true } else { false } }.count
         XCTAssertGreaterThan(report.lostEvents, 0)
@@ -471,7 +471,7 @@ final class RecorderTests: JackTestCase {
         usleep(200_000)
         XCTAssertTrue(recorder.isRecording)
         recorder.stop()
-        XCTAssertTrue(try delegate.waitForFinish())
+        try delegate.waitForFinish(of: recorder)
         XCTAssertEqual(delegate.began, [.sourceDisconnected(channel: 0, source: "solo:out_1")])
     }
 

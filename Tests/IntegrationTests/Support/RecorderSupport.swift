@@ -28,6 +28,23 @@ final class RecordingDelegate: RecorderDelegate, @unchecked Sendable {
         return finished[0]
     }
 
+    /// Waits for `recorder`'s take to finish, and fails it unless it finished successfully or its
+    /// report says where it did not: frames lost or placed uncertainly, as a loaded machine's
+    /// xruns cause, at positions the report names. Any other outcome fails.
+    func waitForFinish(of recorder: Recorder, file: StaticString = #filePath, line: UInt = #line) throws {
+        if try waitForFinish() { return }
+        let report = try XCTUnwrap(recorder.finalReport, "finished without a report", file: file, line: line)
+        switch report.outcome {
+        case .lostFrames:
+            XCTAssertFalse(report.lostSpans.isEmpty, "frames lost, reported nowhere: \(report.events)", file: file, line: line)
+        case .placementUncertain:
+            XCTAssertFalse(report.uncertainSpans.isEmpty, "placement uncertain, reported nowhere: \(report.events)", file: file, line: line)
+        default:
+            XCTFail("the take ended \(report.outcome)", file: file, line: line)
+        }
+        print("note: the take ended \(report.outcome): lost \(report.lostSpans), uncertain \(report.uncertainSpans)")
+    }
+
     func waitFor(_ what: String, timeout: TimeInterval = 10, _ match: @escaping (CaptureEvent) -> Bool) throws -> CaptureEvent {
         try JackTestCase.waitFor(what, timeout: timeout) { events.contains(where: match) }
         return events.first(where: match)!
