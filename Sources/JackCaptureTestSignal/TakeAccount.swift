@@ -18,13 +18,18 @@ public struct TakeAccount: Equatable, Sendable, CustomStringConvertible {
         public var firstPosition: Int64
         /// Frames jcap said the file holds, when it said so.
         public var frames: Int64?
+        /// Per file channel, the take positions jcap reported it unpatched (from a disconnection
+        /// to the next connection, or on): jcap records silence there.
+        public var unpatchedSpans: [[LostSpan]]
 
-        public init(path: String, signalChannels: [Int], shifts: [Int]? = nil, firstPosition: Int64 = 0, frames: Int64? = nil) {
+        public init(path: String, signalChannels: [Int], shifts: [Int]? = nil, firstPosition: Int64 = 0, frames: Int64? = nil,
+                    unpatchedSpans: [[LostSpan]]? = nil) {
             self.path = path
             self.signalChannels = signalChannels
             self.shifts = shifts ?? Array(repeating: 0, count: signalChannels.count)
             self.firstPosition = firstPosition
             self.frames = frames
+            self.unpatchedSpans = unpatchedSpans ?? Array(repeating: [], count: signalChannels.count)
         }
     }
 
@@ -71,6 +76,26 @@ public struct TakeAccount: Equatable, Sendable, CustomStringConvertible {
         return FrameTime.advance(startFrame, by: Int(position + skipped))
     }
 
+    /// The spans in which a channel had no source, from its source at the start and the
+    /// connections and disconnections jcap reported (position, other port, connected), in any
+    /// order: from each disconnection that left it with no source to the next connection, or on.
+    public static func unpatchedSpans(source: String, changes: [(position: Int64, source: String, connected: Bool)]) -> [LostSpan] {
+        var sources: Set<String> = [source]
+        var spans: [LostSpan] = []
+        var unpatchedSince: Int64?
+        for change in changes.sorted(by: { $0.position < $1.position }) {
+            if change.connected { sources.insert(change.source) } else { sources.remove(change.source) }
+            if sources.isEmpty, unpatchedSince == nil {
+                unpatchedSince = change.position
+            } else if !sources.isEmpty, let since = unpatchedSince {
+                spans.append(LostSpan(position: since, frames: change.position - since))
+                unpatchedSince = nil
+            }
+        }
+        if let since = unpatchedSince { spans.append(LostSpan(position: since, frames: Int64.max - since)) }
+        return spans
+    }
+
     /// The test-signal channel (0-based) a port of
     /// `jcap-testsignal` plays, from its `out_N` name (`sig:out_3`: 2); nil for any other port.
     public static func signalChannel(ofPort name: String) -> Int? {
@@ -92,6 +117,10 @@ public struct TakeAccount: Equatable, Sendable, CustomStringConvertible {
         var text = "take from JACK frame \(startFrame), \(files.count) file\(files.count == 1 ? "" : "s")"
         if !pauses.isEmpty { text += ", pauses: " + pauses.map { "\($0.skippedFrames) frames at \($0.position)" }.joined(separator: ", ") }
         text += "; reported lost: \(spans(lostSpans)); late: \(spans(lateCopySpans)); uncertain: \(spans(uncertainSpans))"
+        let unpatched = files.flatMap { file in
+            file.unpatchedSpans.enumerated().flatMap { channel, spans in spans.map { "\(file.path) channel \(channel + 1) from \($0.position)" } }
+        }
+        if !unpatched.isEmpty { text += "; unpatched: " + unpatched.joined(separator: ", ") }
         return text
     }
 }

@@ -1,10 +1,11 @@
 import JackCapture
 
 /// Every sample of every file of a take checked against what jcap reported of it (`TakeAccount`):
-/// each must be the test signal at its true position, or silence inside a reported lost span, or
-/// lie inside a reported late-copy or placement-uncertain period; and every reported lost span must
-/// be silent in the files (no silence reported where the signal was). A take jcap reported nothing
-/// of is then checked exactly as strictly as "every sample is the signal in place".
+/// each must be the test signal at its true position, or silence inside a reported lost span or
+/// where its channel was reported unpatched, or lie inside a reported late-copy or
+/// placement-uncertain period; and every reported lost span must be silent in the files (no
+/// silence reported where the signal was). A take jcap reported nothing of is then checked
+/// exactly as strictly as "every sample is the signal in place".
 public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
     /// A sample neither in place nor inside anything jcap reported.
     public struct MisplacedSample: Equatable, Sendable {
@@ -30,7 +31,7 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
 
     public var files = 0
     public var checkedSamples: Int64 = 0
-    /// Samples that were silence inside reported lost spans.
+    /// Samples that were silence inside reported lost spans or unpatched spans.
     public var silentReportedSamples: Int64 = 0
     /// Samples inside reported late-copy or uncertain periods (anything goes there).
     public var excusedSamples: Int64 = 0
@@ -124,6 +125,12 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
                     let due = FrameTime.advance(time, by: file.shifts[channel])
                     let sample = buffer[base + channel]
                     if sample == TestSignal.sample(frameTime: due, channel: file.signalChannels[channel]) { continue }
+                    // Unpatched, jcap records silence (a disconnection "near" a frame may land a
+                    // few periods after it, so the signal in place passes too).
+                    if sample == 0, file.unpatchedSpans[channel].contains(where: { $0.position <= position && position - $0.position < $0.frames }) {
+                        silentReportedSamples += 1
+                        continue
+                    }
                     misplacedSamples += 1
                     if firstMisplaced.count < 8 {
                         firstMisplaced.append(MisplacedSample(

@@ -155,11 +155,13 @@ struct TakeVerificationTests {
             pauses: [TakeLogPause(position: 500, fromFrame: 1_500, toFrame: 2_500), TakeLogPause(position: 700, fromFrame: 2_700)])
         entry.late = [TakeLogSpan(position: 1_024, frames: 256)]
         entry.uncertain = [TakeLogSpan(position: 2_048, frames: 256)]
+        entry.patching = [TakeLogPatch(position: 3_000, track: "OH R", source: "sig:out_2", connected: false, exact: true)]
         let account = try #require(TakeAccount(entry, folder: "/s"))
         #expect(account.startFrame == 1_000)
         #expect(account.files == [
             .init(path: "/s/take-004-Kick.wav", signalChannels: [6], frames: 9_000),
-            .init(path: "/s/take-004-OH.wav", signalChannels: [0, 1], shifts: [300, 0], frames: 9_000)])
+            .init(path: "/s/take-004-OH.wav", signalChannels: [0, 1], shifts: [300, 0], frames: 9_000,
+                  unpatchedSpans: [[], [LostSpan(position: 3_000, frames: Int64.max - 3_000)]])])
         #expect(account.pauses == [.init(position: 500, skippedFrames: 1_000)])
         #expect(account.lostSpans == [LostSpan(position: 10, frames: 256)])
         #expect(account.lateCopySpans == [LostSpan(position: 1_024, frames: 256)])
@@ -175,11 +177,14 @@ struct TakeVerificationTests {
             + #""files":[{"channels":[1,2],"frames":10000,"path":"/r/a.wav","position":0},{"channels":[2],"frames":5000,"path":"/r/b.wav","position":10000}],"#
             + #""frames":15000,"late":[{"frames":256,"position":512}],"lost":[{"frames":128,"position":1024}],"outcome":"frames lost","#
             + #""pauses":[{"from_frame":9000,"position":8000,"to_frame":9500}],"sample_rate":48000,"session":null,"start_frame":1000,"#
-            + #""take":null,"uncertain":[{"frames":256,"position":2048}],"xruns":1}}"#
+            + #""take":null,"uncertain":[{"frames":256,"position":2048}],"xruns":1,"#
+            + #""patching":[{"channel":2,"connected":false,"exact":false,"position":3000,"source":"sig:out_6","uncertain_frames":null},"#
+            + #"{"channel":2,"connected":true,"exact":true,"position":4000,"source":"sig:out_6","uncertain_frames":null}]}}"#
         let account = try #require(TakeAccount(meterSummaryLine: line))
         #expect(account.startFrame == 1_000)
-        #expect(account.files == [.init(path: "/r/a.wav", signalChannels: [3, 5], frames: 10_000),
-                                  .init(path: "/r/b.wav", signalChannels: [5], firstPosition: 10_000, frames: 5_000)])
+        let unpatched = [LostSpan(position: 3_000, frames: 1_000)]
+        #expect(account.files == [.init(path: "/r/a.wav", signalChannels: [3, 5], frames: 10_000, unpatchedSpans: [[], unpatched]),
+                                  .init(path: "/r/b.wav", signalChannels: [5], firstPosition: 10_000, frames: 5_000, unpatchedSpans: [unpatched])])
         #expect(account.lostSpans == [LostSpan(position: 1_024, frames: 128)])
         #expect(account.lateCopySpans == [LostSpan(position: 512, frames: 256)])
         #expect(account.uncertainSpans == [LostSpan(position: 2_048, frames: 256)])
@@ -190,5 +195,40 @@ struct TakeVerificationTests {
         #expect(TakeAccount(meterSummaryLine: slave) == nil)
         let mapped = try #require(TakeAccount(meterSummaryLine: slave) { $0 == "system:capture_4" ? 3 : $0 == "system:capture_6" ? 5 : nil })
         #expect(mapped.files == account.files)
+    }
+
+    @Test("a channel is unpatched from the disconnection that leaves it no source to the next connection")
+    func unpatchedSpans() {
+        let changes: [(position: Int64, source: String, connected: Bool)] = [
+            (5_000, "b", false), (1_000, "b", true), (2_000, "a", false), (3_000, "a", true), (4_000, "a", false), (4_500, "c", true),
+            (6_000, "c", false)]
+        // b joins a at 1,000, so a's going at 2,000 leaves b; unpatched only from 6,000, when c goes.
+        #expect(TakeAccount.unpatchedSpans(source: "a", changes: changes) == [LostSpan(position: 6_000, frames: Int64.max - 6_000)])
+        #expect(TakeAccount.unpatchedSpans(source: "a", changes: [(2_000, "a", false), (3_000, "a", true)])
+            == [LostSpan(position: 2_000, frames: 1_000)])
+        #expect(TakeAccount.unpatchedSpans(source: "a", changes: []) == [])
+    }
+
+    @Test("silence where jcap reported a channel unpatched is accounted for; elsewhere, or sound there, it is not")
+    func unpatchedSilence() throws {
+        var samples = Self.rightSamples()
+        for frame in 6_000..<Self.frames { samples[frame][1] = 0 }
+        samples[9_000][1] = 0.5 // no signal: sound from nowhere
+        let path = try Self.write(samples)
+        defer { unlink(path) }
+        var account = Self.account(path)
+        #expect(TakeVerification.verify(account).misplacedSamples == Int64(Self.frames - 6_000))
+        // Reported a little early ("near" a frame): the signal in place still passes before the silence.
+        account.files[0].unpatchedSpans = [[], [LostSpan(position: 5_000, frames: Int64.max - 5_000)]]
+        let reported = TakeVerification.verify(account)
+        #expect(reported.misplacedSamples == 1, "\(reported)")
+        #expect(reported.firstMisplaced.first?.position == 9_000)
+        #expect(reported.silentReportedSamples == Int64(Self.frames - 6_000 - 1))
+        // The other channel was not reported unpatched.
+        account.files[0].unpatchedSpans = [[LostSpan(position: 5_000, frames: Int64.max - 5_000)], []]
+        #expect(TakeVerification.verify(account).misplacedSamples == Int64(Self.frames - 6_000))
+        // Reported reconnected at 8,000: silence from there is not accounted for.
+        account.files[0].unpatchedSpans = [[], [LostSpan(position: 5_000, frames: 3_000)]]
+        #expect(TakeVerification.verify(account).misplacedSamples == Int64(Self.frames - 8_000))
     }
 }

@@ -40,7 +40,19 @@ final class NetJackDropoutTests: NetJackTestCase {
         // their own (`verifySlaveTake`), and nothing else may move.
         let (verification, steps) = verifySlaveTake(account, masterXruns: take.xruns.master + 1)
         XCTAssertTrue(verification.isAccountedFor, "\(verification); steps \(steps), xruns \(take.xruns)\n\(errors)")
-        let slip = try XCTUnwrap(steps.max { $0.frames < $1.frames }, "the link lost nothing beyond what jcap reported: \(verification)")
+        guard let slip = steps.max(by: { $0.frames < $1.frames }) else {
+            // A master so loaded that the link stayed down for seconds (measured in CI: 58 master
+            // xruns, a dropout of 94,208 frames) makes the slave's driver start again with new
+            // capture ports: jcap reports each channel disconnected and records silence from
+            // there, so no step can show. The disconnection must then come with the dropout.
+            let unpatchedFrom = try XCTUnwrap(account.files.flatMap { $0.unpatchedSpans.joined() }.map(\.position).min(),
+                                              "the link lost nothing beyond what jcap reported: \(verification)")
+            XCTAssertEqual(dropouts.count, 1, "link dropouts reported: \(dropouts)\n\(errors)")
+            XCTAssertLessThanOrEqual(abs((dropouts.first?.position ?? .max) - unpatchedFrom), Int64(4 * link.period), errors)
+            print("note: the link stayed down until the slave's driver started again: dropout \(dropouts), channels unpatched "
+                + "from \(unpatchedFrom), xruns \(take.xruns)")
+            return
+        }
         XCTAssertLessThanOrEqual(steps.count - 1, take.xruns.master, "steps besides the dropout's: \(steps), xruns \(take.xruns)")
         XCTAssertGreaterThan(slip.frames, 0)
         XCTAssertGreaterThanOrEqual(slip.position, reportedFrom, "the file moved before jcap reported anything: \(steps)")
