@@ -97,7 +97,8 @@ final class FileSplitTests: JackTestCase {
 
     func testThreeSplitsAtTwoSecondsJoinWithoutAGap() throws {
         // Repeated on xruns: each cut follows the wall clock through the server's clock estimate, which an
-        // xrun moves (its frames and the files' lengths are asserted); every sample is checked as well.
+        // xrun moves (its frames and the files' lengths are asserted, with what jcap reported allowed
+        // for); every sample is checked as well.
         try withoutXruns {
             let moment = try startBeforeABoundary()
             let expectedFrames = (0..<3).map { frameNear(wallClock: moment.boundary + Int64($0) * 2 * Self.second) }
@@ -114,14 +115,20 @@ final class FileSplitTests: JackTestCase {
             let reports = try checkSplit(account, names: names)
             XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 240_000, "the take's frames, all of them, once")
             // Half a second, two seconds, two seconds, and the rest, by the server's clock: the sample
-            // clock may run a few parts per million off the wall clock the boundaries follow.
+            // clock may run a few parts per million off the wall clock the boundaries follow, and
+            // each cut rests on the server's estimate of that clock, which a loaded host moves by a
+            // fraction of a millisecond (measured under tools/steal: 5 to 14 frames). An xrun jumps
+            // that estimate by the frames it cost, so a cut after one may move by as much as jcap
+            // reported lost, late or uncertain (measured: 73 to 1,302 frames with 2,048 to 4,096).
+            let disturbance = (account.lostSpans + account.lateCopySpans + account.uncertainSpans).reduce(0) { $0 + Int($1.frames) }
             for (report, nominal) in zip(reports, [24_000, 96_000, 96_000] as [Int64]) {
-                XCTAssertLessThanOrEqual(abs(report.frames - nominal), nominal / 10_000 + 2, "\(report.frames) frames, about \(nominal)")
+                XCTAssertLessThanOrEqual(abs(report.frames - nominal), nominal / 10_000 + 48 + Int64(disturbance),
+                                         "\(report.frames) frames, about \(nominal); \(account)")
             }
             // Each cut is on the frame of its boundary (the observer's conversion is within a period).
             for (report, expected) in zip(reports.dropFirst(), expectedFrames) {
-                XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: expected, to: report.first)), server.period,
-                                         "a file begins near JACK frame \(expected)")
+                XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: expected, to: report.first)), server.period + disturbance,
+                                         "a file begins near JACK frame \(expected); \(account)")
             }
             // A line for each file as it closes, with its JACK frames; then the whole take.
             let lines = run.errors.split(separator: "\n").map(String.init)

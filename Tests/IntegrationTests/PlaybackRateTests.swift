@@ -284,7 +284,7 @@ final class PlaybackRateTests: JackTestCase {
             player.delegate = finish
             XCTAssertEqual(player.rate, 0.5)
             XCTAssertEqual(player.duration, Double(frames) / Double(server.sampleRate), "the file's seconds")
-            let start = frameAhead(1)
+            let start = frameAhead(2)
             let recorder = try record(["prs:out_1"], start: FrameTime.advance(start, by: -1_000), frames: 2 * frames + 2_000,
                                       name: "slow-take.wav")
             try player.play(atFrame: start)
@@ -315,7 +315,7 @@ final class PlaybackRateTests: JackTestCase {
             XCTAssertEqual(player.currentFrame, 12_345)
             let fromStop = try offline(Array(samples[12_345...]), channels: 1, inputRate: 2, outputRate: 1)[0]
             let fromSeek = try offline(Array(samples[60_000...]), channels: 1, inputRate: 2, outputRate: 1)[0]
-            let start = frameAhead(1)
+            let start = frameAhead(2)
             let recorder = try record(["prk:out_1"], start: start, frames: 40_000, name: "seek-take.wav")
             try player.play(atFrame: start)
             waitUntil(FrameTime.advance(start, by: 10_000))
@@ -351,7 +351,7 @@ final class PlaybackRateTests: JackTestCase {
             let samples = try writeSineFile("change.wav", frames: frames)
             let player = try makePlayer("change.wav", client: "prc", rate: 2)
             defer { player.close() }
-            let start = frameAhead(1)
+            let start = frameAhead(2)
             let recorder = try record(["prc:out_1"], start: start, frames: 60_000, name: "change-take.wav")
             try player.play(atFrame: start)
             waitUntil(FrameTime.advance(start, by: 10_000))
@@ -397,7 +397,7 @@ final class PlaybackRateTests: JackTestCase {
             // Each step (a chunk converted, or a block written) then 60 ms: a 4096-frame block
             // (85 ms) about every 120 ms, so the reader runs at about 0.7 times real time.
             player.readerDelayMicroseconds = 60_000
-            let start = frameAhead(0.5)
+            let start = frameAhead(2)
             let recorder = try record(["pru:out_1"], start: start, frames: 4 * 48_000, name: "under-take.wav")
             try player.play(atFrame: start)
             XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)

@@ -111,7 +111,7 @@ final class PlayerTests: JackTestCase {
             XCTAssertEqual(player.numberOfChannels, 1)
             XCTAssertEqual(player.duration, 2, accuracy: 1e-9)
             XCTAssertEqual(player.url.lastPathComponent, "resume.wav")
-            let start = frameAhead(1)
+            let start = frameAhead(2)
             let recorder = try record("pr:out_1", start: start, frames: 4 * 48_000, name: "resume-take.wav")
             try player.play(atFrame: start)
             XCTAssertTrue(player.isPlaying)
@@ -151,7 +151,7 @@ final class PlayerTests: JackTestCase {
             defer { player.close() }
             player.currentFrame = 12_345
             XCTAssertEqual(player.currentFrame, 12_345)
-            let start = frameAhead(1)
+            let start = frameAhead(2)
             let recorder = try record("ps:out_1", start: start, frames: 60_000, name: "seek-take.wav")
             try player.play(atFrame: start)
             waitUntilFrame(FrameTime.advance(start, by: 20_000))
@@ -185,7 +185,7 @@ final class PlayerTests: JackTestCase {
             let source = try signalFile("ramp.wav", frames: frames)
             let player = try makePlayer("ramp.wav", client: "pv")
             defer { player.close() }
-            let start = frameAhead(1)
+            let start = frameAhead(2)
             let recorder = try record("pv:out_1", start: start, frames: frames, name: "ramp-take.wav")
             try player.play(atFrame: start)
             waitUntilFrame(FrameTime.advance(start, by: 30_000))
@@ -219,7 +219,7 @@ final class PlayerTests: JackTestCase {
         defer { player.close() }
         // A 4096-frame block (85 ms) every 150 ms: the reader runs at about half speed.
         player.readerDelayMicroseconds = 150_000
-        let start = frameAhead(0.5)
+        let start = frameAhead(2)
         let length = 4 * 48_000
         let recorder = try launchJcap(["--port", "pu:out_1", "--at", "@\(start)", "--for", "\(length)f", "--format", "float",
                                        "-o", "slow-take.wav", "--meter", "json"])
