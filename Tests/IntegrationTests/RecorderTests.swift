@@ -238,10 +238,15 @@ final class RecorderTests: JackTestCase {
     /// return (not wait for the thread it is on), and the delegate still hears the finish once.
     func testStopFromTheDelegateReturnsAndTheTakeFinishesOnce() throws {
         let (recorder, recording) = try makeRecorder("stopped-by-delegate.wav")
-        let delegate = StopOnStartDelegate(forwardingTo: recording)
-        recorder.delegate = delegate
+        let stopReturned = DispatchSemaphore(value: 0)
+        let hook = OnStartDelegate(forwardingTo: recording) { recorder in
+            recorder.stop()
+            stopReturned.signal()
+        }
+        recorder.delegate = hook  // held weakly: kept alive to the end of the test
+        defer { withExtendedLifetime(hook) {} }
         try recorder.record()
-        XCTAssertEqual(delegate.stopReturned.wait(timeout: .now() + 10), .success,
+        XCTAssertEqual(stopReturned.wait(timeout: .now() + 10), .success,
                        "stop() called on the event thread never returned")
         XCTAssertTrue(try recording.waitForFinish(), "the take stopped by the delegate is complete")
         usleep(300_000)
@@ -444,14 +449,18 @@ final class RecorderTests: JackTestCase {
     /// while the flood is published, so nothing drains the ring and it overflows for certain.
     func testEventsLostToAFullRingAreCountedInTheReport() throws {
         let (recorder, delegate) = try makeRecorder("flood.wav")
-        let holding = HoldOnStartDelegate(forwardingTo: delegate)
-        recorder.delegate = holding
+        let held = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        let hook = OnStartDelegate(forwardingTo: delegate) { _ in
+            held.signal()
+            released.wait()
+        }
+        recorder.delegate = hook  // held weakly: kept alive to the end of the test
+        defer { withExtendedLifetime(hook) {} }
         try recorder.record()
-        defer { holding.release() }
-        XCTAssertEqual(holding.held.wait(timeout: .now() + 10), .success, "the take did not start")
+        XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "the take did not start")
         let flood = 4_000  // 41 bytes each: 160 KB, for a 64 KiB ring
         recorder.simulateConnectionAnnouncements(flood, source: "flood:out")
-        holding.release()
+        released.signal()
         usleep(300_000)
         recorder.stop()
         try delegate.waitForFinish(of: recorder)
@@ -532,53 +541,21 @@ final class RecorderTests: JackTestCase {
     }
 }
 
-/// Stops the recorder from inside its own delegate callback, on the `.started` event; forwards
-/// everything to a `RecordingDelegate`.
-final class StopOnStartDelegate: RecorderDelegate, @unchecked Sendable {
+/// Runs `onStart` inside the recorder's own delegate callback, on its event thread, on the
+/// `.started` event (stopping the take there, or holding the thread so nothing drains the event
+/// rings); forwards everything to a `RecordingDelegate`.
+final class OnStartDelegate: RecorderDelegate, Sendable {
     let forward: RecordingDelegate
-    let stopReturned = DispatchSemaphore(value: 0)
+    private let onStart: @Sendable (Recorder) -> Void
 
-    init(forwardingTo forward: RecordingDelegate) { self.forward = forward }
-
-    func recorder(_ recorder: Recorder, didReceive event: CaptureEvent) {
-        forward.recorder(recorder, didReceive: event)
-        if event.isStarted {
-            recorder.stop()
-            stopReturned.signal()
-        }
-    }
-
-    func recorderDidFinishRecording(_ recorder: Recorder, successfully: Bool) {
-        forward.recorderDidFinishRecording(recorder, successfully: successfully)
-    }
-}
-
-/// Holds the recorder's event thread in its `.started` callback until `release()`: while held,
-/// nothing drains the engine's event rings. Forwards everything to a `RecordingDelegate`.
-final class HoldOnStartDelegate: RecorderDelegate, @unchecked Sendable {
-    let forward: RecordingDelegate
-    /// Signalled once the event thread is held.
-    let held = DispatchSemaphore(value: 0)
-    private let released = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var releasedOnce = false
-
-    init(forwardingTo forward: RecordingDelegate) { self.forward = forward }
-
-    func release() {
-        let first = lock.withLock { () -> Bool in
-            defer { releasedOnce = true }
-            return !releasedOnce
-        }
-        if first { released.signal() }
+    init(forwardingTo forward: RecordingDelegate, onStart: @escaping @Sendable (Recorder) -> Void) {
+        self.forward = forward
+        self.onStart = onStart
     }
 
     func recorder(_ recorder: Recorder, didReceive event: CaptureEvent) {
         forward.recorder(recorder, didReceive: event)
-        if event.isStarted {
-            held.signal()
-            released.wait()
-        }
+        if event.isStarted { onStart(recorder) }
     }
 
     func recorderDidFinishRecording(_ recorder: Recorder, successfully: Bool) {
