@@ -113,22 +113,27 @@ final class CaptureIntegrationTests: JackTestCase {
         return jcap
     }
 
+    /// A killed jcap leaves no summary, but with -v it said each xrun as it came ("xrun near JACK frame F
+    /// (take frame P)"): the file is checked against those lines, every sample the signal in
+    /// place except near an xrun it told (where frames JACK skipped are silence, measured up to
+    /// 4,096 frames after the line's frame, and a period copied late may hold the next one's).
     func testKillNineLeavesAReadableFile() throws {
-        // Repeated on xruns: a killed jcap leaves no report to check the file against.
-        let killedAt = try withoutXruns {
-            let jcap = try launchJcap(signalPorts(8) + ["-o", "killed.wav"])
-            try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
-            usleep(3_000_000)
-            let killedAt = observer.estimatedFrameTime
-            closeXrunWindow()
-            jcap.signal(SIGKILL)
-            _ = try jcap.wait()
-            return killedAt
-        }
+        let jcap = try launchJcap(signalPorts(8) + ["-o", "killed.wav", "-v"])
+        try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
+        usleep(3_000_000)
+        let killedAt = observer.estimatedFrameTime
+        jcap.signal(SIGKILL)
+        _ = try jcap.wait()
         let report = try check("killed.wav")
-        XCTAssertEqual(report.wrongSamples, 0, report.description)
-        XCTAssertTrue(report.silentSpans.isEmpty, report.description)
-        let recordedSpan = signalDistance(from: report.firstFrameTime!, to: signalTime(killedAt))
+        let firstFrameTime = try XCTUnwrap(report.firstFrameTime, report.description)
+        let xruns = jcap.errorOutput.split(separator: "\n").filter { $0.contains("xrun near JACK frame") }
+            .compactMap { number(after: "(take frame ", in: String($0)) }
+        let period = Int64(server.period)
+        let nearXruns = xruns.map { LostSpan(position: $0 - 2 * period, frames: 8 * period) }
+        let account = TakeAccount(startFrame: UInt32(firstFrameTime), files: [.init(path: path("killed.wav"), signalChannels: Array(0..<8))],
+                                  uncertainSpans: nearXruns)
+        assertAccountedFor(account, "xruns told at take frames \(xruns)")
+        let recordedSpan = signalDistance(from: firstFrameTime, to: signalTime(killedAt))
         XCTAssertGreaterThanOrEqual(Int(report.frames), recordedSpan - server.sampleRate,
                                     "all but the last second is readable")
     }
