@@ -250,20 +250,43 @@ final class SessionConsoleTests: JackTestCase {
     func testSixtyFourTracksSayLittleAndTheSummaryComesLast() throws {
         let file = try writeSession("quietly", tracks: 64)
         let run = try runJcap(["session", file, "--for", "0.3s", "--meter", "none"])
-        XCTAssertEqual(run.status, 0, run.errors)
+        // A loaded host can disturb the take: then jcap says so, logs it and exits by the log's status.
+        try assertStatusMatchesLog(run, folder: path("quietly"))
+        let take = try XCTUnwrap(try entries("quietly").first { $0.take == 1 }, run.errors)
         XCTAssertTrue(run.errors.contains("  T1..64 <- sig:out_1..64\n"), run.errors)
         XCTAssertFalse(run.errors.contains("T5: quietly:T5"), "no line per track without -v")
         let lines = run.errors.split(separator: "\n").map(String.init)
-        XCTAssertLessThan(lines.count, 20, run.errors)
-        let summary = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("jcap: take 1 complete: 00:00:00.300, 64 files, started ") }, run.errors)
+        // jcap's reports of trouble (late or uncertain periods as they happen; losses and xruns in
+        // the summary) are said whatever the track count; the rest must be little.
+        let trouble = lines.filter {
+            $0.hasPrefix("jcap: late callback: ") || $0.hasPrefix("jcap: placement uncertain: ") || $0.hasPrefix("jcap: take 1: ")
+        }
+        XCTAssertLessThan(lines.count - trouble.count, 20, run.errors)
+        let summary = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("jcap: take 1 \(take.status.rawValue): 00:00:00.300, 64 files, started ") },
+                                    run.errors)
         XCTAssertFalse(lines[summary].contains("JACK frame"), "no frame numbers without -v: \(lines[summary])")
         XCTAssertFalse(lines[summary].contains("Z"), "local time, not UTC: \(lines[summary])")
-        XCTAssertTrue(lines[summary + 1].hasPrefix("  peak dBFS: T1 -"), run.errors)
-        XCTAssertTrue(lines[(summary + 1)...].allSatisfy { $0.hasPrefix("  ") }, "the peaks are the last lines: \(run.errors)")
-        XCTAssertTrue(lines[(summary + 1)...].joined().contains("T64 -"), run.errors)
+        // Under the summary line, the losses and xruns the log holds (and only those), then the peaks.
+        let said = Array(lines[(summary + 1)...].prefix { $0.hasPrefix("jcap: take 1: ") })
+        let lost = take.lost.reduce(Int64(0)) { $0 + $1.frames }
+        let xruns = take.xruns.count
+        XCTAssertEqual(said, said.filter { line in
+            line.hasPrefix("jcap: take 1: ") && (line.contains(" frames lost, written as silence at ") || line.contains(" xrun"))
+        }, run.errors)
+        /// The number a line under the summary starts with (`1,024 frames lost`); nil without such a line.
+        func count(_ words: String) -> Int64? {
+            said.first { $0.contains(words) }.map { Int64($0.dropFirst("jcap: take 1: ".count).prefix { $0 != " " }.filter(\.isNumber)) ?? -1 }
+        }
+        XCTAssertEqual(count(" frames lost, "), lost == 0 ? nil : lost, "the frames the log says were lost: \(run.errors)")
+        XCTAssertEqual(count(" xrun"), xruns == 0 ? nil : Int64(xruns), "the xruns the log holds: \(run.errors)")
+        let peaks = lines[(summary + 1 + said.count)...]
+        XCTAssertTrue(peaks.first?.hasPrefix("  peak dBFS: T1 -") == true, run.errors)
+        XCTAssertTrue(peaks.allSatisfy { $0.hasPrefix("  ") }, "the peaks are the last lines: \(run.errors)")
+        XCTAssertTrue(peaks.joined().contains("T64 -"), run.errors)
 
         let verbose = try runJcap(["session", file, "--for", "0.3s", "--meter", "none", "-v"])
-        XCTAssertEqual(verbose.status, 0, verbose.errors)
+        let second = try XCTUnwrap(try entries("quietly").first { $0.take == 2 }, verbose.errors)
+        XCTAssertEqual(verbose.status, ExitStatus(for: second.status).rawValue, "\(second.status): \(verbose.errors)")
         XCTAssertTrue(verbose.errors.contains("  T5: quietly:T5 <- sig:out_5"), verbose.errors)
         XCTAssertTrue(verbose.errors.contains("14400 frames, from JACK frame "), verbose.errors)
     }
