@@ -163,16 +163,21 @@ public final class SessionTake: Sendable {
     /// (`complete(with:)`).
     func segmentFinished(_ segment: TakeSegment) {
         guard !segment.isLast, segment.frames > 0 else { return }
+        appendEnd(of: segment, status: ownStatus(of: segment, events: recording.events), events: recording.events)
+    }
+
+    /// What a segment's own frames went through: frames lost (or a dropout, a master clock jump
+    /// in it), else placement uncertain, else complete.
+    private func ownStatus(of segment: TakeSegment, events: [CaptureEvent]) -> TakeStatus {
         let end = segment.position + segment.frames
-        let uncertain = recording.events.contains {
+        let uncertain = events.contains {
             if case .placementUncertain(let position, let frames) = $0 {
                 LostSpan(position: position, frames: frames).clipped(from: segment.position, to: end) != nil
             } else { false }
         }
-        let droppedOut = (TakeReport.spans(in: recording.events).dropouts + TakeReport.masterClockJumps(in: recording.events))
+        let droppedOut = (TakeReport.spans(in: events).dropouts + TakeReport.masterClockJumps(in: events))
             .contains { $0.position >= segment.position && $0.position < end }
-        let status: TakeStatus = !segment.lostSpans.isEmpty || droppedOut ? .framesLost : uncertain ? .placementUncertain : .complete
-        appendEnd(of: segment, status: status, events: recording.events)
+        return !segment.lostSpans.isEmpty || droppedOut ? .framesLost : uncertain ? .placementUncertain : .complete
     }
 
     private func complete(with report: TakeReport) -> [TakeLogEntry] {
@@ -181,6 +186,10 @@ public final class SessionTake: Sendable {
             let status: TakeStatus
             switch report.outcome {
             case .complete: status = stopReason == .diskFull ? .diskFull : .complete
+            // The outcome is the whole run's: the last of several takes back to back holds only
+            // its own losses (an earlier take's are in that take's entry).
+            case .lostFrames where last.index > 0, .placementUncertain where last.index > 0:
+                status = stopReason == .diskFull ? .diskFull : ownStatus(of: last, events: report.events)
             case .lostFrames: status = stopReason == .diskFull ? .diskFull : .framesLost
             case .placementUncertain: status = stopReason == .diskFull ? .diskFull : .placementUncertain
             case .serverShutDown: status = .serverShutdown
