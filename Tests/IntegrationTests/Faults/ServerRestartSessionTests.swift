@@ -61,8 +61,9 @@ final class ServerRestartSessionTests: JackTestCase {
         press("q")
         let status = try jcap.wait(timeout: 20)
         let errors = jcap.errorOutput
-        XCTAssertEqual(status, ExitStatus.serverShutDown.rawValue, errors)
         let entries = try checkTakes("keys", errors)
+        // The worst of the takes' statuses: the cut (5) outranks a loss (3), not an uncertain placement (9).
+        XCTAssertEqual(status, ExitStatus.worst(entries.map { ExitStatus(for: $0.status) }).rawValue, errors)
         XCTAssertEqual(entries.map(\.take), [1, 2], errors)
         XCTAssertGreaterThan(entries.last?.frames ?? 0, 24_000, errors)
     }
@@ -167,30 +168,22 @@ final class ServerRestartSessionTests: JackTestCase {
     }
 
     /// Checks every file of every take in session folder `name` against its log entry, sample by
-    /// sample: as long as the log says, the signal at the take's start frame, silence only in the
-    /// spans the log reports lost. The first take is the one the server cut short. Returns the log.
+    /// sample (`TakeVerification`): as long as the log says, the signal at the take's start frame,
+    /// silence only in the spans the log reports lost, anything else only in a period it reports
+    /// late or uncertain. The first take is the one the server cut short: its status says so
+    /// whatever else it reports (lost frames included). Returns the log.
     private func checkTakes(_ name: String, _ errors: String) throws -> [TakeLogEntry] {
         let folder = path(name)
         let entries = try TakeLog(folder: folder).entries()
         XCTAssertEqual(entries.first?.status, .serverShutdown, errors)
-        for entry in entries.dropFirst() {
-            // An xrun on this busy machine loses frames: reported, and checked against the file below.
-            XCTAssertTrue([.complete, .framesLost].contains(entry.status), "take \(entry.take): \(entry.status)")
-        }
         for entry in entries {
-            for (channel, file) in entry.files.enumerated() {
-                let signal = TestSignalReport.check(file: try SoundFile.open(readingFrom: folder + "/" + file.path),
-                                                    signalChannels: [channel])
-                let what = "take \(entry.take) \(file.path)"
-                XCTAssertEqual(signal.frames, file.frames, "\(what): the log says what it holds")
-                XCTAssertEqual(signal.frames, entry.frames, what)
-                XCTAssertEqual(signal.silentSpans, entry.lost.map { LostSpan(position: $0.position, frames: $0.frames) },
-                               "\(what): silence only where the log says frames were lost: \(signal)")
-                XCTAssertEqual(signal.wrongSamples, 0, "\(what): \(signal)")
-                XCTAssertEqual(signal.segments.count, 1, "\(what): never shifted: \(signal)")
-                XCTAssertEqual(signal.firstFrameTime, signalTime(try XCTUnwrap(entry.startFrame)),
-                               "\(what): the signal at its true position")
+            let account = try XCTUnwrap(TakeAccount(entry, folder: folder), "take \(entry.take): \(entry)")
+            if entry.take != entries.first?.take {
+                // An xrun on this busy machine loses frames or places a period by a guess: reported, and checked below.
+                XCTAssertEqual(entry.status, takeStatus(reporting: account), "take \(entry.take): \(errors)")
             }
+            for file in entry.files { XCTAssertEqual(file.frames, entry.frames, "take \(entry.take) \(file.path)") }
+            assertAccountedFor(account, "take \(entry.take):")
         }
         return entries
     }
