@@ -105,10 +105,12 @@ class JackTestCase: XCTestCase {
                     try FileManager.default.removeItem(atPath: path(name))
                 }
             }
-            let before = Self.serverXruns.load(ordering: .relaxed)
+            var before = Self.serverXruns.load(ordering: .relaxed)
+            xrunWindowStart = nil
             xrunWindowEnd = nil
             heldFailures = []
             let result = Result { try take() }
+            if let start = xrunWindowStart { before = start }
             let xruns = (xrunWindowEnd ?? Self.serverXruns.load(ordering: .relaxed)) - before
             let failures = heldFailures ?? []
             heldFailures = nil
@@ -132,6 +134,7 @@ class JackTestCase: XCTestCase {
         throw TestFailure("the server had xruns in \(attempts) takes in a row: too loaded to check recordings sample by sample")
     }
 
+    private var xrunWindowStart: Int?
     private var xrunWindowEnd: Int?
 
     /// While an attempt of `withoutXruns` runs, its failed checks wait here until it is known
@@ -157,6 +160,11 @@ class JackTestCase: XCTestCase {
     /// Within `withoutXruns`: xruns from here on do not count (killing a client causes some).
     func closeXrunWindow() {
         xrunWindowEnd = Self.serverXruns.load(ordering: .relaxed)
+    }
+
+    /// Within `withoutXruns`: xruns before here do not count (they cannot bear on what follows).
+    func openXrunWindow() {
+        xrunWindowStart = Self.serverXruns.load(ordering: .relaxed)
     }
 
     /// Writes a 32-bit float WAV in the test's directory, at the server's rate: `sample(frame,
