@@ -43,7 +43,7 @@ final class ConsoleIntegrationTests: JackTestCase {
     /// server did meanwhile. Every meter line carries the session and take fields (null here).
     func testJSONSummaryAccountsForEveryFrame() throws {
         let jcap = try launchJcap(signalPorts(4) + ["--meter", "json", "--for", "3s", "-o", "summary.wav"])
-        XCTAssertEqual(try jcap.wait(), 0, jcap.errorOutput)
+        let status = try jcap.wait()
         let lines = jcap.output.split(separator: "\n")
         let last = try XCTUnwrap(lines.last)
         XCTAssertTrue(last.hasPrefix("{\"summary\":"), String(last))
@@ -61,6 +61,7 @@ final class ConsoleIntegrationTests: JackTestCase {
         var account = try XCTUnwrap(TakeAccount(meterSummaryLine: last), String(last))
         account.files = account.files.map { var file = $0; file.path = path(file.path); return file }
         XCTAssertEqual(account.files.first?.signalChannels, [0, 1, 2, 3])
+        XCTAssertEqual(status, exitStatus(reporting: account), jcap.errorOutput)
         let verification = TakeVerification.verify(account)
         XCTAssertTrue(verification.isAccountedFor, "\(verification)")
         XCTAssertEqual(verification.checkedSamples, Int64(4 * 3 * server.sampleRate))

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 import jcap
 
 /// What JACK does to a take from outside: the period changes, xruns, and (in its own class, since
@@ -79,13 +80,14 @@ final class ServerShutdownRecorderTests: JackTestCase {
         let report = try check("shutdown.wav")
         XCTAssertGreaterThan(report.frames, 12_000)
         XCTAssertEqual(report.frames, recorder.finalReport?.frames)
-        XCTAssertTrue(report.isIntact, "everything received, in order: \(report)")
+        // Everything received, in order, or inside a span the recorder reported (an xrun's).
+        assertAccountedFor(try XCTUnwrap(recorder.finalReport.flatMap { TakeAccount($0) }), "everything received, in order")
     }
 }
 
 final class ServerShutdownJcapTests: JackTestCase {
     func testJcapExitsFiveWithAValidFile() throws {
-        let jcap = try launchJcap(signalPorts(2) + ["-o", "gone.wav"])
+        let jcap = try launchJcap(signalPorts(2) + ["-o", "gone.wav", "--meter", "json"])
         try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
         usleep(500_000)
         server.stop()
@@ -94,7 +96,8 @@ final class ServerShutdownJcapTests: JackTestCase {
         XCTAssertTrue(jcap.errorOutput.contains("shut down"), jcap.errorOutput)
         let report = try check("gone.wav")
         XCTAssertGreaterThan(report.frames, 12_000)
-        XCTAssertTrue(report.isIntact, report.description)
+        // Every frame in place or inside a span jcap's summary names (an xrun's).
+        assertAccountedFor(try summaryAccount(jcap.output))
     }
 }
 
