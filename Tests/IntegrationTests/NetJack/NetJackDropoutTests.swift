@@ -108,9 +108,14 @@ final class NetJackDropoutTests: NetJackTestCase {
         // One jump over the periods that never arrived; measured, sometimes followed a period
         // later by a jump back of one period: the slave, catching up, rendered the next period's
         // packets into the cycle after the stall, so the file holds that period twice.
-        let jumps = try reportedSpans("master_jumps", in: output)
-        XCTAssertFalse(jumps.isEmpty, "no master clock jump reported\n\(errors)")
-        XCTAssertLessThanOrEqual(jumps.count, 3, "master clock jumps reported: \(jumps)\n\(errors)")
+        // Under load the master's own xruns jump its clock too, and the timecode names those
+        // jumps as well: one each at most, away from the dropout's.
+        let allJumps = try reportedSpans("master_jumps", in: output)
+        let biggest = try XCTUnwrap(allJumps.max { $0.frames < $1.frames }, "no master clock jump reported\n\(errors)")
+        let jumps = allJumps.filter { abs($0.position - biggest.position) <= Int64(4 * link.period) }
+        XCTAssertLessThanOrEqual(allJumps.count - jumps.count, take.xruns.master,
+                                 "jumps besides the dropout's: \(allJumps), xruns \(take.xruns)\n\(errors)")
+        XCTAssertLessThanOrEqual(jumps.count, 3, "master clock jumps reported: \(allJumps)\n\(errors)")
         XCTAssertEqual(try reportedDropouts(output), [], "the timecode's jump replaces the callbacks' estimate")
         // Taken as jcap reported it (the take's frames moving on by the jump there, as a pause's
         // do: `slaveAccount`), every sample is the master's signal or inside a span jcap reported.
@@ -120,8 +125,8 @@ final class NetJackDropoutTests: NetJackTestCase {
             XCTAssertGreaterThan(first.frames, 0)
             XCTAssertGreaterThan(jumps.reduce(Int64(0)) { $0 + $1.frames }, 0)
             XCTAssertLessThanOrEqual(last.position - first.position, Int64(4 * link.period), "jumps reported: \(jumps)")
-            for jump in jumps {
-                XCTAssertEqual(jump.frames % Int64(link.period), 0, "the master's frames come in whole periods: \(jumps)")
+            for jump in allJumps {
+                XCTAssertEqual(jump.frames % Int64(link.period), 0, "the master's frames come in whole periods: \(allJumps)")
             }
         }
         XCTAssertTrue(errors.contains("master clock jump at"), errors)

@@ -44,10 +44,17 @@ final class NetJackLateCopyTests: NetJackTestCase {
 
             // An xrun on the slave (a loaded machine) loses frames and runs cycles late of its
             // own, which jcap reports; without one, neither.
+            // A link dropout jcap estimates from its callbacks' times (frames lost) is accepted only
+            // with master xruns: a master that misses its deadlines stops the slave's callbacks as
+            // a link down does (measured under tools/steal).
             if xruns.slave == 0 {
-                XCTAssertEqual(report.outcome, .complete, "\(report.events)")
+                XCTAssertEqual(report.outcome, report.linkDropouts.isEmpty ? .complete : .lostFrames, "\(report.events)")
                 XCTAssertEqual(report.lostSpans, [])
-                XCTAssertEqual(take.engine.lateCycles, 0, "the stalls ended before the frame time moved on")
+                if report.linkDropouts.isEmpty {
+                    XCTAssertEqual(take.engine.lateCycles, 0, "the stalls ended before the frame time moved on")
+                } else {
+                    XCTAssertGreaterThan(xruns.master, 0, "a link dropout with no master xrun: \(report.linkDropouts)")
+                }
             }
             let late = report.lateCopySpans
             // Each stalled copy is reported, near where the take stood after it. Spans are whole

@@ -78,7 +78,16 @@ final class NetJackSynchronizedStartTests: NetJackTestCase {
         XCTAssertEqual(slave.masterStartFrame, masterFrame, slave.errors)
         XCTAssertNil(master.masterStartFrame)
         XCTAssertTrue(slave.errors.contains("following the master's clock"), slave.errors)
-        XCTAssertEqual(try firstFrameTime("slave.wav"), try firstFrameTime("master.wav"))
+        // The same first frame, unless the master's clock jumped in the slave's first period (a
+        // master xrun there, on a loaded host: jcap reports the jump at take position 0) or jcap
+        // reported that period late or uncertain (then `verifyBoth` holds it to that report).
+        let jumpedAtTheStart = try reportedSpans("master_jumps", in: slave.output).filter { $0.position == 0 }.reduce(0) { $0 + Int($1.frames) }
+        let firstPeriodExcused = try (reportedSpans("late", in: slave.output) + reportedSpans("uncertain", in: slave.output))
+            .contains { $0.position == 0 }
+        if !firstPeriodExcused {
+            XCTAssertEqual(try firstFrameTime("slave.wav"), (try firstFrameTime("master.wav") + jumpedAtTheStart) % TestSignal.timeModulus,
+                           slave.errors + slave.output.suffix(1_500))
+        }
         XCTAssertEqual(try firstFrameTime("master.wav"), Int(masterFrame) % TestSignal.timeModulus)
         try verifyBoth(master, slave, slaveLinkOffset: signalDistance(from: Int(slave.startFrame) % TestSignal.timeModulus,
                                                                       to: Int(masterFrame) % TestSignal.timeModulus),
