@@ -163,40 +163,16 @@ public final class SessionTake: Sendable {
     /// (`complete(with:)`).
     func segmentFinished(_ segment: TakeSegment) {
         guard !segment.isLast, segment.frames > 0 else { return }
-        appendEnd(of: segment, status: ownStatus(of: segment, events: recording.events), events: recording.events)
-    }
-
-    /// What a segment's own frames went through: frames lost (or a dropout, a master clock jump
-    /// in it), else placement uncertain, else complete.
-    private func ownStatus(of segment: TakeSegment, events: [CaptureEvent]) -> TakeStatus {
-        let end = segment.position + segment.frames
-        let uncertain = events.contains {
-            if case .placementUncertain(let position, let frames) = $0 {
-                LostSpan(position: position, frames: frames).clipped(from: segment.position, to: end) != nil
-            } else { false }
-        }
-        let droppedOut = (TakeReport.spans(in: events).dropouts + TakeReport.masterClockJumps(in: events))
-            .contains { $0.position >= segment.position && $0.position < end }
-        return !segment.lostSpans.isEmpty || droppedOut ? .framesLost : uncertain ? .placementUncertain : .complete
+        let status = SessionTakeSegment.status(of: segment, events: recording.events)
+        appendEnd(of: segment, status: status, events: recording.events)
     }
 
     private func complete(with report: TakeReport) -> [TakeLogEntry] {
         if let last = report.segments.last, case let number = number(ofSegment: last.index),
            state.withLock({ $0.begun[number] != nil }) {
-            let status: TakeStatus
-            switch report.outcome {
-            case .complete: status = stopReason == .diskFull ? .diskFull : .complete
-            // The outcome is the whole run's: the last of several takes back to back holds only
-            // its own losses (an earlier take's are in that take's entry).
-            case .lostFrames where last.index > 0, .placementUncertain where last.index > 0:
-                status = stopReason == .diskFull ? .diskFull : ownStatus(of: last, events: report.events)
-            case .lostFrames: status = stopReason == .diskFull ? .diskFull : .framesLost
-            case .placementUncertain: status = stopReason == .diskFull ? .diskFull : .placementUncertain
-            case .serverShutDown: status = .serverShutdown
-            case .writeFailed: status = TakeStatus(report.outcome)   // ENOSPC, EDQUOT: disk full
-            case .sampleRateChanged: status = .interrupted
-            case .cancelled, .missedStart: status = .discarded
-            }
+            // The run's outcome covers every take of it: a loss in an earlier take is not this one's.
+            let status = SessionTakeSegment.status(ofLast: last, outcome: report.outcome, diskFull: stopReason == .diskFull,
+                                                   events: report.events)
             appendEnd(of: last, status: status, events: report.events, lostEvents: report.lostEvents)
         }
         return state.withLock { state in
@@ -237,13 +213,13 @@ public final class SessionTake: Sendable {
         entry.uncertain = report.uncertain.compactMap { $0.clipped(from: segment.position, to: end) }
             .map { TakeLogSpan(position: $0.position, frames: $0.frames) }
         // A dropout is a point with a count of frames not in the file: kept whole, in its segment.
-        entry.dropouts = report.dropouts.filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
+        entry.dropouts = report.dropouts.filter { SessionTakeSegment.holds($0.position, in: segment) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
         entry.masterJumps = TakeReport.masterClockJumps(in: events)
-            .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
+            .filter { SessionTakeSegment.holds($0.position, in: segment) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
         entry.xruns = SessionTake.xruns(in: events, period: session.client.jack.bufferSize)
-            .filter { $0.position >= segment.position && $0.position < max(end, segment.position + 1) }
+            .filter { SessionTakeSegment.holds($0.position, in: segment) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
         entry.lostEvents = lostEvents
         entry.patching = SessionTake.patching(in: events, trackNames: session.definition.tracks.map(\.name),
