@@ -113,10 +113,8 @@ final class CaptureIntegrationTests: JackTestCase {
         return jcap
     }
 
-    /// A killed jcap leaves no summary, but with -v it said each xrun as it came ("xrun near JACK frame F
-    /// (take frame P)"): the file is checked against those lines, every sample the signal in
-    /// place except near an xrun it told (where frames JACK skipped are silence, measured up to
-    /// 4,096 frames after the line's frame, and a period copied late may hold the next one's).
+    /// A killed jcap leaves no summary: the file is checked against the xrun lines it said with
+    /// -v (`spansNearXrunsTold`), every sample the signal in place elsewhere.
     func testKillNineLeavesAReadableFile() throws {
         let jcap = try launchJcap(signalPorts(8) + ["-o", "killed.wav", "-v"])
         try Self.waitFor("recording") { jcap.errorOutput.contains("recording") }
@@ -126,13 +124,9 @@ final class CaptureIntegrationTests: JackTestCase {
         _ = try jcap.wait()
         let report = try check("killed.wav")
         let firstFrameTime = try XCTUnwrap(report.firstFrameTime, report.description)
-        let xruns = jcap.errorOutput.split(separator: "\n").filter { $0.contains("xrun near JACK frame") }
-            .compactMap { number(after: "(take frame ", in: String($0)) }
-        let period = Int64(server.period)
-        let nearXruns = xruns.map { LostSpan(position: $0 - 2 * period, frames: 8 * period) }
         let account = TakeAccount(startFrame: UInt32(firstFrameTime), files: [.init(path: path("killed.wav"), signalChannels: Array(0..<8))],
-                                  uncertainSpans: nearXruns)
-        assertAccountedFor(account, "xruns told at take frames \(xruns)")
+                                  uncertainSpans: spansNearXrunsTold(in: jcap.errorOutput))
+        assertAccountedFor(account, jcap.errorOutput)
         let recordedSpan = signalDistance(from: firstFrameTime, to: signalTime(killedAt))
         XCTAssertGreaterThanOrEqual(Int(report.frames), recordedSpan - server.sampleRate,
                                     "all but the last second is readable")

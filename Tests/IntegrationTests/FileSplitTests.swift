@@ -223,9 +223,11 @@ final class FileSplitTests: JackTestCase {
                 XCTAssertEqual(entry.startFrame, FrameTime.advance(try XCTUnwrap(previous.startFrame), by: Int(previous.frames)),
                                "take \(entry.take) begins on the frame after take \(previous.take) ended")
                 // Logged as starting on its boundary: the first frame at or after it is less than
-                // a frame later (the log's time is the server's estimate of that frame's).
+                // a frame later. The log's time is the server's estimate of that frame's, read
+                // through two clocks as the writer starts the take, which a loaded host moves
+                // (measured under tools/steal: 1 to 8 ms).
                 let logged = try XCTUnwrap(entry.startTime.flatMap(TakeLogTime.date(from:))).timeIntervalSince1970
-                XCTAssertEqual(logged, Double(starts[index]) / 1e6, accuracy: 0.001, "take \(entry.take) at \(entry.startTime ?? "")")
+                XCTAssertEqual(logged, Double(starts[index]) / 1e6, accuracy: 0.020, "take \(entry.take) at \(entry.startTime ?? "")")
             }
         }
         // Every sample of every take's files, from the take's logged start frame on (which the

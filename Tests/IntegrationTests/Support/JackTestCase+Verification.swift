@@ -47,6 +47,17 @@ extension JackTestCase {
         return verification
     }
 
+    /// What a jcap killed with `-v` said of its take before it died, which leaves no summary: each
+    /// xrun as it came ("xrun near JACK frame F (take frame P)"). Around each, from 2 periods
+    /// before to 6 after, anything may be in the file: the frames JACK skipped, written as silence,
+    /// and a period copied late (measured up to 4,096 frames after the line's frame).
+    func spansNearXrunsTold(in errors: String) -> [LostSpan] {
+        let period = Int64(server.period)
+        return errors.split(separator: "\n").filter { $0.contains("xrun near JACK frame") }
+            .compactMap { number(after: "(take frame ", in: String($0)) }
+            .map { LostSpan(position: $0 - 2 * period, frames: 8 * period) }
+    }
+
     /// The exit status jcap gives a take it reported this of: 3 with frames lost (they outrank the
     /// rest), 9 with periods placed by a guess, 0 otherwise (a late copy alone keeps every frame).
     func exitStatus(reporting account: TakeAccount) -> Int32 {
