@@ -451,21 +451,8 @@ final class PlaybackRateTests: JackTestCase {
         }
         XCTAssertEqual(played, expected.count, "every output frame was played")
         XCTAssertGreaterThan(player.underruns.count, 1)
-        // An underrun at the file's end (the slow reader yet to say it ended) is silence after the
-        // last frame played, where the loop above stops looking.
-        let atTheEnd = player.underruns.filter { $0.position >= Int64(frames) }
-        for underrun in atTheEnd {
-            let from = Int(FrameTime.distance(from: start, to: underrun.jackFrame))
-            XCTAssertTrue(from >= index && take[min(from, take.count)..<min(from + underrun.frames, take.count)].allSatisfy { $0 == 0 },
-                          "\(underrun) at the end, after recorded frame \(index)")
-        }
-        let unexplained = player.underruns.filter { underrun in
-            !silences.contains(underrun) && !excused.contains { $0.contains(Int(underrun.position / 2)) } && !atTheEnd.contains(underrun)
-        }
-        XCTAssertEqual(unexplained, [], "each silence reported at its file frame and JACK frame; seen whole: \(silences), "
-                       + "across reported spans \(excused): \(account)")
-        XCTAssertEqual(silences.filter { !player.underruns.contains($0) }, [], "a silence the player did not report")
-        if !account.reportsNoTrouble { print("note: \(name): checked against \(account); excused \(excused)") }
+        assertUnderrunsAccountedFor(player.underruns, silences: silences, excused: excused, take: take, checkedUpTo: index,
+                                    start: start, fileFrames: frames, filePerOutput: 2, account: account)
     }
 
     func waitUntil(_ frame: UInt32) {

@@ -268,22 +268,9 @@ final class PlayerTests: JackTestCase {
         }
         XCTAssertEqual(played, frames, "every file frame was played")
         XCTAssertGreaterThan(player.underruns.count, 1)
-        // An underrun at the file's end (the slow reader yet to say it ended) is silence after the
-        // last frame played, where the loop above stops looking.
-        let atTheEnd = player.underruns.filter { $0.position >= Int64(frames) }
-        for underrun in atTheEnd {
-            let from = Int(FrameTime.distance(from: start, to: underrun.jackFrame))
-            XCTAssertTrue(from >= index && take[min(from, take.count)..<min(from + underrun.frames, take.count)].allSatisfy { $0 == 0 },
-                          "\(underrun) at the end, after recorded frame \(index)")
-        }
-        let unexplained = player.underruns.filter { underrun in
-            !silences.contains(underrun) && !excused.contains { $0.contains(Int(underrun.position)) } && !atTheEnd.contains(underrun)
-        }
-        XCTAssertEqual(unexplained, [], "each silence reported at its file frame and JACK frame; seen whole: \(silences), "
-                       + "across reported spans \(excused): \(account)")
-        XCTAssertEqual(silences.filter { !player.underruns.contains($0) }, [], "a silence the player did not report")
+        assertUnderrunsAccountedFor(player.underruns, silences: silences, excused: excused, take: take, checkedUpTo: index,
+                                    start: start, fileFrames: frames, filePerOutput: 1, account: account)
         XCTAssertEqual(player.underrunFrames, player.underruns.reduce(0) { $0 + $1.frames })
-        if !account.reportsNoTrouble { print("note: \(name): checked against \(account); excused \(excused)") }
     }
 
     /// play(atTime:) on JACK's clock (`deviceCurrentTime`'s seconds) and a jcap recorder told
