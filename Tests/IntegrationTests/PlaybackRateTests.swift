@@ -402,15 +402,7 @@ final class PlaybackRateTests: JackTestCase {
         // (85 ms) about every 120 ms, so the reader runs at about 0.7 times real time.
         player.readerDelayMicroseconds = 60_000
         let start = frameAhead(2)
-        let recorder = try launchJcap(["--port", "pru:out_1", "--at", "@\(start)", "--for", "\(4 * 48_000)f", "--format", "float",
-                                       "-o", "under-take.wav", "--meter", "json"])
-        try player.play(atFrame: start)
-        let status = try recorder.wait(timeout: 30)
-        let account = try summaryAccount(recorder.output)
-        XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput)
-        XCTAssertEqual(account.startFrame, start)
-        try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
-        let take = try readChannels("under-take.wav")[0]
+        let (take, account) = try recordPlaying(player, port: "pru:out_1", start: start, frames: 4 * 48_000, name: "under-take.wav")
         let reported = account.lostSpans + account.lateCopySpans + account.uncertainSpans
         func isReported(_ index: Int) -> Bool { reported.contains { $0.position <= index && index < $0.position + $0.frames } }
         var played = 0  // the output frame due next

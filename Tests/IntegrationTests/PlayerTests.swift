@@ -221,15 +221,7 @@ final class PlayerTests: JackTestCase {
         player.readerDelayMicroseconds = 150_000
         let start = frameAhead(2)
         let length = 4 * 48_000
-        let recorder = try launchJcap(["--port", "pu:out_1", "--at", "@\(start)", "--for", "\(length)f", "--format", "float",
-                                       "-o", "slow-take.wav", "--meter", "json"])
-        try player.play(atFrame: start)
-        let status = try recorder.wait(timeout: 30)
-        let account = try summaryAccount(recorder.output)
-        XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput)
-        XCTAssertEqual(account.startFrame, start)
-        try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
-        let take = try recorded("slow-take.wav")
+        let (take, account) = try recordPlaying(player, port: "pu:out_1", start: start, frames: length, name: "slow-take.wav")
         let reported = account.lostSpans + account.lateCopySpans + account.uncertainSpans
         func isReported(_ index: Int) -> Bool { reported.contains { $0.position <= index && index < $0.position + $0.frames } }
         var played = 0  // the file frame due next

@@ -3,6 +3,25 @@ import JackCaptureTestSignal
 import XCTest
 
 extension JackTestCase {
+    /// Records `port` with jcap (float, `--meter json`) from JACK frame `start` for `frames`
+    /// frames into `name` while `player` plays from that frame, and waits for both. Returns the
+    /// recording's first channel and jcap's account of it (its exit status and start checked).
+    func recordPlaying(_ player: Player, port: String, start: UInt32, frames: Int, name: String,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> (take: [Float], account: TakeAccount) {
+        let recorder = try launchJcap(["--port", port, "--at", "@\(start)", "--for", "\(frames)f", "--format", "float",
+                                       "-o", name, "--meter", "json"])
+        try player.play(atFrame: start)
+        let status = try recorder.wait(timeout: 30)
+        let account = try summaryAccount(recorder.output, file: file, line: line)
+        XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput, file: file, line: line)
+        XCTAssertEqual(account.startFrame, start, file: file, line: line)
+        try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+        let sound = try SoundFile.open(readingFrom: path(name))
+        var samples = [Float](repeating: 0, count: Int(sound.frames) * sound.channels)
+        _ = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
+        return (stride(from: 0, to: samples.count, by: sound.channels).map { samples[$0] }, account)
+    }
+
     /// A slow reader's underruns against a recording of the player's output (`take`, recorded
     /// from JACK frame `start`, read up to frame `checkedUpTo`): every silence seen whole between
     /// two played frames (`silences`) is an underrun the player reported, and every underrun it
