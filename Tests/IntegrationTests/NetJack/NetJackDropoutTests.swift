@@ -47,8 +47,10 @@ final class NetJackDropoutTests: NetJackTestCase {
             // there, so no step can show. The disconnection must then come with the dropout.
             let unpatchedFrom = try XCTUnwrap(account.files.flatMap { $0.unpatchedSpans.joined() }.map(\.position).min(),
                                               "the link lost nothing beyond what jcap reported: \(verification)")
-            XCTAssertEqual(dropouts.count, 1, "link dropouts reported: \(dropouts)\n\(errors)")
-            XCTAssertLessThanOrEqual(abs((dropouts.first?.position ?? .max) - unpatchedFrom), Int64(4 * link.period), errors)
+            XCTAssertLessThanOrEqual(dropouts.count - 1, take.xruns.master,
+                                     "link dropouts reported: \(dropouts), xruns \(take.xruns)\n\(errors)")
+            let nearest = dropouts.map { abs($0.position - unpatchedFrom) }.min() ?? .max
+            XCTAssertLessThanOrEqual(nearest, Int64(4 * link.period), "link dropouts reported: \(dropouts)\n\(errors)")
             print("note: the link stayed down until the slave's driver started again: dropout \(dropouts), channels unpatched "
                 + "from \(unpatchedFrom), xruns \(take.xruns)")
             return
@@ -57,11 +59,16 @@ final class NetJackDropoutTests: NetJackTestCase {
         XCTAssertGreaterThan(slip.frames, 0)
         XCTAssertGreaterThanOrEqual(slip.position, reportedFrom, "the file moved before jcap reported anything: \(steps)")
 
-        // The slip is reported: one link dropout, within a period of the slip the file shows (it
+        // The slip is reported: a link dropout within a period of the slip the file shows (it
         // rests on when callbacks ran) and within four of where it shows (measured: one to three
-        // periods before, past the periods reported from it on), said on the console too.
-        XCTAssertEqual(dropouts.count, 1, "link dropouts reported: \(dropouts)\n\(errors)")
-        if let dropout = dropouts.first {
+        // periods before, past the periods reported from it on), said on the console too. Under
+        // load the link may drop by itself as well (measured under tools/steal: a second dropout
+        // of 2 periods, far from this one); each such needs a master xrun, as a step does.
+        let nearest = dropouts.min { abs($0.position - slip.position) < abs($1.position - slip.position) }
+        XCTAssertNotNil(nearest, "no link dropout reported\n\(errors)")
+        XCTAssertLessThanOrEqual(dropouts.count - 1, take.xruns.master,
+                                 "link dropouts reported: \(dropouts), xruns \(take.xruns)\n\(errors)")
+        if let dropout = nearest {
             XCTAssertLessThanOrEqual(abs(dropout.frames - slip.frames), Int64(link.period),
                                      "jcap reported \(dropout.frames) frames missing; the file shows \(slip.frames)")
             // Periods jcap reported late or uncertain from the dropout on cannot show where the

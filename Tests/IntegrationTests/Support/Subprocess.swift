@@ -41,7 +41,9 @@ final class Subprocess {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw TestFailure("\(process.executableURL!.lastPathComponent) did not exit within \(timeout) s; stderr: \(errorOutput)")
+            let output = self.output
+            throw TestFailure("\(process.executableURL!.lastPathComponent) did not exit within \(timeout) s; stderr: \(errorOutput)"
+                + (output.isEmpty ? "" : "; stdout: \(output)"))
         }
         process.waitUntilExit()
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
