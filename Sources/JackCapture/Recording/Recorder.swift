@@ -444,12 +444,6 @@ public final class Recorder: @unchecked Sendable {
     func simulateSampleRateChange(to rate: Int) {
         locked { capture }?.engine.simulateSampleRateNotification(rate)
     }
-
-    /// Publishes `count` announcements at once, as a flood of JACK's notifications would (tests:
-    /// the rings hold two a channel, so no real patching here fills them).
-    func simulateConnectionAnnouncements(_ count: Int, source: String) {
-        locked { capture }?.engine.simulateConnectionAnnouncements(count, channel: 0, source: source)
-    }
 }
 
 /// Channels whose source is disconnected, as the event thread tracks them.

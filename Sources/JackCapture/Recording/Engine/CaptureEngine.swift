@@ -303,12 +303,6 @@ package final class CaptureEngine: @unchecked Sendable {
         return rate == 0 ? nil : rate
     }
 
-    /// Publishes `count` connection announcements on the notification ring as JACK's
-    /// notification thread does, all at once: how tests fill the ring past its room.
-    func simulateConnectionAnnouncements(_ count: Int, channel: Int, source: String) {
-        for _ in 0..<count { state.pointee.notify(.portConnected, value: Int64(channel), text: source) }
-    }
-
     /// Runs the sample-rate notification exactly as JACK does (jack_set_sample_rate_callback's
     /// handler, with this engine's state). No JACK 2 backend on a test machine can change its
     /// rate while running, so this is how tests reach the handler.
