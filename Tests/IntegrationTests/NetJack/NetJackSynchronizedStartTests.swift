@@ -23,7 +23,17 @@ final class NetJackSynchronizedStartTests: NetJackTestCase {
         let masterFirst = try firstFrameTime("master.wav"), slaveFirst = try firstFrameTime("slave.wav")
         XCTAssertEqual(masterFirst, Int(master.startFrame) % TestSignal.timeModulus, "the master's file is its own clock's")
         let offset = signalDistance(from: masterFirst, to: slaveFirst)
-        XCTAssertLessThan(abs(offset), link.period / 2, "the slave's file starts \(offset) frames from the master's")
+        // Each host turns the time into a frame by its server's estimate of its clock, which an
+        // xrun jumps by the frames it cost: a start just after one may move by as much as either
+        // recorder reported lost, late or uncertain in its take's first second (measured under
+        // tools/steal: -1,097 frames, with 8,192 reported).
+        var disturbance = 0
+        for account in [try masterAccount(master.output), try slaveAccount(slave.output, linkOffset: 0)] {
+            let spans: [LostSpan] = account.lostSpans + account.lateCopySpans + account.uncertainSpans
+            for span in spans where span.position < 48_000 { disturbance += Int(span.frames) }
+        }
+        XCTAssertLessThan(abs(offset), link.period / 2 + disturbance,
+                          "the slave's file starts \(offset) frames from the master's (\(disturbance) reported disturbed)")
         try verifyBoth(master, slave, slaveLinkOffset: signalDistance(from: Int(slave.startFrame) % TestSignal.timeModulus, to: slaveFirst),
                        masterXruns: xruns(since: mark).master)
         XCTAssertTrue(slave.errors.contains("NetJACK2 slave"), slave.errors)
