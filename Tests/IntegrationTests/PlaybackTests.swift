@@ -100,61 +100,74 @@ final class PlaybackTests: JackTestCase {
     func testKeysSeekPauseResumeAndStop() throws {
         let frames = 20 * server.sampleRate
         let base: UInt32 = 100_000
-        // Repeated on xruns: a recorder checks the player's output frame for frame against the file; an xrun
-        // makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            _ = try writeSignalFile("keys.wav", frames: frames, channels: 1, base: base)
-            let start = frameAhead(2)
-            let keys = Pipe()
-            let player = try Subprocess(try Executables.built("jcap"),
-                                        ["play", path("keys.wav"), "--name", "plk", "--no-connect", "--at", "@\(start)"],
-                                        server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
-            try waitForPorts(["plk:out_1"])
-            let recorder = try launchRecorder(["plk:out_1"], start: start, frames: 6 * server.sampleRate, name: "keys-take.wav")
-            func press(_ bytes: [UInt8], at seconds: Double) {
-                while FrameTime.distance(from: observer.estimatedFrameTime,
-                                         to: FrameTime.advance(start, by: Int(seconds * Double(server.sampleRate)))) > 0 {
-                    usleep(5_000)
-                }
-                keys.fileHandleForWriting.write(Data(bytes))
+        // Checked against what the recorder reported: an xrun costs the recording a period, padded
+        // with silence, or leaves one late or uncertain, in the middle of a run the player played
+        // without a break (measured under tools/steal: runs split at such periods in 3 of 3 takes).
+        _ = try writeSignalFile("keys.wav", frames: frames, channels: 1, base: base)
+        let start = frameAhead(2)
+        let keys = Pipe()
+        let player = try Subprocess(try Executables.built("jcap"),
+                                    ["play", path("keys.wav"), "--name", "plk", "--no-connect", "--at", "@\(start)"],
+                                    server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
+        try waitForPorts(["plk:out_1"])
+        let recorder = try launchJcap(["--port", "plk:out_1", "--at", "@\(start)", "--for", "\(6 * server.sampleRate)f",
+                                       "--format", "float", "-o", "keys-take.wav", "--meter", "json"])
+        func press(_ bytes: [UInt8], at seconds: Double) {
+            while FrameTime.distance(from: observer.estimatedFrameTime,
+                                     to: FrameTime.advance(start, by: Int(seconds * Double(server.sampleRate)))) > 0 {
+                usleep(5_000)
             }
-            press([0x1B, UInt8(ascii: "[")], at: 1.0)   // an arrow split across two reads
-            press([UInt8(ascii: "C")], at: 1.05)
-            press([UInt8(ascii: " ")], at: 2.5)
-            press([UInt8(ascii: " ")], at: 3.2)
-            press([UInt8(ascii: "q")], at: 4.0)
-            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
-            _ = try recorder.wait(timeout: 30)
-            let target = try XCTUnwrap(number(after: "seeking to file frame ", in: player.errorOutput), player.errorOutput)
-            XCTAssertTrue(player.errorOutput.contains("paused at file frame "), player.errorOutput)
-            XCTAssertTrue(player.errorOutput.contains("stopped at file frame "), player.errorOutput)
-
-            // The runs of consecutive file frames in the recording (silence between them).
-            let recorded = try readChannels("keys-take.wav")[0]
-            var runs: [(first: Int, last: Int)] = []
-            var afterSilence = true
-            for sample in recorded {
-                let code = Int((Double(sample) * Double(1 << 23)).rounded())
-                let frameTime = (code + TestSignal.timeModulus / 2) & (TestSignal.timeModulus - 1)
-                let fileFrame = (frameTime - Int(base) + TestSignal.timeModulus) % TestSignal.timeModulus
-                guard sample != 0, fileFrame < frames else {
-                    afterSilence = true
-                    continue
-                }
-                defer { afterSilence = false }
-                if !afterSilence, let last = runs.last, fileFrame == last.last + 1 {
-                    runs[runs.count - 1].last = fileFrame
-                } else {
-                    runs.append((fileFrame, fileFrame))
-                }
-            }
-            XCTAssertEqual(runs.count, 3, "played, sought, paused and resumed: \(runs)")
-            guard runs.count == 3 else { return }
-            XCTAssertEqual(runs[0].first, 0, "from the file's first frame")
-            XCTAssertEqual(Int64(runs[1].first), target, "the seek lands on the frame jcap names")
-            XCTAssertGreaterThan(runs[1].first, runs[0].last + 4 * server.sampleRate, "about 5 s forward")
-            XCTAssertEqual(runs[2].first, runs[1].last + 1, "resumed on the frame after the last one played")
+            keys.fileHandleForWriting.write(Data(bytes))
         }
+        press([0x1B, UInt8(ascii: "[")], at: 1.0)   // an arrow split across two reads
+        press([UInt8(ascii: "C")], at: 1.05)
+        press([UInt8(ascii: " ")], at: 2.5)
+        press([UInt8(ascii: " ")], at: 3.2)
+        press([UInt8(ascii: "q")], at: 4.0)
+        XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
+        let status = try recorder.wait(timeout: 30)
+        let account = try summaryAccount(recorder.output)
+        XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput)
+        let target = try XCTUnwrap(number(after: "seeking to file frame ", in: player.errorOutput), player.errorOutput)
+        XCTAssertTrue(player.errorOutput.contains("paused at file frame "), player.errorOutput)
+        XCTAssertTrue(player.errorOutput.contains("stopped at file frame "), player.errorOutput)
+
+        // The runs of consecutive file frames in the recording (silence between them). Frames
+        // inside a span the recorder reported are passed over, and a run goes on across them by
+        // at most their frames (what the recorder lost of what was played).
+        let reported = (account.lostSpans + account.lateCopySpans + account.uncertainSpans)
+            .map { Int($0.position)..<Int($0.position + $0.frames) }
+        let recorded = try readChannels("keys-take.wav")[0]
+        var runs: [(first: Int, last: Int)] = []
+        var afterSilence = true
+        var passedOver = 0
+        for (position, sample) in recorded.enumerated() {
+            if reported.contains(where: { $0.contains(position) }) {
+                passedOver += 1
+                continue
+            }
+            defer { passedOver = 0 }
+            let code = Int((Double(sample) * Double(1 << 23)).rounded())
+            let frameTime = (code + TestSignal.timeModulus / 2) & (TestSignal.timeModulus - 1)
+            let fileFrame = (frameTime - Int(base) + TestSignal.timeModulus) % TestSignal.timeModulus
+            guard sample != 0, fileFrame < frames else {
+                afterSilence = true
+                continue
+            }
+            defer { afterSilence = false }
+            if !afterSilence, let last = runs.last, (last.last + 1...last.last + 1 + passedOver).contains(fileFrame) {
+                runs[runs.count - 1].last = fileFrame
+            } else {
+                runs.append((fileFrame, fileFrame))
+            }
+        }
+        XCTAssertEqual(runs.count, 3, "played, sought, paused and resumed: \(runs); \(account)")
+        guard runs.count == 3 else { return }
+        XCTAssertEqual(runs[0].first, 0, "from the file's first frame")
+        XCTAssertEqual(Int64(runs[1].first), target, "the seek lands on the frame jcap names")
+        XCTAssertGreaterThan(runs[1].first, runs[0].last + 4 * server.sampleRate, "about 5 s forward")
+        XCTAssertEqual(runs[2].first, runs[1].last + 1, "resumed on the frame after the last one played")
+        if !account.reportsNoTrouble { print("note: \(name): runs \(runs), checked against \(account)") }
     }
 
     /// `jcap play SESSION --take N`: every file of a recorded take, each track on a port named
