@@ -13,6 +13,8 @@ package final class JackClient: @unchecked Sendable {
     package let handle: OpaquePointer
     /// False once closed.
     private let open = Locked(true)
+    /// True once jack_client_close has returned (`hasLetGo`).
+    private let closeReturned = Locked(false)
     /// The rate and period last read while open: what the client answers once closed (a take's
     /// report still says the rate it was recorded at).
     private let lastSampleRate: Locked<Int>
@@ -57,6 +59,7 @@ package final class JackClient: @unchecked Sendable {
             guard open else { return }
             open = false
             jack_client_close(handle)
+            closeReturned.withLock { $0 = true }
         }
     }
 
@@ -74,8 +77,10 @@ package final class JackClient: @unchecked Sendable {
         }
         guard let address else { return true }
         let returned = DispatchSemaphore(value: 0)
+        let closeReturned = closeReturned
         let closer = Thread {
             jack_client_close(OpaquePointer(bitPattern: address))
+            closeReturned.withLock { $0 = true }
             returned.signal()
         }
         closer.name = "jcap-close"
@@ -87,6 +92,14 @@ package final class JackClient: @unchecked Sendable {
 
     /// Whether `close` has been called.
     package var isClosed: Bool { open.withLock { !$0 } }
+
+    /// Whether libjack has finished closing the client (jack_client_close returned), which after
+    /// a server shutdown can take seconds or never happen (`closeAfterServerShutdown`). Until
+    /// then no other client may be opened in this process: libjack, opening a client after a
+    /// server shut down, closes and frees every client of that server still open, under a close
+    /// still running (jack2's JackLibGlobals::Init; measured: a program that closed the old
+    /// client after opening a new one was killed by signal 11).
+    package var hasLetGo: Bool { closeReturned.withLock { $0 } }
 
     /// Runs `body` with the handle while the client is open (holding the lock, so the client
     /// cannot close meanwhile); `closed` once it is closed.

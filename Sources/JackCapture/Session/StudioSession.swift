@@ -154,6 +154,10 @@ public final class StudioSession: Sendable {
         if let running = currentTake, !running.recording.isFinished { throw .takeInProgress }
         let dead = client
         if !dead.jack.isClosed { dead.close() }
+        // A client opened while the old one's close is still in libjack would have libjack free
+        // the old one under that close (`JackClient.hasLetGo`): the server is not back for this
+        // process until it returned.
+        guard dead.jack.hasLetGo else { return .notYet }
         guard let jack = try? JackClient(name: definition.name, server: serverName) else { return .notYet }
         if let rate = definition.sampleRate, rate != jack.sampleRate {
             jack.close()

@@ -37,6 +37,19 @@ final class ServerRestartSessionTests: JackTestCase {
         XCTAssertEqual(entries.dropFirst().map(\.frames), [96_000, 96_000], "the takes after it are whole")
     }
 
+    /// A client of a server that shut down has let go (`hasLetGo`, which the session waits for
+    /// before it opens its client on the returned server) only once libjack's close returned.
+    func testAClientOfAServerThatShutDownLetsGoOnceItsCloseReturns() throws {
+        let held = try JackClient(name: "held", server: server.name)
+        XCTAssertFalse(held.hasLetGo)
+        stopServer()
+        defer { try? restartServer() }
+        XCTAssertFalse(held.hasLetGo, "nothing closed it yet")
+        XCTAssertTrue(held.closeAfterServerShutdown(timeout: .seconds(10)), "libjack's close did not return in 10 s")
+        XCTAssertTrue(held.isClosed)
+        XCTAssertTrue(held.hasLetGo)
+    }
+
     func testInteractivelyTheNextTakeIsNumberedAfterTheOneTheServerCut() throws {
         let session = try writeSession("keys")
         let keys = Pipe()
