@@ -49,30 +49,42 @@ final class StudioSessionTests: JackTestCase {
 
     func testASessionAndARecorderToldOneTimeOfDayStartOnTheSameFrame() throws {
         let session = try writeSession()
-        var at = ""
-        // Repeated on xruns: the subject is the frame two processes start on, compared with each
-        // other; an xrun in the cycle the moment falls in can move one of them.
-        let (sessionRun, recorder) = try withoutXruns { () -> ((status: Int32, errors: String), Subprocess) in
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder())) ?? [] {
-                try FileManager.default.removeItem(atPath: folder() + "/" + name)
-            }
-            try? FileManager.default.removeItem(atPath: path("alone.wav"))
-            let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000) / 1_000 * 1_000
-            var seconds = time_t(target / 1_000_000)
-            var parts = tm()
-            localtime_r(&seconds, &parts)
-            at = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, Int(target % 1_000_000) / 1_000)
-            let recorder = try launchJcap(signalPorts(1) + ["--at", at, "--for", "2400f", "-o", "alone.wav", "-v"])
-            usleep(400_000)
-            let run = try runJcap(["session", session, "--at", at, "--for", "2400f", "--meter", "none"])
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            return (run, recorder)
+        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000) / 1_000 * 1_000
+        var seconds = time_t(target / 1_000_000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        let at = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, Int(target % 1_000_000) / 1_000)
+        let recorder = try launchJcap(signalPorts(1) + ["--at", at, "--for", "2400f", "-o", "alone.wav", "--meter", "json"])
+        usleep(400_000)
+        let sessionJcap = try launchJcap(["session", session, "--at", at, "--for", "2400f", "--meter", "none"])
+        // Server xruns around the moment: one can skip a recorder's callback in the cycle the moment
+        // falls in, and that recorder then starts on the next cycle's first frame.
+        func sleep(untilMicroseconds moment: Int64) {
+            let wait = moment - WallClockTime.nowMicrosecondsSinceEpoch()
+            if wait > 0 { usleep(useconds_t(wait)) }
         }
-        XCTAssertEqual(sessionRun.status, 0, sessionRun.errors)
-        let entry = try XCTUnwrap(try logEntries().first)
-        let alone = try XCTUnwrap(number(after: "JACK frames ", in: recorder.errorOutput), recorder.errorOutput)
-        XCTAssertEqual(Int64(try XCTUnwrap(entry.startFrame)), alone, "--at \(at)")
-        try checkTake(1, startingAt: try XCTUnwrap(entry.startFrame), frames: 2_400)
+        sleep(untilMicroseconds: target - 300_000)
+        let xrunsBefore = Self.serverXruns.load(ordering: .relaxed)
+        sleep(untilMicroseconds: target + 300_000)
+        let xrunsAround = Self.serverXruns.load(ordering: .relaxed) - xrunsBefore
+        let sessionRun = (status: try sessionJcap.wait(timeout: 30), errors: sessionJcap.errorOutput)
+        let recorderStatus = try recorder.wait(timeout: 30)
+        let alone = try summaryAccount(recorder.output)
+        XCTAssertEqual(recorderStatus, exitStatus(reporting: alone), recorder.errorOutput)
+        assertAccountedFor(alone, "the recorder's take")
+        let take = try takeLogAccount(folder: folder(), take: 1)
+        XCTAssertEqual(sessionRun.status, exitStatus(reportingAll: [take]), sessionRun.errors)
+        try checkTake(1, startingAt: take.startFrame, frames: 2_400)
+        // The same frame, unless the server had an xrun around the moment or either take reported
+        // trouble at its start: then no further apart than the frames reported there and a period.
+        let period = Int64(server.period)
+        let reported: [LostSpan] = [alone, take].flatMap { $0.lostSpans + $0.lateCopySpans + $0.uncertainSpans }
+        let troubleAtStart: Int64 = reported.filter { $0.position < 2 * period }.reduce(0) { $0 + $1.frames }
+        let apart = Int64(abs(FrameTime.distance(from: alone.startFrame, to: take.startFrame)))
+        if xrunsAround > 0 { print("note: \(name): \(xrunsAround) server xruns around the moment; the starts are \(apart) frames apart") }
+        let allowed: Int64 = troubleAtStart == 0 && xrunsAround == 0 ? 0 : troubleAtStart + period
+        XCTAssertLessThanOrEqual(apart, allowed,
+                                 "--at \(at): the session starts on \(take.startFrame), the recorder on \(alone.startFrame); \(alone); \(take)")
     }
 
     func testOneTakeAtAFrameWritesSevenFilesEverySampleInPlace() throws {
