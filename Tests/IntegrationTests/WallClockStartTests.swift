@@ -25,100 +25,116 @@ final class WallClockStartTests: JackTestCase {
 
     /// Starts two jcap processes `apart` seconds apart, both told to start at a moment `ahead`
     /// seconds from now (written by `forms` for each: a time of day, a date), and returns the
-    /// moment as written and, for each, the JACK frame it started on (from its report) and its
-    /// file's first test-signal frame (every sample checked against what jcap reported, so a take
-    /// an xrun disturbed after its start is judged, not repeated).
-    /// Repeated when the server had an xrun before both had started: the subject is the start
-    /// frame the two decide apart, from the cycle times an xrun moves. With `xrunsCountFrom`,
-    /// only xruns from that many seconds before the moment count: each recorder decides in the
-    /// cycle the moment falls in from times every client shares, so only an xrun around it (a
-    /// recorder's callback skipped in that cycle) can set them apart.
-    func twoRecorders(secondsAhead ahead: Double, apart: Double, xrunsCountFrom: Double? = nil,
+    /// moment as written, for each the JACK frame it started on (from its report) and its file's
+    /// first test-signal frame (every sample checked against what jcap reported), and how far
+    /// apart the two may start: 0, or a period when the server had an xrun from `xrunsCountFrom`
+    /// seconds before the moment to 0.2 s after it. Each recorder decides in the cycle the moment
+    /// falls in from times every client shares; an xrun there can skip one recorder's callback,
+    /// and it then starts on the next cycle's first frame.
+    func twoRecorders(secondsAhead ahead: Double, apart: Double, xrunsCountFrom: Double = 0.3, attempt: Int = 1,
                       _ forms: ((timeOfDay: String, utc: String)) -> (String, String) = { ($0.timeOfDay, $0.timeOfDay) })
-        throws -> (at: String, starts: [(reported: Int64, inFile: Int)]) {
-        try withoutXruns {
-            for file in ["a.wav", "b.wav"] { try? FileManager.default.removeItem(atPath: path(file)) }
-            let launched = WallClockTime.nowMicrosecondsSinceEpoch()
-            let (first, second) = forms(moment(secondsAhead: ahead))
-            let a = try launchJcap(signalPorts(2) + ["--at", first, "--for", "2400f", "-o", "a.wav", "--meter", "json", "-v"])
-            usleep(useconds_t(apart * 1_000_000))
-            let b = try launchJcap(signalPorts(2) + ["--at", second, "--for", "2400f", "-o", "b.wav", "--meter", "json", "-v"])
-            if let before = xrunsCountFrom {
-                let opening = launched + Int64((ahead - before) * 1_000_000) - WallClockTime.nowMicrosecondsSinceEpoch()
-                if opening > 0 { usleep(useconds_t(opening)) }
-                openXrunWindow()
-            }
-            // Once the moment has passed (and a period more), xruns no longer bear on the start.
-            let started = launched + Int64((ahead + 0.2) * 1_000_000)
-            let wait = started - WallClockTime.nowMicrosecondsSinceEpoch()
-            if wait > 0 { usleep(useconds_t(wait)) }
-            closeXrunWindow()
-            _ = try a.wait(timeout: 30)
-            _ = try b.wait(timeout: 30)
-            return (first, try [(a, "a.wav"), (b, "b.wav")].map { process, file in
-                let account = try summaryAccount(process.output)
-                XCTAssertEqual(try process.wait(), exitStatus(reporting: account), process.errorOutput)
-                let reported = try XCTUnwrap(number(after: "JACK frames ", in: process.errorOutput), process.errorOutput)
-                XCTAssertEqual(try check(file).frames, 2_400)
-                assertAccountedFor(account, file)
-                return (reported, signalTime(account.startFrame))
-            })
+        throws -> (at: String, starts: [(reported: Int64, inFile: Int)], mayDiffer: Int64) {
+        for file in ["a.wav", "b.wav"] { try? FileManager.default.removeItem(atPath: path(file)) }
+        let launched = WallClockTime.nowMicrosecondsSinceEpoch()
+        let (first, second) = forms(moment(secondsAhead: ahead))
+        let a = try launchJcap(signalPorts(2) + ["--at", first, "--for", "2400f", "-o", "a.wav", "--meter", "json", "-v"])
+        usleep(useconds_t(apart * 1_000_000))
+        let b = try launchJcap(signalPorts(2) + ["--at", second, "--for", "2400f", "-o", "b.wav", "--meter", "json", "-v"])
+        let xruns = try xrunsBetween(microseconds: launched + Int64((ahead - xrunsCountFrom) * 1_000_000),
+                                     and: launched + Int64((ahead + 0.2) * 1_000_000))
+        _ = try a.wait(timeout: 30)
+        _ = try b.wait(timeout: 30)
+        // A recorder not ready by the moment (a loaded host) says so and records nothing; then the
+        // pair is tried again, up to three times.
+        let missed = try [(a, "a.wav"), (b, "b.wav")].filter { process, file in
+            guard process.output.contains("\"outcome\":\"missed start\"") else { return false }
+            XCTAssertEqual(try process.wait(), ExitStatus.startInPast.rawValue, process.errorOutput)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path(file)), "a missed start leaves no file")
+            return true
         }
+        if !missed.isEmpty {
+            print("note: \(name): \(missed.map(\.1)) missed the start, attempt \(attempt)")
+            guard attempt < 3 else { throw TestFailure("a recorder missed the start in three attempts: too loaded to get ready in time") }
+            return try twoRecorders(secondsAhead: ahead, apart: apart, xrunsCountFrom: xrunsCountFrom, attempt: attempt + 1, forms)
+        }
+        let starts = try [(a, "a.wav"), (b, "b.wav")].map { process, file in
+            let account = try summaryAccount(process.output)
+            XCTAssertEqual(try process.wait(), exitStatus(reporting: account), process.errorOutput)
+            let reported = try XCTUnwrap(number(after: "JACK frames ", in: process.errorOutput), process.errorOutput)
+            XCTAssertEqual(try check(file).frames, 2_400)
+            assertAccountedFor(account, file)
+            return (reported, signalTime(account.startFrame))
+        }
+        if xruns > 0 { print("note: \(name): \(xruns) server xruns around the moment; the starts: \(starts.map(\.0))") }
+        return (first, starts, xruns > 0 ? Int64(server.period) : 0)
+    }
+
+    /// Server xruns from wall-clock time `from` to `to` (microseconds since the epoch), waiting
+    /// for each; the test must reach `from` first.
+    func xrunsBetween(microseconds from: Int64, and to: Int64) throws -> Int {
+        func sleep(until moment: Int64) {
+            let wait = moment - WallClockTime.nowMicrosecondsSinceEpoch()
+            if wait > 0 { usleep(useconds_t(wait)) }
+        }
+        guard WallClockTime.nowMicrosecondsSinceEpoch() < from else { throw TestFailure("the test reached its xrun window late") }
+        sleep(until: from)
+        let before = Self.serverXruns.load(ordering: .relaxed)
+        sleep(until: to)
+        return Self.serverXruns.load(ordering: .relaxed) - before
+    }
+
+    func assertStartsAgree(_ starts: [(reported: Int64, inFile: Int)], within frames: Int64, _ message: String, line: UInt = #line) {
+        XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: UInt32(truncatingIfNeeded: starts[0].reported),
+                                                        to: UInt32(truncatingIfNeeded: starts[1].reported))), Int(frames), message, line: line)
+        XCTAssertEqual(starts[0].inFile, signalTime(UInt32(truncatingIfNeeded: starts[0].reported)), "the file begins on its reported frame", line: line)
+        XCTAssertEqual(starts[1].inFile, signalTime(UInt32(truncatingIfNeeded: starts[1].reported)), "the file begins on its reported frame", line: line)
     }
 
     func testTwoProcessesToldOneTimeOfDayStartOnTheSameFrame() throws {
         for trial in 1...3 {
-            let (at, starts) = try twoRecorders(secondsAhead: 1.8, apart: 0.5)
-            XCTAssertEqual(starts[0].reported, starts[1].reported, "trial \(trial), --at \(at)")
-            XCTAssertEqual(starts[0].inFile, starts[1].inFile, "trial \(trial): the files begin on the same frame")
-            XCTAssertEqual(starts[0].inFile, signalTime(UInt32(truncatingIfNeeded: starts[0].reported)))
+            let (at, starts, mayDiffer) = try twoRecorders(secondsAhead: 1.8, apart: 0.5)
+            assertStartsAgree(starts, within: mayDiffer, "trial \(trial), --at \(at)")
         }
     }
 
     func testOneStartedAMomentBeforeTheTimeStillAgrees() throws {
         // The second is launched about 0.35 s before the moment: it has just time to get ready.
-        let (at, starts) = try twoRecorders(secondsAhead: 1.6, apart: 1.25)
-        XCTAssertEqual(starts[0].reported, starts[1].reported, "--at \(at)")
-        XCTAssertEqual(starts[0].inFile, starts[1].inFile)
+        let (at, starts, mayDiffer) = try twoRecorders(secondsAhead: 1.6, apart: 1.25, xrunsCountFrom: 0.3)
+        assertStartsAgree(starts, within: mayDiffer, "--at \(at)")
     }
 
     func testADateInUTCAndTheSameMomentAsATimeOfDayAgree() throws {
-        // Repeated only on an xrun from 0.2 s before the moment: one then can make a recorder decide a cycle late.
-        let (at, starts) = try twoRecorders(secondsAhead: 1.8, apart: 0.4, xrunsCountFrom: 0.2) { ($0.utc, $0.timeOfDay) }
-        XCTAssertEqual(starts[0].reported, starts[1].reported, "\(at) and the same time of day")
+        let (at, starts, mayDiffer) = try twoRecorders(secondsAhead: 1.8, apart: 0.4) { ($0.utc, $0.timeOfDay) }
+        assertStartsAgree(starts, within: mayDiffer, "\(at) and the same time of day")
     }
 
     func testAStartTimeOfDayNamesTheFrameOfThatMomentOnJacksClock() throws {
         // The frame is the first at or after the moment, by the server's own clock estimate: the
         // observer's conversion of the same moment (jack_time_to_frames, a moment later) is
-        // within a period of it.
-        var expected: UInt32 = 0
-        var text = ""
-        // Repeated when the server had an xrun before the start: the subject is the frame the
-        // server's clock estimate gives a moment, which an xrun moves.
-        let (run, account) = try withoutXruns { () -> ((status: Int32, errors: String), TakeAccount) in
-            try? FileManager.default.removeItem(atPath: path("wall.wav"))
-            let now = WallClockTime.nowMicrosecondsSinceEpoch()
-            let target = (now / 1_000 + 1_500) * 1_000
-            text = moment(secondsAhead: Double(target - now) / 1_000_000).timeOfDay
-            let exact = try StartTime(parsing: text).wallClockMicroseconds()!
-            expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
-                + UInt64(exact - WallClockTime.nowMicrosecondsSinceEpoch()))
-            let jcap = try launchJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav", "--meter", "json", "-v"])
-            let wait = target + 200_000 - WallClockTime.nowMicrosecondsSinceEpoch()
-            if wait > 0 { usleep(useconds_t(wait)) }
-            closeXrunWindow()
-            let status = try jcap.wait()
-            return ((status, jcap.errorOutput), try summaryAccount(jcap.output))
-        }
-        XCTAssertEqual(run.status, exitStatus(reporting: account), run.errors)
-        XCTAssertTrue(run.errors.contains("starting at "), run.errors)
+        // within a period of it; within two when the server had an xrun from the conversion to
+        // just after the moment, which moves the estimate.
+        let now = WallClockTime.nowMicrosecondsSinceEpoch()
+        let target = (now / 1_000 + 1_500) * 1_000
+        let text = moment(secondsAhead: Double(target - now) / 1_000_000).timeOfDay
+        let exact = try StartTime(parsing: text).wallClockMicroseconds()!
+        let xrunsBefore = Self.serverXruns.load(ordering: .relaxed)
+        let expected = observer.frameTime(atMicroseconds: JackClient.currentTimeMicroseconds
+            + UInt64(exact - WallClockTime.nowMicrosecondsSinceEpoch()))
+        let jcap = try launchJcap(signalPorts(2) + ["--at", text, "--for", "0.1s", "-o", "wall.wav", "--meter", "json", "-v"])
+        let wait = target + 200_000 - WallClockTime.nowMicrosecondsSinceEpoch()
+        if wait > 0 { usleep(useconds_t(wait)) }
+        let xruns = Self.serverXruns.load(ordering: .relaxed) - xrunsBefore
+        let status = try jcap.wait()
+        let account = try summaryAccount(jcap.output)
+        XCTAssertEqual(status, exitStatus(reporting: account), jcap.errorOutput)
+        XCTAssertTrue(jcap.errorOutput.contains("starting at "), jcap.errorOutput)
         XCTAssertEqual(try check("wall.wav").frames, 4_800)
         assertAccountedFor(account)
-        let started = try XCTUnwrap(number(after: "JACK frames ", in: run.errors), run.errors)
+        let started = try XCTUnwrap(number(after: "JACK frames ", in: jcap.errorOutput), jcap.errorOutput)
         XCTAssertEqual(account.startFrame, UInt32(started))
         let difference = abs(FrameTime.distance(from: expected, to: UInt32(started)))
-        XCTAssertLessThan(difference, server.period, "\(text) should be near JACK frame \(expected)")
+        if xruns > 0 { print("note: \(name): \(xruns) server xruns before the start; \(difference) frames from the observer's estimate") }
+        XCTAssertLessThan(difference, (xruns > 0 ? 2 : 1) * server.period, "\(text) should be near JACK frame \(expected)")
     }
 
     func testADateTomorrowIsScheduledAndATimeThatPassedIsRefused() throws {
