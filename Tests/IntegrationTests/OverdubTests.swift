@@ -231,40 +231,17 @@ final class OverdubTests: JackTestCase {
         let mix = PlaybackMix(pans: [0, 0])
         let left = try samples(takeFile(2, "A")).data
         XCTAssertGreaterThan(left.count, 4_800, "the overdub ran a while")
-        // Past the first periods (a gain ramps for 10 ms), the left is BC's alone: A is muted.
-        // Where take 2 reported trouble the samples are excused, and past a reported loss the
-        // player and the loopback (they count cycles, not JACK's frames) may be out of line with
-        // the clock by up to the loss and a period: from there the left must be BC's again, at
-        // one offset until the next loss.
+        // Past the first periods (a gain ramps for 10 ms), the left is BC's alone: A is muted,
+        // every sample or what take 2 reported. The loopback, like the player, counts its own
+        // cycles, not JACK's frames: past a loss both may lag the clock.
         let gain = mix.gain(file: 1, channels: 2, output: 0, volume: 1)
-        func matches(_ frame: Int, behind offset: Int) -> Bool {
-            frame - offset >= 0 && frame - offset < bc.count / 2 && abs(left[frame] - bc[2 * (frame - offset)] * gain) <= 1e-6
+        let account = try XCTUnwrap(TakeAccount(take, folder: path("dub"), signalChannel: TakeAccount.signalChannel(ofCapturePort:)),
+                                    "\(take)")
+        let wrong = firstUnexplainedSample(of: left, in: 2_048..<left.count, account: account) { position, lag in
+            (0..<bc.count / 2).contains(position - lag) ? bc[2 * (position - lag)] * gain : nil
         }
-        /// A new offset is taken only where it holds for 64 frames.
-        func isBC(_ frame: Int, behind offset: Int) -> Bool {
-            (frame..<min(frame + 64, left.count)).allSatisfy { matches($0, behind: offset) }
-        }
-        let excused = take.late + take.uncertain + take.lost
-        var losses = take.lost.sorted { $0.position < $1.position }[...]
-        var behind = 0
-        var wrong: Int?
-        for frame in 2_048..<left.count where !excused.contains(where: { $0.position <= frame && frame < $0.position + $0.frames }) {
-            var reach = 0
-            while let loss = losses.first, loss.position + loss.frames <= frame {
-                reach += Int(loss.frames) + server.period
-                losses.removeFirst()
-            }
-            if reach > 0, !isBC(frame, behind: behind),
-               let found = (behind - reach...behind + reach).first(where: { isBC(frame, behind: $0) }) {
-                behind = found
-            }
-            if !matches(frame, behind: behind) {
-                wrong = frame
-                break
-            }
-        }
-        XCTAssertNil(wrong.map { "sample \($0): \(left[$0]) recorded, \(behind) frames behind" },
-                     "the mix's left without A; take 2 lost \(take.lost), late \(take.late), uncertain \(take.uncertain)")
+        XCTAssertNil(wrong.map { "sample \($0.position): \(left[$0.position]) recorded, \($0.lag) frames behind" },
+                     "the mix's left without A; take 2: \(account)")
         XCTAssertTrue((2_048..<left.count).contains { left[$0] != 0 }, "BC still plays")
     }
 

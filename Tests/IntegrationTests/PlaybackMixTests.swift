@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 
 /// `jcap play SESSION --take N --mix`: every track of a take summed onto one stereo pair, each
 /// at its pan, recorded with jcap from the start frame and checked sample by sample.
@@ -60,15 +61,6 @@ final class PlaybackMixTests: JackTestCase {
         return outputs
     }
 
-    func assertClose(_ actual: ArraySlice<Float>, _ expected: [Float], _ what: String, line: UInt = #line) {
-        guard actual.count == expected.count else { return XCTFail("\(what): \(actual.count) samples, expected \(expected.count)", line: line) }
-        let differing = zip(actual, expected).enumerated().filter { abs($0.element.0 - $0.element.1) > 1e-6 }
-        if let first = differing.first {
-            XCTFail("\(what): \(differing.count) samples differ, the first at \(first.offset): \(first.element.0) instead of \(first.element.1)",
-                    line: line)
-        }
-    }
-
     func testATakeMixesToOneStereoPairAtEachTracksPan() throws {
         let session = try writeSession()
         let recording = try runJcap(["session", session, "--for", "24000f", "--meter", "none"])
@@ -81,25 +73,23 @@ final class PlaybackMixTests: JackTestCase {
         // The test signal differs from sample to sample, and the pans differ: a frame off, or a
         // track on the wrong side, shows.
         XCTAssertNotEqual(expected[0], expected[1])
-        // Repeated on xruns: the mix played is compared frame for frame with a recording of it,
-        // and the player reports no positions for what an xrun costs it.
-        try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("mixed.wav"))
-            let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
-            let player = try launchJcap(["play", session, "--take", "1", "--mix", "--name", "plm", "--no-connect", "--at", "@\(start)"])
-            try Self.waitFor("the mix's ports") { ["plm:mix_L", "plm:mix_R"].allSatisfy(observer.audioOutputPorts().contains) }
-            XCTAssertFalse(observer.audioOutputPorts().contains("plm:Kick"), "no port of its own for a mixed track")
-            let recorder = try launchJcap(["--port", "plm:mix_L", "--port", "plm:mix_R", "--at", "@\(FrameTime.advance(start, by: -500))",
-                                           "--for", "25000f", "--format", "float", "-o", "mixed.wav"])
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
-            let mixed = try readChannels("mixed.wav")
-            for output in 0..<2 {
-                let side = output == 0 ? "left" : "right"
-                assertClose(mixed[output][0..<500], [Float](repeating: 0, count: 500), "\(side) before the start")
-                assertClose(mixed[output][500..<24_500], expected[output], side)
-                assertClose(mixed[output][24_500...], [Float](repeating: 0, count: 500), "\(side) after the end")
+        // Checked against what the recorder and the player reported (`firstUnexplainedSample`).
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let player = try launchJcap(["play", session, "--take", "1", "--mix", "--name", "plm", "--no-connect", "--at", "@\(start)"])
+        try Self.waitFor("the mix's ports") { ["plm:mix_L", "plm:mix_R"].allSatisfy(observer.audioOutputPorts().contains) }
+        XCTAssertFalse(observer.audioOutputPorts().contains("plm:Kick"), "no port of its own for a mixed track")
+        let recordingStart = FrameTime.advance(start, by: -500)
+        let (mixed, account) = try recordMix(of: "plm", from: recordingStart, frames: 25_000, into: "mixed.wav")
+        XCTAssertEqual(try player.wait(timeout: 30), playerStatus(reportedIn: player.errorOutput), player.errorOutput)
+        let underruns = playerUnderruns(in: player.errorOutput, recordingFrom: recordingStart)
+        for output in 0..<2 {
+            // Silence before the start and after the end, the mix between.
+            let wrong = firstUnexplainedSample(of: mixed[output], in: 0..<mixed[output].count, account: account, underruns: underruns) {
+                position, lag in
+                (0..<24_000).contains(position - 500 - lag) ? expected[output][position - 500 - lag] : 0
             }
+            XCTAssertNil(wrong.map { "frame \($0.position): \(mixed[output][$0.position]), \($0.lag) frames behind" },
+                         "\(output == 0 ? "left" : "right"): silence, the mix from frame 500, silence; \(account); \(player.errorOutput)")
         }
         let refused = try runJcap(["play", path("mixing/take-001-Kick.wav"), "--mix"])
         XCTAssertEqual(refused.status, 64, refused.errors)
@@ -116,24 +106,23 @@ final class PlaybackMixTests: JackTestCase {
         let names = ["mixing/take-001-Kick.wav", "mixing/take-001-Bass.wav", "mixing/take-001-overheads.wav"]
         let files = try names.map(readChannels)
         let soloBass = Self.expectedMix(files, pans: [-0.5, 0, 0.25], audible: [1], frames: 12_000)
-        // Repeated on xruns: the mix played is compared frame for frame with a recording of it,
-        // and the player reports no positions for what an xrun costs it.
-        try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("solo.wav"))
-            let player = try Player(contentsOf: names.map { URL(fileURLWithPath: path($0)) })
-            defer { player.close() }
-            try player.prepareToPlay(clientName: "pls", server: server.name, outputs: .none,
-                                     mix: PlaybackMix(pans: [-0.5, 0, 0.25]))
-            player.setSoloed(true, file: 1)
-            XCTAssertEqual(player.mix?.soloed, [1])
-            let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
-            let recorder = try launchJcap(["--port", "pls:mix_L", "--port", "pls:mix_R", "--at", "@\(start)",
-                                           "--for", "12000f", "--format", "float", "-o", "solo.wav"])
-            try player.play(atFrame: start)
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            let soloed = try readChannels("solo.wav")
-            assertClose(soloed[0][...], soloBass[0], "left, bass soloed")
-            assertClose(soloed[1][...], soloBass[1], "right, bass soloed")
+        let player = try Player(contentsOf: names.map { URL(fileURLWithPath: path($0)) })
+        defer { player.close() }
+        try player.prepareToPlay(clientName: "pls", server: server.name, outputs: .none,
+                                 mix: PlaybackMix(pans: [-0.5, 0, 0.25]))
+        player.setSoloed(true, file: 1)
+        XCTAssertEqual(player.mix?.soloed, [1])
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let (soloed, account) = try recordMix(of: "pls", from: start, frames: 12_000, into: "solo.wav") { try player.play(atFrame: start) }
+        try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+        let underruns = player.underruns.map { LostSpan(position: Int64(FrameTime.distance(from: start, to: $0.jackFrame)), frames: Int64($0.frames)) }
+        for output in 0..<2 {
+            let wrong = firstUnexplainedSample(of: soloed[output], in: 0..<soloed[output].count, account: account, underruns: underruns) {
+                position, lag in
+                (0..<12_000).contains(position - lag) ? soloBass[output][position - lag] : 0
+            }
+            XCTAssertNil(wrong.map { "frame \($0.position): \(soloed[output][$0.position]), \($0.lag) frames behind" },
+                         "\(output == 0 ? "left" : "right"), bass soloed; \(account); underruns \(player.underruns)")
         }
     }
 
@@ -151,18 +140,13 @@ final class PlaybackMixTests: JackTestCase {
         let files = try ["mixing/take-001-Kick.wav", "mixing/take-001-Bass.wav", "mixing/take-001-overheads.wav"].map(readChannels)
         let whole = Self.expectedMix(files, pans: [-0.5, 0, 0.25], frames: frames)
         let bassAlone = Self.expectedMix(files, pans: [-0.5, 0, 0.25], audible: [1], frames: frames)
-        // Repeated on xruns: the mix played is compared frame for frame with a recording of it,
-        // and the player reports no positions for what an xrun costs it.
-        try withoutXruns {
-            try? FileManager.default.removeItem(atPath: path("keyed.wav"))
-            let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * rate)
-            let keys = Pipe()
-            let player = try Subprocess(try Executables.built("jcap"),
-                                        ["play", session, "--take", "1", "--mix", "--name", "plk", "--no-connect", "--at", "@\(start)"],
-                                        server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
-            try Self.waitFor("the mix's ports") { ["plk:mix_L", "plk:mix_R"].allSatisfy(observer.audioOutputPorts().contains) }
-            let recorder = try launchJcap(["--port", "plk:mix_L", "--port", "plk:mix_R", "--at", "@\(start)",
-                                           "--for", "\(frames)f", "--format", "float", "-o", "keyed.wav"])
+        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * rate)
+        let keys = Pipe()
+        let player = try Subprocess(try Executables.built("jcap"),
+                                    ["play", session, "--take", "1", "--mix", "--name", "plk", "--no-connect", "--at", "@\(start)"],
+                                    server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
+        try Self.waitFor("the mix's ports") { ["plk:mix_L", "plk:mix_R"].allSatisfy(observer.audioOutputPorts().contains) }
+        let (keyed, account) = try recordMix(of: "plk", from: start, frames: frames, into: "keyed.wav") {
             func press(_ text: String, at seconds: Double) {
                 while FrameTime.distance(from: observer.estimatedFrameTime,
                                          to: FrameTime.advance(start, by: Int(seconds * Double(rate)))) > 0 {
@@ -173,18 +157,43 @@ final class PlaybackMixTests: JackTestCase {
             press("s", at: 0.9)
             press("2", at: 1.0)
             press("2", at: 2.0)
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
-            let keyed = try readChannels("keyed.wav")
-            let before = 0..<(rate * 8 / 10)
-            let soloed = (rate * 13 / 10)..<(rate * 19 / 10)
-            let muted = (rate * 23 / 10)..<frames
+        }
+        XCTAssertEqual(try player.wait(timeout: 30), playerStatus(reportedIn: player.errorOutput), player.errorOutput)
+        let underruns = playerUnderruns(in: player.errorOutput, recordingFrom: start)
+        // The keys act on the clock; what plays is the file where the player is, which lags the
+        // clock past a loss.
+        let stretches: [(what: String, positions: Range<Int>, mix: [[Float]]?)] = [
+            ("the whole mix", 0..<(rate * 8 / 10), whole),
+            ("the bass soloed", (rate * 13 / 10)..<(rate * 19 / 10), bassAlone),
+            ("the soloed bass muted", (rate * 23 / 10)..<frames, nil),
+        ]
+        for (what, positions, mix) in stretches {
             for output in 0..<2 {
-                let side = output == 0 ? "left" : "right"
-                assertClose(keyed[output][before], Array(whole[output][before]), "\(side), the whole mix")
-                assertClose(keyed[output][soloed], Array(bassAlone[output][soloed]), "\(side), the bass soloed")
-                assertClose(keyed[output][muted], [Float](repeating: 0, count: muted.count), "\(side), the soloed bass muted")
+                let wrong = firstUnexplainedSample(of: keyed[output], in: positions, account: account, underruns: underruns) { position, lag in
+                    guard let mix else { return 0 }
+                    return (0..<frames).contains(position - lag) ? mix[output][position - lag] : nil
+                }
+                XCTAssertNil(wrong.map { "frame \($0.position): \(keyed[output][$0.position]), \($0.lag) frames behind" },
+                             "\(output == 0 ? "left" : "right"), \(what); \(account); \(player.errorOutput)")
             }
         }
+    }
+
+    /// Records the mix ports `client:mix_L` and `client:mix_R` with jcap (float, `--meter json`)
+    /// from JACK frame `start` for `frames` frames, running `during` meanwhile. Returns both
+    /// channels and jcap's account of the take (its exit status and start checked).
+    func recordMix(of client: String, from start: UInt32, frames: Int, into name: String, line: UInt = #line,
+                   during: () throws -> Void = {}) throws -> (channels: [[Float]], account: TakeAccount) {
+        let recorder = try launchJcap(["--port", "\(client):mix_L", "--port", "\(client):mix_R", "--at", "@\(start)",
+                                       "--for", "\(frames)f", "--format", "float", "-o", name, "--meter", "json"])
+        try during()
+        let status = try recorder.wait(timeout: 30)
+        // The account serves for the spans jcap reported: the mix is no test signal.
+        let account = try summaryAccount(recorder.output, signalChannel: { $0.hasSuffix(":mix_L") ? 0 : 1 }, line: line)
+        XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput, line: line)
+        XCTAssertEqual(account.startFrame, start, line: line)
+        let channels = try readChannels(name)
+        XCTAssertEqual(channels.map(\.count), [frames, frames], line: line)
+        return (channels, account)
     }
 }
