@@ -37,15 +37,6 @@ final class PlaybackMixTests: JackTestCase {
         return session
     }
 
-    /// Every channel of a file, de-interleaved.
-    func readChannels(_ name: String) throws -> [[Float]] {
-        let sound = try SoundFile.open(readingFrom: path(name))
-        var samples = [Float](repeating: 0, count: Int(sound.frames) * sound.channels)
-        let read = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
-        XCTAssertEqual(read, Int(sound.frames))
-        return (0..<sound.channels).map { channel in (0..<read).map { samples[$0 * sound.channels + channel] } }
-    }
-
     /// The mix as the player sums it: the files in order, each channel times its gain.
     static func expectedMix(_ files: [[[Float]]], pans: [Float], audible: Set<Int>? = nil, frames: Int) -> [[Float]] {
         var mix = PlaybackMix(pans: pans)
@@ -181,19 +172,13 @@ final class PlaybackMixTests: JackTestCase {
 
     /// Records the mix ports `client:mix_L` and `client:mix_R` with jcap (float, `--meter json`)
     /// from JACK frame `start` for `frames` frames, running `during` meanwhile. Returns both
-    /// channels and jcap's account of the take (its exit status and start checked).
+    /// channels and jcap's account of the take (its exit status, length and start checked).
     func recordMix(of client: String, from start: UInt32, frames: Int, into name: String, line: UInt = #line,
                    during: () throws -> Void = {}) throws -> (channels: [[Float]], account: TakeAccount) {
-        let recorder = try launchJcap(["--port", "\(client):mix_L", "--port", "\(client):mix_R", "--at", "@\(start)",
-                                       "--for", "\(frames)f", "--format", "float", "-o", name, "--meter", "json"])
+        let recorder = try launchPlaybackRecorder(["\(client):mix_L", "\(client):mix_R"], at: "@\(start)", frames: frames, name: name)
         try during()
-        let status = try recorder.wait(timeout: 30)
-        // The account serves for the spans jcap reported: the mix is no test signal.
-        let account = try summaryAccount(recorder.output, signalChannel: { $0.hasSuffix(":mix_L") ? 0 : 1 }, line: line)
-        XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput, line: line)
-        XCTAssertEqual(account.startFrame, start, line: line)
-        let channels = try readChannels(name)
-        XCTAssertEqual(channels.map(\.count), [frames, frames], line: line)
-        return (channels, account)
+        let recording = try finishPlaybackRecording(recorder, player: nil, name: name, frames: frames, line: line)
+        XCTAssertEqual(recording.account.startFrame, start, line: line)
+        return (recording.channels, recording.account)
     }
 }

@@ -49,13 +49,6 @@ final class PlaybackRateTests: JackTestCase {
         return (0..<channels).map { channel in stride(from: channel, to: output.count, by: channels).map { output[$0] } }
     }
 
-    func readChannels(_ name: String) throws -> [[Float]] {
-        let sound = try SoundFile.open(readingFrom: path(name))
-        var samples = [Float](repeating: 0, count: Int(sound.frames) * sound.channels)
-        let read = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
-        return (0..<sound.channels).map { channel in (0..<read).map { samples[$0 * sound.channels + channel] } }
-    }
-
     /// Equal within `tolerance` (0: bit for bit), naming the first difference.
     func assertSamples(_ actual: ArraySlice<Float>, _ expected: ArraySlice<Float>, _ what: String, tolerance: Float = 0,
                        line: UInt = #line) {
