@@ -30,15 +30,9 @@ final class PlayerTests: JackTestCase {
         return player
     }
 
-    func record(_ port: String, start: UInt32, frames: Int, name: String) throws -> Subprocess {
-        try launchJcap(["--port", port, "--at", "@\(start)", "--for", "\(frames)f", "--format", "float", "-o", name])
-    }
-
-    func recorded(_ name: String) throws -> [Float] {
-        let sound = try SoundFile.open(readingFrom: path(name))
-        var samples = [Float](repeating: 0, count: Int(sound.frames))
-        _ = samples.withUnsafeMutableBufferPointer { sound.read(into: $0.baseAddress!, frames: Int(sound.frames)) }
-        return samples
+    /// The player's underruns as frames of a recording from JACK frame `start`.
+    func underrunSpans(_ player: Player, recordingFrom start: UInt32) -> [LostSpan] {
+        player.underruns.map { LostSpan(position: Int64(FrameTime.distance(from: start, to: $0.jackFrame)), frames: Int64($0.frames)) }
     }
 
     func frameAhead(_ seconds: Double) -> UInt32 {
@@ -47,16 +41,6 @@ final class PlayerTests: JackTestCase {
 
     func waitUntilFrame(_ frame: UInt32) {
         while FrameTime.distance(from: observer.estimatedFrameTime, to: frame) > 0 { usleep(5_000) }
-    }
-
-    /// Compares sample by sample, naming the first difference.
-    func assertSamples(_ actual: ArraySlice<Float>, _ expected: ArraySlice<Float>, _ what: String, line: UInt = #line) {
-        guard actual.count == expected.count else {
-            return XCTFail("\(what): \(actual.count) samples, expected \(expected.count)", line: line)
-        }
-        if let first = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
-            XCTFail("\(what): sample \(first.offset) is \(first.element.0), expected \(first.element.1)", line: line)
-        }
     }
 
     /// Metering on playback measures what the ports play, after volume and pan, with the
@@ -100,41 +84,45 @@ final class PlayerTests: JackTestCase {
     /// finished, and the position is back at the start.
     func testPauseAndResumeOnAFrameContinueWhereItPaused() throws {
         let frames = 96_000
-        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
-        // the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let source = try signalFile("resume.wav", frames: frames)
-            let player = try makePlayer("resume.wav", client: "pr")
-            defer { player.close() }
-            let finish = Finish()
-            player.delegate = finish
-            XCTAssertEqual(player.numberOfChannels, 1)
-            XCTAssertEqual(player.duration, 2, accuracy: 1e-9)
-            XCTAssertEqual(player.url.lastPathComponent, "resume.wav")
-            let start = frameAhead(2)
-            let recorder = try record("pr:out_1", start: start, frames: 4 * 48_000, name: "resume-take.wav")
-            try player.play(atFrame: start)
-            XCTAssertTrue(player.isPlaying)
-            waitUntilFrame(FrameTime.advance(start, by: 30_000))
-            player.pause()
-            usleep(100_000)
-            XCTAssertFalse(player.phase == .playing)
-            let paused = Int(player.currentFrame)
-            XCTAssertGreaterThan(paused, 30_000)
-            XCTAssertLessThan(paused, frames)
-            let resume = FrameTime.advance(start, by: 60_000)
-            try player.play(atFrame: resume)
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            try Self.waitFor("the finish") { !finish.finished.isEmpty }
-            XCTAssertEqual(finish.finished, [true])
-            XCTAssertFalse(player.isPlaying)
-            XCTAssertEqual(player.currentFrame, 0, "back to the start at the end")
-            XCTAssertEqual(player.startedFrame, resume)
-            let take = try recorded("resume-take.wav")
-            assertSamples(take[0..<paused], source[0..<paused], "before the pause")
-            XCTAssertEqual(take[paused..<60_000].filter { $0 != 0 }.count, 0, "silence while paused")
-            assertSamples(take[60_000..<(60_000 + frames - paused)], source[paused...], "after the resume")
-            XCTAssertEqual(player.underrunFrames, 0)
+        // Checked against what the recorder and the player reported (`assertPlayed`), as every
+        // recording of a player here.
+        let source = try signalFile("resume.wav", frames: frames)
+        let player = try makePlayer("resume.wav", client: "pr")
+        defer { player.close() }
+        let finish = Finish()
+        player.delegate = finish
+        XCTAssertEqual(player.numberOfChannels, 1)
+        XCTAssertEqual(player.duration, 2, accuracy: 1e-9)
+        XCTAssertEqual(player.url.lastPathComponent, "resume.wav")
+        let start = frameAhead(2)
+        let length = 4 * 48_000
+        let recorder = try launchPlaybackRecorder(["pr:out_1"], at: "@\(start)", frames: length, name: "resume-take.wav")
+        try player.play(atFrame: start)
+        XCTAssertTrue(player.isPlaying)
+        waitUntilFrame(FrameTime.advance(start, by: 30_000))
+        player.pause()
+        usleep(100_000)
+        XCTAssertFalse(player.phase == .playing)
+        let paused = Int(player.currentFrame)
+        XCTAssertLessThan(paused, frames)
+        let resume = FrameTime.advance(start, by: 60_000)
+        try player.play(atFrame: resume)
+        var recording = try finishPlaybackRecording(recorder, player: nil, name: "resume-take.wav", frames: length)
+        try Self.waitFor("the finish") { !finish.finished.isEmpty }
+        recording.underruns = underrunSpans(player, recordingFrom: start)
+        XCTAssertEqual(finish.finished, [true])
+        XCTAssertFalse(player.isPlaying)
+        XCTAssertEqual(player.currentFrame, 0, "back to the start at the end")
+        XCTAssertEqual(player.startedFrame, resume)
+        // Paused after frame 30,000 of the clock: the file frame is that, less what JACK skipped
+        // before (the player plays on from where it was).
+        let skipped = recording.account.lostSpans.filter { $0.position < 30_000 }.reduce(0) { $0 + Int($1.frames) }
+        XCTAssertGreaterThan(paused, 30_000 - skipped, "\(recording.account)")
+        // The file up to the pause, then silence; from the resume (on the clock again) exactly
+        // where it paused, then silence.
+        assertPlayed(recording, channel: 0, "up to the resume", positions: 0..<60_000) { $0 < 0 ? nil : $0 < paused ? source[$0] : 0 }
+        assertPlayed(recording, channel: 0, "from the resume", positions: 60_000..<length) { position in
+            (60_000..<60_000 + frames - paused).contains(position) ? source[paused + position - 60_000] : 0
         }
     }
 
@@ -143,63 +131,74 @@ final class PlayerTests: JackTestCase {
     /// then exactly the frame asked for and on.
     func testSeeksLandOnTheExactFrame() throws {
         let frames = 96_000
-        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
-        // the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let source = try signalFile("seek.wav", frames: frames)
-            let player = try makePlayer("seek.wav", client: "ps")
-            defer { player.close() }
-            player.currentFrame = 12_345
-            XCTAssertEqual(player.currentFrame, 12_345)
-            let start = frameAhead(2)
-            let recorder = try record("ps:out_1", start: start, frames: 60_000, name: "seek-take.wav")
-            try player.play(atFrame: start)
-            waitUntilFrame(FrameTime.advance(start, by: 20_000))
-            player.currentFrame = 70_000
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            let take = try recorded("seek-take.wav")
-            // Up to the seek: from 12345 on.
-            guard let jump = (0..<take.count).first(where: { take[$0] != source[12_345 + $0] }) else {
-                return XCTFail("the seek never happened")
-            }
-            XCTAssertGreaterThan(jump, 20_000)
-            guard let resumed = (jump..<take.count).first(where: { take[$0] != 0 }) else {
-                return XCTFail("nothing after the seek")
-            }
-            XCTAssertLessThan(resumed - jump, 48_000 / 10, "the reader caught up within 100 ms")
-            let rest = frames - 70_000
-            guard resumed + rest <= take.count else { return XCTFail("resumed too late, at \(resumed)") }
-            assertSamples(take[resumed..<(resumed + rest)], source[70_000...], "after the seek")
-            XCTAssertEqual(take[(resumed + rest)...].filter { $0 != 0 }.count, 0, "silence after the end")
-            XCTAssertEqual(player.underrunFrames, 0, "the catch-up after a seek is not an underrun")
+        let source = try signalFile("seek.wav", frames: frames)
+        let player = try makePlayer("seek.wav", client: "ps")
+        defer { player.close() }
+        player.currentFrame = 12_345
+        XCTAssertEqual(player.currentFrame, 12_345)
+        let start = frameAhead(2)
+        let recorder = try launchPlaybackRecorder(["ps:out_1"], at: "@\(start)", frames: 60_000, name: "seek-take.wav")
+        try player.play(atFrame: start)
+        waitUntilFrame(FrameTime.advance(start, by: 20_000))
+        player.currentFrame = 70_000
+        var recording = try finishPlaybackRecording(recorder, player: nil, name: "seek-take.wav", frames: 60_000)
+        recording.underruns = underrunSpans(player, recordingFrom: start)
+        let take = recording.channels[0]
+        // Up to the seek: from 12345 on. Where it departs from that is the seek.
+        guard let (jump, _) = firstUnexplainedSample(of: take, in: 0..<take.count, account: recording.account,
+                                                     underruns: recording.underruns, tolerance: 0, expected: { position, lag in
+            (0..<frames - 12_345).contains(position - lag) ? source[12_345 + position - lag] : nil
+        }) else { return XCTFail("the seek never happened") }
+        XCTAssertGreaterThanOrEqual(jump, 20_000, "the seek came after it was asked for")
+        guard let resumed = (jump..<take.count).first(where: { take[$0] != 0 }) else {
+            return XCTFail("nothing after the seek")
         }
+        XCTAssertLessThan(resumed - jump, 48_000 / 10, "the reader caught up within 100 ms")
+        let rest = frames - 70_000
+        assertPlayed(recording, channel: 0, "after the seek", positions: resumed..<take.count) { position in
+            position < resumed ? nil : position - resumed < rest ? source[70_000 + position - resumed] : 0
+        }
+        XCTAssertFalse(recording.underruns.contains { $0.position < Int64(resumed) && $0.position + $0.frames > Int64(jump) },
+                       "the catch-up after a seek is not an underrun: \(recording.underruns), \(jump)..<\(resumed)")
     }
 
     /// Volume 1 to 0.5 while playing: up to the change the file as it is, then a ramp of equal
     /// steps (no jump larger than one step), then exactly half: -6.02 dB.
     func testVolumeChangesWhilePlayingRampThenMeasureMinus6dB() throws {
         let frames = 96_000
-        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
-        // the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let source = try signalFile("ramp.wav", frames: frames)
-            let player = try makePlayer("ramp.wav", client: "pv")
-            defer { player.close() }
-            let start = frameAhead(2)
-            let recorder = try record("pv:out_1", start: start, frames: frames, name: "ramp-take.wav")
-            try player.play(atFrame: start)
-            waitUntilFrame(FrameTime.advance(start, by: 30_000))
-            player.volume = 0.5
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            let take = try recorded("ramp-take.wav")
-            let gains = zip(take, source).map { $1 == 0 ? 1 : $0 / $1 }
-            guard let change = gains.firstIndex(where: { abs($0 - 1) > 1e-6 }) else { return XCTFail("the volume never changed") }
-            let ramp = Player.rampFrames(sampleRate: server.sampleRate)
-            XCTAssertGreaterThan(change, 30_000)
-            XCTAssertEqual(gains[(change + ramp - 1)...].filter { abs($0 - 0.5) > 1e-6 }.count, 0, "half after the ramp")
-            for index in change..<(change + ramp) {
-                XCTAssertLessThanOrEqual(abs(gains[index] - gains[index - 1]), 0.5 / Float(ramp) + 1e-4, "a jump at \(index)")
-            }
+        let source = try signalFile("ramp.wav", frames: frames)
+        let player = try makePlayer("ramp.wav", client: "pv")
+        defer { player.close() }
+        let start = frameAhead(2)
+        let recorder = try launchPlaybackRecorder(["pv:out_1"], at: "@\(start)", frames: frames, name: "ramp-take.wav")
+        try player.play(atFrame: start)
+        waitUntilFrame(FrameTime.advance(start, by: 30_000))
+        player.volume = 0.5
+        var recording = try finishPlaybackRecording(recorder, player: nil, name: "ramp-take.wav", frames: frames)
+        try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+        recording.underruns = underrunSpans(player, recordingFrom: start)
+        let take = recording.channels[0]
+        func file(_ frame: Int) -> Float? { (0..<frames).contains(frame) ? source[frame] : 0 }
+        // The file as it is up to the change; where it departs from that, the ramp begins.
+        guard let (change, lag) = firstUnexplainedSample(of: take, in: 0..<take.count, account: recording.account,
+                                                         underruns: recording.underruns, expected: { file($0 - $1) })
+        else { return XCTFail("the volume never changed") }
+        let ramp = Player.rampFrames(sampleRate: server.sampleRate)
+        XCTAssertGreaterThan(change, 30_000)
+        let reported = recording.account.lostSpans + recording.account.lateCopySpans + recording.account.uncertainSpans + recording.underruns
+        let gains = (change - 1..<min(change + ramp, take.count)).map { index -> Float? in
+            let played = file(index - lag) ?? 0
+            return reported.contains { $0.position <= index && index < $0.position + $0.frames } || played == 0 ? nil : take[index] / played
+        }
+        for (step, pair) in zip(gains, gains.dropFirst()).enumerated() {
+            guard let before = pair.0, let after = pair.1 else { continue }
+            XCTAssertLessThanOrEqual(abs(after - before), 0.5 / Float(ramp) + 1e-4, "a jump at \(change + step)")
+        }
+        // Then exactly half.
+        assertPlayed(recording, channel: 0, "half after the ramp", positions: (change + ramp - 1)..<take.count, startLags: lag...lag) { frame in
+            file(frame).map { $0 * 0.5 }
+        }
+        if recording.account.reportsNoTrouble, recording.underruns.isEmpty {
             let after = change + ramp
             XCTAssertEqual(PlaybackTests.decibels(take[after...], relativeTo: source[after...]), -6.0206, accuracy: 0.001)
         }
@@ -269,30 +268,37 @@ final class PlayerTests: JackTestCase {
     /// the same moment as a wall-clock time decide its frame in the same cycle: the recording is
     /// the file from its first frame, frame for frame (a start one frame off fails).
     func testPlayAtTimeStartsOnTheMomentsFrame() throws {
-        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
-        // the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let frames = 24_000
-            let source = try signalFile("attime.wav", frames: frames)
-            let player = try makePlayer("attime.wav", client: "pt")
-            defer { player.close() }
-            let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_000_000) / 1_000 * 1_000
-            var seconds = time_t(target / 1_000_000)
-            var utc = tm()
-            gmtime_r(&seconds, &utc)
-            let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                                utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
-            let recorder = try launchJcap(["--port", "pt:out_1", "--at", moment, "--for", "\(frames + 1_000)f",
-                                           "--format", "float", "-o", "attime-take.wav"])
-            let deviceTime = Double(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target)) / 1e9
-            XCTAssertEqual(deviceTime - player.deviceCurrentTime, 2, accuracy: 0.1, "deviceCurrentTime is JACK's clock")
-            try player.play(atTime: deviceTime)
-            XCTAssertTrue(player.isPlaying)
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            XCTAssertNotNil(player.startedFrame)
-            let take = try recorded("attime-take.wav")
-            assertSamples(take[0..<frames], source[...], "from the moment")
-            XCTAssertEqual(take[frames...].filter { $0 != 0 }.count, 0, "silence after the end")
+        let frames = 24_000
+        let source = try signalFile("attime.wav", frames: frames)
+        let player = try makePlayer("attime.wav", client: "pt")
+        defer { player.close() }
+        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_000_000) / 1_000 * 1_000
+        var seconds = time_t(target / 1_000_000)
+        var utc = tm()
+        gmtime_r(&seconds, &utc)
+        let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                            utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
+        let recorder = try launchPlaybackRecorder(["pt:out_1"], at: moment, frames: frames + 1_000, name: "attime-take.wav")
+        let deviceTime = Double(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target)) / 1e9
+        XCTAssertEqual(deviceTime - player.deviceCurrentTime, 2, accuracy: 0.1, "deviceCurrentTime is JACK's clock")
+        try player.play(atTime: deviceTime)
+        XCTAssertTrue(player.isPlaying)
+        // An xrun in the cycle the moment falls in can skip the player or the recorder there: it
+        // then starts on the next cycle's first frame.
+        let wait = target - 300_000 - WallClockTime.nowMicrosecondsSinceEpoch()
+        if wait > 0 { usleep(useconds_t(wait)) }
+        let xrunsBefore = Self.serverXruns.load(ordering: .relaxed)
+        let after = target + 200_000 - WallClockTime.nowMicrosecondsSinceEpoch()
+        if after > 0 { usleep(useconds_t(after)) }
+        let xrunsAround = Self.serverXruns.load(ordering: .relaxed) - xrunsBefore
+        var recording = try finishPlaybackRecording(recorder, player: nil, name: "attime-take.wav", frames: frames + 1_000)
+        try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
+        recording.underruns = underrunSpans(player, recordingFrom: recording.account.startFrame)
+        XCTAssertNotNil(player.startedFrame)
+        let lags = xrunsAround > 0 || wait <= 0 ? -server.period...server.period : 0...0
+        // The file from the moment, then silence.
+        assertPlayed(recording, channel: 0, "from the moment (\(xrunsAround) xruns around it)", startLags: lags) { position in
+            position < 0 ? 0 : position < frames ? source[position] : 0
         }
     }
 }
@@ -388,27 +394,27 @@ final class PlayConsoleTests: JackTestCase {
     func testJSONMeterLinesShowTheFileFramePlayingAndEachPortsLevel() throws {
         // Left at 0.5 (-6.02 dBFS), right at 0.25 (-12.04 dBFS), one second.
         let file = try writeFloatFile("levels.wav", channels: 2, frames: 48_000) { _, channel in channel == 0 ? 0.5 : 0.25 }
-        // Repeated on xruns: the player's output is compared frame for frame with the file; an xrun makes
-        // the player fall behind or the recorder lose a period, moving what is compared.
-        let (status, output, errors) = try withoutXruns { () -> (Int32, String, String) in
-            let jcap = try launchJcap(["play", file, "--no-connect", "--meter", "json"])
-            let status = try jcap.wait(timeout: 30)
-            return (status, jcap.output, jcap.errorOutput)
-        }
-        XCTAssertEqual(status, 0, errors)
+        let jcap = try launchJcap(["play", file, "--no-connect", "--meter", "json"])
+        let status = try jcap.wait(timeout: 30)
+        let (output, errors) = (jcap.output, jcap.errorOutput)
+        XCTAssertEqual(status, playerStatus(reportedIn: errors), errors)
+        // The frames of silence it reported (a loaded host can make the reader fall behind).
+        let underrunFrames = playerUnderruns(in: errors, recordingFrom: 0).reduce(0) { $0 + Int($1.frames) }
         let objects = try output.split(separator: "\n").map { line in
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
         }
         let playing = objects.filter { $0["state"] as? String == "playing" }
         XCTAssertGreaterThanOrEqual(playing.count, 5, "about 10 lines a second: \(output)")
-        var lastFrame = -1
+        var lastFrame = -1, lastLost = 0
         for object in playing {
             let frame = try XCTUnwrap(object["elapsed_frames"] as? Int)
             XCTAssertGreaterThanOrEqual(frame, lastFrame, "the file frame never goes back")
             XCTAssertLessThanOrEqual(frame, 48_000)
             lastFrame = frame
             XCTAssertEqual((object["remaining_frames"] as? Int).map { $0 + frame }, 48_000)
-            XCTAssertEqual(object["lost_frames"] as? Int, 0)
+            let lost = try XCTUnwrap(object["lost_frames"] as? Int)
+            XCTAssertTrue((lastLost...underrunFrames).contains(lost), "\(lost) lost: never back, never past the \(underrunFrames) reported")
+            lastLost = lost
             let channels = try XCTUnwrap(object["channels"] as? [[String: Any]])
             XCTAssertEqual(channels.map { $0["name"] as? String }, ["out_1", "out_2"])
         }

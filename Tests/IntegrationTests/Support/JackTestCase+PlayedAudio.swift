@@ -123,12 +123,13 @@ extension JackTestCase {
     }
 
     /// Fails unless channel `channel` of `recording` holds `expected(position)` (nil: nothing it
-    /// could hold) at every position, exactly, or as what was reported excuses
+    /// could hold) at every position (of `positions`, or all), exactly, or as what was reported excuses
     /// (`firstUnexplainedSample`).
-    func assertPlayed(_ recording: PlayedRecording, channel: Int, _ what: String, startLags: ClosedRange<Int> = 0...0,
-                      file: StaticString = #filePath, line: UInt = #line, expected: (_ position: Int) -> Float?) {
+    func assertPlayed(_ recording: PlayedRecording, channel: Int, _ what: String, positions: Range<Int>? = nil,
+                      startLags: ClosedRange<Int> = 0...0, file: StaticString = #filePath, line: UInt = #line,
+                      expected: (_ position: Int) -> Float?) {
         let samples = recording.channels[channel]
-        let wrong = firstUnexplainedSample(of: samples, in: 0..<samples.count, account: recording.account, underruns: recording.underruns,
+        let wrong = firstUnexplainedSample(of: samples, in: positions ?? 0..<samples.count, account: recording.account, underruns: recording.underruns,
                                            tolerance: 0, startLags: startLags) { position, lag in expected(position - lag) }
         XCTAssertNil(wrong.map { "frame \($0.position): \(samples[$0.position]), \($0.lag) frames behind" },
                      "\(what); \(recording.account); underruns \(recording.underruns)", file: file, line: line)
