@@ -49,33 +49,6 @@ final class PlaybackRateTests: JackTestCase {
         return (0..<channels).map { channel in stride(from: channel, to: output.count, by: channels).map { output[$0] } }
     }
 
-    /// Equal within `tolerance` (0: bit for bit), naming the first difference.
-    func assertSamples(_ actual: ArraySlice<Float>, _ expected: ArraySlice<Float>, _ what: String, tolerance: Float = 0,
-                       line: UInt = #line) {
-        guard actual.count == expected.count else {
-            return XCTFail("\(what): \(actual.count) samples, expected \(expected.count)", line: line)
-        }
-        let differing = zip(actual, expected).enumerated().filter { abs($0.element.0 - $0.element.1) > tolerance }
-        if let first = differing.first {
-            XCTFail("\(what): \(differing.count) samples differ, the first at \(first.offset): "
-                    + "\(first.element.0) instead of \(first.element.1)", line: line)
-        }
-    }
-
-    /// The played span of a recording (from its first sample that is not silence to its last)
-    /// begins on `start` and is `frames` long within one frame (libsamplerate may leave the last
-    /// output frame unfilled: the converter pads it with silence, so the length is exact though
-    /// the sound ends a frame early; the sample comparison with the offline run checks it), and
-    /// nothing plays after those frames.
-    func assertPlayedSpan(_ samples: [Float], from start: Int, frames: Int, _ what: String, line: UInt = #line) {
-        guard let first = samples.firstIndex(where: { $0 != 0 }), let last = samples.lastIndex(where: { $0 != 0 }) else {
-            return XCTFail("\(what): silence", line: line)
-        }
-        XCTAssertEqual(first, start, "\(what): the first frame on the start frame", line: line)
-        XCTAssertEqual(last + 1 - first, frames, accuracy: 1, "\(what): the played span", line: line)
-        XCTAssertLessThanOrEqual(last + 1, start + frames, "\(what): nothing after round(F / rate) frames", line: line)
-    }
-
     /// Rising crossings of 0.5 per second of `samples` at `sampleRate`: the sine's frequency.
     func sineFrequency(_ samples: ArraySlice<Float>, sampleRate: Int) -> Double {
         let centred = samples.map { $0 - 0.5 }
@@ -95,8 +68,14 @@ final class PlaybackRateTests: JackTestCase {
         try Self.waitFor("ports \(names)") { names.allSatisfy { observer.audioOutputPorts().contains($0) } }
     }
 
-    func record(_ ports: [String], start: UInt32, frames: Int, name: String) throws -> Subprocess {
-        try launchJcap(ports.flatMap { ["--port", $0] } + ["--at", "@\(start)", "--for", "\(frames)f", "--format", "float", "-o", name])
+    /// Whether nothing was reported of a recording: its sine's frequency is measured only then
+    /// (a lost period moves the crossings).
+    func isUndisturbed(_ recording: PlayedRecording) -> Bool { recording.account.reportsNoTrouble && recording.underruns.isEmpty }
+
+    /// `expected` from recorded frame `offset` on, silence around it: what a recording that
+    /// began `offset` frames before the player should hold at `position`.
+    func played(_ expected: [Float], from offset: Int, at position: Int) -> Float? {
+        position < 0 ? nil : position < offset ? 0 : position - offset < expected.count ? expected[position - offset] : 0
     }
 
     /// `jcap play --rate 2` with two files (mono and stereo, F = 30001 frames): each port plays
@@ -105,32 +84,29 @@ final class PlaybackRateTests: JackTestCase {
     func testRateTwoPlaysHalfTheFramesAnOctaveUpInSync() throws {
         let frames = 30_001
         let played = 15_001
-        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
-        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let mono = try writeSineFile("fast-a.wav", frames: frames)
-            let stereo = try writeSineFile("fast-b.wav", frames: frames, channels: 2)
-            let expectedMono = try offline(mono, channels: 1, inputRate: 2, outputRate: 1)
-            let expectedStereo = try offline(stereo, channels: 2, inputRate: 2, outputRate: 1)
-            XCTAssertEqual(expectedMono[0].count, played)
-            let start = frameAhead(2)
-            let player = try launchJcap(["play", path("fast-a.wav"), path("fast-b.wav"), "--name", "plr", "--no-connect",
-                                         "--at", "@\(start)", "--rate", "2"])
-            let ports = ["plr:out_1", "plr:out_2", "plr:out_3"]
-            try waitForPorts(ports)
-            let recorder = try record(ports, start: FrameTime.advance(start, by: -1_000), frames: played + 2_000, name: "fast.wav")
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
-            XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
-            let recorded = try readChannels("fast.wav")
-            XCTAssertEqual(recorded.count, 3)
-            guard recorded.count == 3 else { return }
-            let expected = [expectedMono[0], expectedStereo[0], expectedStereo[1]]
-            for channel in 0..<3 {
-                assertPlayedSpan(recorded[channel], from: 1_000, frames: played, "channel \(channel + 1): round(F / 2) frames")
-                assertSamples(recorded[channel][1_000..<(1_000 + played)], expected[channel][...], "channel \(channel + 1)")
-            }
-            XCTAssertEqual(sineFrequency(recorded[0][2_000..<14_000], sampleRate: server.sampleRate), 2 * Self.sineHertz,
+        // Checked against what the recorder and the player reported (`assertPlayed`), as every
+        // recording of a player here; the sines swell, so that no stretch repeats another.
+        let mono = try writeSineFile("fast-a.wav", frames: frames, swelling: true)
+        let stereo = try writeSineFile("fast-b.wav", frames: frames, channels: 2, swelling: true)
+        let expectedMono = try offline(mono, channels: 1, inputRate: 2, outputRate: 1)
+        let expectedStereo = try offline(stereo, channels: 2, inputRate: 2, outputRate: 1)
+        XCTAssertEqual(expectedMono[0].count, played)
+        let start = frameAhead(2)
+        let player = try launchJcap(["play", path("fast-a.wav"), path("fast-b.wav"), "--name", "plr", "--no-connect",
+                                     "--at", "@\(start)", "--rate", "2"])
+        let ports = ["plr:out_1", "plr:out_2", "plr:out_3"]
+        try waitForPorts(ports)
+        let recorder = try launchPlaybackRecorder(ports, at: "@\(FrameTime.advance(start, by: -1_000))", frames: played + 2_000, name: "fast.wav")
+        let recording = try finishPlaybackRecording(recorder, player: player, name: "fast.wav", frames: played + 2_000)
+        XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
+        XCTAssertEqual(recording.channels.count, 3)
+        guard recording.channels.count == 3 else { return }
+        // round(F / 2) frames from the start frame, libsamplerate's output sample for sample, silence around them.
+        for (channel, expected) in [expectedMono[0], expectedStereo[0], expectedStereo[1]].enumerated() {
+            assertPlayed(recording, channel: channel, "channel \(channel + 1)") { self.played(expected, from: 1_000, at: $0) }
+        }
+        if isUndisturbed(recording) {
+            XCTAssertEqual(sineFrequency(recording.channels[0][2_000..<14_000], sampleRate: server.sampleRate), 2 * Self.sineHertz,
                            accuracy: 0.5, "an octave up")
         }
     }
@@ -139,22 +115,17 @@ final class PlaybackRateTests: JackTestCase {
     /// libsamplerate's fastest sinc run offline, sample for sample, and not its best.
     func testTheConverterQualityIsTheOneAsked() throws {
         let frames = 20_000
-        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
-        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let samples = try writeSineFile("quality.wav", frames: frames)
-            let fastest = try offline(samples, channels: 1, inputRate: 2, outputRate: 1, quality: .fastest)[0]
-            let best = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
-            XCTAssertNotEqual(fastest, best, "the two converters differ on this file")
-            let start = frameAhead(2)
-            let player = try launchJcap(["play", path("quality.wav"), "--name", "plq", "--no-connect", "--at", "@\(start)",
-                                         "--rate", "2", "--src-quality", "fastest"])
-            try waitForPorts(["plq:out_1"])
-            let recorder = try record(["plq:out_1"], start: start, frames: fastest.count, name: "quality-take.wav")
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
-            assertSamples(try readChannels("quality-take.wav")[0][...], fastest[...], "libsamplerate's fastest")
-        }
+        let samples = try writeSineFile("quality.wav", frames: frames, swelling: true)
+        let fastest = try offline(samples, channels: 1, inputRate: 2, outputRate: 1, quality: .fastest)[0]
+        let best = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
+        XCTAssertNotEqual(fastest, best, "the two converters differ on this file")
+        let start = frameAhead(2)
+        let player = try launchJcap(["play", path("quality.wav"), "--name", "plq", "--no-connect", "--at", "@\(start)",
+                                     "--rate", "2", "--src-quality", "fastest"])
+        try waitForPorts(["plq:out_1"])
+        let recorder = try launchPlaybackRecorder(["plq:out_1"], at: "@\(start)", frames: fastest.count, name: "quality-take.wav")
+        let recording = try finishPlaybackRecording(recorder, player: player, name: "quality-take.wav", frames: fastest.count)
+        assertPlayed(recording, channel: 0, "libsamplerate's fastest") { self.played(fastest, from: 0, at: $0) }
         let bad = try runJcap(["play", path("quality.wav"), "--src-quality", "finest"])
         XCTAssertEqual(bad.status, 64, bad.errors)
         XCTAssertTrue(bad.errors.contains("--src-quality"), bad.errors)
@@ -169,24 +140,17 @@ final class PlaybackRateTests: JackTestCase {
         let played = Int(SampleRateConverter.outputLength(forInputFrames: Int64(2 * frames), inputRate: ratio.input,
                                                           outputRate: ratio.output))
         XCTAssertEqual(played, 16_460)
-        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
-        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let samples = try writeSineFile("loop.wav", frames: frames)
-            let expected = try offline(samples + samples, channels: 1, inputRate: ratio.input, outputRate: ratio.output)[0]
-            let start = frameAhead(2)
-            let player = try launchJcap(["play", path("loop.wav"), "--name", "prl", "--no-connect", "--at", "@\(start)",
-                                         "--loops", "1", "--rate", "1.5"])
-            try waitForPorts(["prl:out_1"])
-            let recorder = try record(["prl:out_1"], start: FrameTime.advance(start, by: -1_000), frames: played + 2_000,
-                                      name: "loop-take.wav")
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
-            XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
-            let recorded = try readChannels("loop-take.wav")[0]
-            assertPlayedSpan(recorded, from: 1_000, frames: played, "round(2F / 1.5) frames")
-            assertSamples(recorded[1_000..<(1_000 + played)], expected[...], "two copies as one stream")
-        }
+        let samples = try writeSineFile("loop.wav", frames: frames, swelling: true)
+        let expected = try offline(samples + samples, channels: 1, inputRate: ratio.input, outputRate: ratio.output)[0]
+        let start = frameAhead(2)
+        let player = try launchJcap(["play", path("loop.wav"), "--name", "prl", "--no-connect", "--at", "@\(start)",
+                                     "--loops", "1", "--rate", "1.5"])
+        try waitForPorts(["prl:out_1"])
+        let recorder = try launchPlaybackRecorder(["prl:out_1"], at: "@\(FrameTime.advance(start, by: -1_000))", frames: played + 2_000,
+                                                  name: "loop-take.wav")
+        let recording = try finishPlaybackRecording(recorder, player: player, name: "loop-take.wav", frames: played + 2_000)
+        XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
+        assertPlayed(recording, channel: 0, "two copies as one stream, round(2F / 1.5) frames") { self.played(expected, from: 1_000, at: $0) }
     }
 
     /// A file at 44.1 kHz on the 48 kHz server plays at its own speed: F frames become
@@ -196,24 +160,19 @@ final class PlaybackRateTests: JackTestCase {
         let frames = 44_100 + 7
         let played = Int(SampleRateConverter.outputLength(forInputFrames: Int64(frames), inputRate: 44_100, outputRate: 48_000))
         XCTAssertEqual(played, 48_008)
-        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
-        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let samples = try writeSineFile("cd.wav", frames: frames, sampleRate: 44_100)
-            let expected = try offline(samples, channels: 1, inputRate: 44_100, outputRate: 48_000)[0]
-            let start = frameAhead(2)
-            let player = try launchJcap(["play", path("cd.wav"), "--name", "plcd", "--no-connect", "--at", "@\(start)"])
-            try waitForPorts(["plcd:out_1"])
-            let recorder = try record(["plcd:out_1"], start: FrameTime.advance(start, by: -1_000), frames: played + 2_000,
-                                      name: "cd-take.wav")
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            XCTAssertEqual(try player.wait(timeout: 30), 0, player.errorOutput)
-            XCTAssertTrue(player.errorOutput.contains("44100 Hz, \(frames) frames, resampled to 48000 Hz"), player.errorOutput)
-            XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
-            let recorded = try readChannels("cd-take.wav")[0]
-            assertPlayedSpan(recorded, from: 1_000, frames: played, "round(F × 48000 / 44100) frames")
-            assertSamples(recorded[1_000..<(1_000 + played)], expected[...], "resampled")
-            XCTAssertEqual(sineFrequency(recorded[2_000..<40_000], sampleRate: server.sampleRate), Self.sineHertz, accuracy: 0.5)
+        let samples = try writeSineFile("cd.wav", frames: frames, sampleRate: 44_100, swelling: true)
+        let expected = try offline(samples, channels: 1, inputRate: 44_100, outputRate: 48_000)[0]
+        let start = frameAhead(2)
+        let player = try launchJcap(["play", path("cd.wav"), "--name", "plcd", "--no-connect", "--at", "@\(start)"])
+        try waitForPorts(["plcd:out_1"])
+        let recorder = try launchPlaybackRecorder(["plcd:out_1"], at: "@\(FrameTime.advance(start, by: -1_000))", frames: played + 2_000,
+                                                  name: "cd-take.wav")
+        let recording = try finishPlaybackRecording(recorder, player: player, name: "cd-take.wav", frames: played + 2_000)
+        XCTAssertTrue(player.errorOutput.contains("44100 Hz, \(frames) frames, resampled to 48000 Hz"), player.errorOutput)
+        XCTAssertTrue(player.errorOutput.contains("played to file frame \(frames)"), player.errorOutput)
+        assertPlayed(recording, channel: 0, "resampled, round(F × 48000 / 44100) frames") { self.played(expected, from: 1_000, at: $0) }
+        if isUndisturbed(recording) {
+            XCTAssertEqual(sineFrequency(recording.channels[0][2_000..<40_000], sampleRate: server.sampleRate), Self.sineHertz, accuracy: 0.5)
         }
     }
 
@@ -268,30 +227,27 @@ final class PlaybackRateTests: JackTestCase {
     /// sample for sample, the sine at 50 Hz; `duration` and the end position stay the file's.
     func testRateHalfDoublesTheLength() throws {
         let frames = 20_001
-        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
-        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let samples = try writeSineFile("slow.wav", frames: frames)
-            let expected = try offline(samples, channels: 1, inputRate: 1, outputRate: 2)[0]
-            XCTAssertEqual(expected.count, 2 * frames)
-            let player = try makePlayer("slow.wav", client: "prs", rate: 0.5)
-            defer { player.close() }
-            let finish = Finish()
-            player.delegate = finish
-            XCTAssertEqual(player.rate, 0.5)
-            XCTAssertEqual(player.duration, Double(frames) / Double(server.sampleRate), "the file's seconds")
-            let start = frameAhead(2)
-            let recorder = try record(["prs:out_1"], start: FrameTime.advance(start, by: -1_000), frames: 2 * frames + 2_000,
-                                      name: "slow-take.wav")
-            try player.play(atFrame: start)
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            try Self.waitFor("the end") { finish.finished == [true] }
-            let recorded = try readChannels("slow-take.wav")[0]
-            assertPlayedSpan(recorded, from: 1_000, frames: 2 * frames, "round(F / 0.5) frames")
-            assertSamples(recorded[1_000..<(1_000 + 2 * frames)], expected[...], "rate 0.5")
-            XCTAssertEqual(sineFrequency(recorded[2_000..<40_000], sampleRate: server.sampleRate), Self.sineHertz / 2, accuracy: 0.5)
-            XCTAssertEqual(player.currentFrame, 0, "back to the start at the end")
+        let samples = try writeSineFile("slow.wav", frames: frames, swelling: true)
+        let expected = try offline(samples, channels: 1, inputRate: 1, outputRate: 2)[0]
+        XCTAssertEqual(expected.count, 2 * frames)
+        let player = try makePlayer("slow.wav", client: "prs", rate: 0.5)
+        defer { player.close() }
+        let finish = Finish()
+        player.delegate = finish
+        XCTAssertEqual(player.rate, 0.5)
+        XCTAssertEqual(player.duration, Double(frames) / Double(server.sampleRate), "the file's seconds")
+        let start = frameAhead(2)
+        let recordingStart = FrameTime.advance(start, by: -1_000)
+        let recorder = try launchPlaybackRecorder(["prs:out_1"], at: "@\(recordingStart)", frames: 2 * frames + 2_000, name: "slow-take.wav")
+        try player.play(atFrame: start)
+        var recording = try finishPlaybackRecording(recorder, player: nil, name: "slow-take.wav", frames: 2 * frames + 2_000)
+        try Self.waitFor("the end") { finish.finished == [true] }
+        recording.underruns = underrunSpans(player, recordingFrom: recordingStart)
+        assertPlayed(recording, channel: 0, "rate 0.5, round(F / 0.5) frames") { self.played(expected, from: 1_000, at: $0) }
+        if isUndisturbed(recording) {
+            XCTAssertEqual(sineFrequency(recording.channels[0][2_000..<40_000], sampleRate: server.sampleRate), Self.sineHertz / 2, accuracy: 0.5)
         }
+        XCTAssertEqual(player.currentFrame, 0, "back to the start at the end")
     }
 
     /// Seeks at rate 2 land on the file frame asked for: while stopped, currentFrame reads it
@@ -301,38 +257,38 @@ final class PlaybackRateTests: JackTestCase {
     /// file frames, twice as fast as JACK's frames.
     func testSeeksAtARateLandOnTheFileFrameAsked() throws {
         let frames = 96_000
-        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
-        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let samples = try writeSineFile("seek.wav", frames: frames)
-            let player = try makePlayer("seek.wav", client: "prk", rate: 2)
-            defer { player.close() }
-            player.currentFrame = 12_345
-            XCTAssertEqual(player.currentFrame, 12_345)
-            let fromStop = try offline(Array(samples[12_345...]), channels: 1, inputRate: 2, outputRate: 1)[0]
-            let fromSeek = try offline(Array(samples[60_000...]), channels: 1, inputRate: 2, outputRate: 1)[0]
-            let start = frameAhead(2)
-            let recorder = try record(["prk:out_1"], start: start, frames: 40_000, name: "seek-take.wav")
-            try player.play(atFrame: start)
-            waitUntil(FrameTime.advance(start, by: 10_000))
-            let playing = player.currentFrame
-            XCTAssertEqual(Double(playing - 12_345), 2 * 10_000, accuracy: 2 * 4_096,
-                           "file frames advance twice as fast as JACK's: \(playing)")
-            player.currentFrame = 60_000
-            XCTAssertEqual(player.currentFrame, 60_000, "read back at once")
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            let take = try readChannels("seek-take.wav")[0]
-            guard let jump = (0..<take.count).first(where: { take[$0] != fromStop[$0] }) else {
-                return XCTFail("the seek never happened")
-            }
-            XCTAssertGreaterThan(jump, 10_000, "the file from 12345 until the seek")
-            guard let resumed = (jump..<take.count).first(where: { take[$0] != 0 }) else { return XCTFail("nothing after the seek") }
-            XCTAssertLessThan(resumed - jump, server.sampleRate / 10, "the reader caught up within 100 ms")
-            let rest = fromSeek.count
-            guard resumed + rest <= take.count else { return XCTFail("resumed too late, at \(resumed)") }
-            assertSamples(take[resumed..<(resumed + rest)], fromSeek[...], "from file frame 60000 on")
-            XCTAssertEqual(player.underrunFrames, 0)
+        let samples = try writeSineFile("seek.wav", frames: frames, swelling: true)
+        let player = try makePlayer("seek.wav", client: "prk", rate: 2)
+        defer { player.close() }
+        player.currentFrame = 12_345
+        XCTAssertEqual(player.currentFrame, 12_345)
+        let fromStop = try offline(Array(samples[12_345...]), channels: 1, inputRate: 2, outputRate: 1)[0]
+        let fromSeek = try offline(Array(samples[60_000...]), channels: 1, inputRate: 2, outputRate: 1)[0]
+        let start = frameAhead(2)
+        let recorder = try launchPlaybackRecorder(["prk:out_1"], at: "@\(start)", frames: 40_000, name: "seek-take.wav")
+        try player.play(atFrame: start)
+        waitUntil(FrameTime.advance(start, by: 10_000))
+        let playing = player.currentFrame
+        XCTAssertEqual(Double(playing - 12_345), 2 * 10_000, accuracy: 2 * 4_096,
+                       "file frames advance twice as fast as JACK's: \(playing)")
+        player.currentFrame = 60_000
+        XCTAssertEqual(player.currentFrame, 60_000, "read back at once")
+        var recording = try finishPlaybackRecording(recorder, player: nil, name: "seek-take.wav", frames: 40_000)
+        recording.underruns = underrunSpans(player, recordingFrom: start)
+        let take = recording.channels[0]
+        // The file from 12345 until the seek: where the recording departs from it.
+        guard let (jump, _) = firstUnexplainedSample(of: take, in: 0..<take.count, account: recording.account,
+                                                     underruns: recording.underruns, tolerance: 0, expected: { position, lag in
+            self.played(fromStop, from: 0, at: position - lag)
+        }) else { return XCTFail("the seek never happened") }
+        XCTAssertGreaterThanOrEqual(jump, 10_000, "the file from 12345 until the seek")
+        guard let resumed = (jump..<take.count).first(where: { take[$0] != 0 }) else { return XCTFail("nothing after the seek") }
+        XCTAssertLessThan(resumed - jump, server.sampleRate / 10, "the reader caught up within 100 ms")
+        assertPlayed(recording, channel: 0, "from file frame 60000 on", positions: resumed..<take.count) { position in
+            position < resumed ? nil : self.played(fromSeek, from: resumed, at: position)
         }
+        XCTAssertFalse(recording.underruns.contains { $0.position < Int64(resumed) && $0.position + $0.frames > Int64(jump) },
+                       "the catch-up after a seek is not an underrun: \(recording.underruns), \(jump)..<\(resumed)")
     }
 
     /// `rate` changed while playing: a seek to the frame due when the callback takes it, at the
@@ -341,37 +297,37 @@ final class PlaybackRateTests: JackTestCase {
     /// file frame after the last one played at rate 2: nothing played twice, nothing skipped.
     func testChangingTheRateWhilePlayingContinuesFromTheFramePlaying() throws {
         let frames = 96_000
-        // Repeated on xruns: the player's output at a rate is compared frame for frame with the converter's;
-        // an xrun makes the player fall behind or the recorder lose a period, moving what is compared.
-        try withoutXruns {
-            let samples = try writeSineFile("change.wav", frames: frames)
-            let player = try makePlayer("change.wav", client: "prc", rate: 2)
-            defer { player.close() }
-            let start = frameAhead(2)
-            let recorder = try record(["prc:out_1"], start: start, frames: 60_000, name: "change-take.wav")
-            try player.play(atFrame: start)
-            waitUntil(FrameTime.advance(start, by: 10_000))
-            player.rate = 1
-            let changedAt = player.currentFrame
-            XCTAssertEqual(player.rate, 1)
-            XCTAssertEqual(try recorder.wait(timeout: 30), 0, recorder.errorOutput)
-            let take = try readChannels("change-take.wav")[0]
-            let fast = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
-            let gapStart = (0..<take.count).first { take[$0] != fast[$0] } ?? take.count
-            XCTAssertGreaterThan(gapStart, 9_000, "rate 2 until the change")
-            guard let resumed = (gapStart..<take.count).first(where: { take[$0] != 0 }) else {
-                return XCTFail("nothing after the change (rate 2 until output frame \(gapStart))")
-            }
-            XCTAssertLessThan(resumed - gapStart, server.sampleRate / 10, "the reader caught up within 100 ms")
-            // The frame due: the file frame after the last one played at rate 2.
-            let due = 2 * gapStart
-            guard resumed + 20_000 <= take.count, due + 20_000 <= samples.count else { return XCTFail("resumed too late, at \(resumed)") }
-            assertSamples(take[resumed..<(resumed + 20_000)], samples[due..<(due + 20_000)],
-                          "the file as it is from frame \(due), the frame after the last played at rate 2")
-            XCTAssertTrue(take[gapStart..<resumed].allSatisfy { $0 == 0 }, "silence while the reader restarts")
-            // Read just after the change: the frame the callback was at then (a cycle's leeway).
-            XCTAssertEqual(Double(changedAt), Double(due), accuracy: 2 * 1_024, "currentFrame is the file frame playing")
+        let samples = try writeSineFile("change.wav", frames: frames, swelling: true)
+        let player = try makePlayer("change.wav", client: "prc", rate: 2)
+        defer { player.close() }
+        let start = frameAhead(2)
+        let recorder = try launchPlaybackRecorder(["prc:out_1"], at: "@\(start)", frames: 60_000, name: "change-take.wav")
+        try player.play(atFrame: start)
+        waitUntil(FrameTime.advance(start, by: 10_000))
+        player.rate = 1
+        let changedAt = player.currentFrame
+        XCTAssertEqual(player.rate, 1)
+        var recording = try finishPlaybackRecording(recorder, player: nil, name: "change-take.wav", frames: 60_000)
+        recording.underruns = underrunSpans(player, recordingFrom: start)
+        let take = recording.channels[0]
+        let fast = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
+        // Rate 2 until the change: where the recording departs from it, `lag` output frames behind the clock.
+        let (gapStart, lag) = firstUnexplainedSample(of: take, in: 0..<take.count, account: recording.account,
+                                                     underruns: recording.underruns, tolerance: 0, expected: { position, lag in
+            self.played(fast, from: 0, at: position - lag)
+        }) ?? (take.count, 0)
+        XCTAssertGreaterThan(gapStart, 9_000, "rate 2 until the change")
+        guard let resumed = (gapStart..<take.count).first(where: { take[$0] != 0 }) else {
+            return XCTFail("nothing after the change (rate 2 until output frame \(gapStart))")
         }
+        XCTAssertLessThan(resumed - gapStart, server.sampleRate / 10, "the reader caught up within 100 ms")
+        // The frame due: the file frame after the last one played at rate 2.
+        let due = 2 * (gapStart - lag)
+        guard resumed + 20_000 <= take.count, due + 20_000 <= samples.count else { return XCTFail("resumed too late, at \(resumed)") }
+        assertPlayed(recording, channel: 0, "the file as it is from frame \(due), the frame after the last played at rate 2",
+                     positions: resumed..<(resumed + 20_000)) { position in position < resumed ? nil : samples[due + position - resumed] }
+        // Read just after the change: the frame the callback was at then (a cycle's leeway).
+        XCTAssertEqual(Double(changedAt), Double(due), accuracy: 2 * 1_024, "currentFrame is the file frame playing")
     }
 
     /// A reader slowed by the test hook at rate 2: the callback plays silence instead, each

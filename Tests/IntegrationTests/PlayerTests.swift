@@ -30,11 +30,6 @@ final class PlayerTests: JackTestCase {
         return player
     }
 
-    /// The player's underruns as frames of a recording from JACK frame `start`.
-    func underrunSpans(_ player: Player, recordingFrom start: UInt32) -> [LostSpan] {
-        player.underruns.map { LostSpan(position: Int64(FrameTime.distance(from: start, to: $0.jackFrame)), frames: Int64($0.frames)) }
-    }
-
     func frameAhead(_ seconds: Double) -> UInt32 {
         FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
     }

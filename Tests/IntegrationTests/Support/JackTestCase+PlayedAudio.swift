@@ -73,6 +73,11 @@ extension JackTestCase {
         }
     }
 
+    /// A `Player`'s underruns as frames of a recording from JACK frame `start`.
+    func underrunSpans(_ player: Player, recordingFrom start: UInt32) -> [LostSpan] {
+        player.underruns.map { LostSpan(position: Int64(FrameTime.distance(from: start, to: $0.jackFrame)), frames: Int64($0.frames)) }
+    }
+
     /// The status `jcap play` exits with by what it reported: 3 after an underrun, 0 otherwise.
     func playerStatus(reportedIn errors: String) -> Int32 {
         errors.contains("jcap: underrun: ") ? ExitStatus.lostFrames.rawValue : 0
