@@ -24,45 +24,6 @@ final class FileSplitTests: JackTestCase {
         return (boundary, start, at)
     }
 
-    /// Every file checked on its own, then all of them one after another as one recording: each
-    /// file begins on the frame after the last one's last frame, and their samples joined are the
-    /// test signal with nothing missing or repeated. Returns each file's report.
-    func checkJoined(_ paths: [String], signalChannels: [Int]? = nil, file: StaticString = #filePath,
-                     line: UInt = #line) throws -> [TestSignalReport] {
-        var reports: [TestSignalReport] = []
-        var joined: [Float] = []
-        var channels = 0
-        for path in paths {
-            let sound = try SoundFile.open(readingFrom: path)
-            let report = TestSignalReport.check(file: sound, signalChannels: signalChannels)
-            XCTAssertTrue(report.isIntact, "\(path): \(report)", file: file, line: line)
-            if let previous = reports.last, let start = previous.firstFrameTime {
-                XCTAssertEqual(report.firstFrameTime, (start + Int(previous.frames)) % TestSignal.timeModulus,
-                               "\(path) begins on the frame after the last file's last frame", file: file, line: line)
-            }
-            reports.append(report)
-            let reread = try SoundFile.open(readingFrom: path)
-            channels = reread.channels
-            var samples = [Float](repeating: 0, count: Int(reread.frames) * channels)
-            _ = samples.withUnsafeMutableBufferPointer { reread.read(into: $0.baseAddress!, frames: Int(reread.frames)) }
-            joined += samples
-        }
-        let joinedPath = directory + "/joined-\(UUID().uuidString).wav"
-        let format = try RecordingSettings(format: .float).resolveFormat(forPath: joinedPath)
-        let out = try SoundFile.create(path: joinedPath, format: format, channels: channels, sampleRate: server.sampleRate,
-                                       overwrite: false)
-        try joined.withUnsafeBufferPointer { buffer throws(CaptureError) in
-            try out.write(interleaved: buffer.baseAddress!, frames: buffer.count / channels)
-        }
-        try out.close()
-        let whole = TestSignalReport.check(file: try SoundFile.open(readingFrom: joinedPath), signalChannels: signalChannels)
-        XCTAssertTrue(whole.isIntact, "the files joined: \(whole)", file: file, line: line)
-        XCTAssertEqual(whole.frames, reports.reduce(0) { $0 + $1.frames }, file: file, line: line)
-        XCTAssertEqual(whole.firstFrameTime, reports.first?.firstFrameTime, file: file, line: line)
-        try FileManager.default.removeItem(atPath: joinedPath)
-        return reports
-    }
-
     /// A split take checked against what jcap reported (its `--meter json` summary): its files are
     /// `names`, in order, each beginning at the take position where the last one ended, and every
     /// sample of them is accounted for (`TakeVerification`). Returns each file's first JACK frame
@@ -96,103 +57,117 @@ final class FileSplitTests: JackTestCase {
     }
 
     func testThreeSplitsAtTwoSecondsJoinWithoutAGap() throws {
-        // Repeated on xruns: each cut follows the wall clock through the server's clock estimate, which an
-        // xrun moves (its frames and the files' lengths are asserted, with what jcap reported allowed
-        // for); every sample is checked as well.
-        try withoutXruns {
-            let moment = try startBeforeABoundary()
-            let jcap = try launchJcap(signalPorts(2) + ["--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "json", "-v"])
-            // The server's frame at the start and at each boundary, read from its clock just after
-            // each moment, as jcap reads it then: on a loaded host the sample clock of a dummy
-            // server falls behind the wall clock (measured under tools/steal: 4,419 frames over
-            // 4.5 s, with no xrun), so a reading made before the take would not be where the cut is.
-            let instants = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
-            var observed: [UInt32] = []
-            for instant in instants {
-                let wait = instant + 20_000 - WallClockTime.nowMicrosecondsSinceEpoch()
-                if wait > 0 { usleep(UInt32(wait)) }
-                observed.append(frameNear(wallClock: instant))
-            }
-            let expectedFrames = Array(observed.dropFirst())
-            let run = (status: try jcap.wait(), errors: jcap.errorOutput)
-            let account = try summaryAccount(jcap.output)
-            XCTAssertEqual(run.status, exitStatus(reporting: account), run.errors)
-            // Started half a second before a boundary, for 5 s: three boundaries, four files, each
-            // named for its start (the first for the take's, the others for their boundary's).
-            let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
-            let names = starts.map { "take-001-" + SplitNaming.timeStamp(microsecondsSinceEpoch: $0) + ".wav" }
-            let found = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".wav") }.sorted()
-            XCTAssertEqual(found, names)
-            let reports = try checkSplit(account, names: names)
-            XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 240_000, "the take's frames, all of them, once")
-            // Half a second, two seconds, two seconds, and the rest, by the server's clock: the sample
-            // clock may run a few parts per million off the wall clock the boundaries follow (or,
-            // on a loaded host, as far off as the readings above show it ran), and each cut rests
-            // on the server's estimate of that clock, which a loaded host moves by a fraction of a
-            // millisecond (measured under tools/steal: 5 to 14 frames). An xrun jumps that
-            // estimate by the frames it cost, so a cut after one may move by as much as jcap
-            // reported lost, late or uncertain (measured: 73 to 1,302 frames with 2,048 to 4,096).
-            let disturbance = (account.lostSpans + account.lateCopySpans + account.uncertainSpans).reduce(0) { $0 + Int($1.frames) }
-            for (index, (report, nominal)) in zip(reports, [24_000, 96_000, 96_000] as [Int64]).enumerated() {
-                let serverFrames = Int64(FrameTime.distance(from: observed[index], to: observed[index + 1]))
-                let drift = abs(serverFrames - nominal)
-                XCTAssertLessThanOrEqual(abs(report.frames - nominal), nominal / 10_000 + 48 + drift + Int64(disturbance),
-                                         "\(report.frames) frames, about \(nominal) (the server's clock: \(serverFrames)); \(account)")
-            }
-            // Each cut is on the frame of its boundary (the observer's conversion is within a period).
-            for (report, expected) in zip(reports.dropFirst(), expectedFrames) {
-                XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: expected, to: report.first)), server.period + disturbance,
-                                         "a file begins near JACK frame \(expected); \(account)")
-            }
-            // A line for each file as it closes, with its JACK frames; then the whole take.
-            let lines = run.errors.split(separator: "\n").map(String.init)
-            for (name, report) in zip(names, reports) {
-                let line = try XCTUnwrap(lines.first { $0.hasPrefix("jcap: wrote \(name): ") && $0.contains("(\(report.frames) frames)") }, run.errors)
-                let jackFirst = try XCTUnwrap(number(after: "JACK frames ", in: line), line)
-                XCTAssertEqual(UInt32(jackFirst), report.first, line)
-            }
-            XCTAssertTrue(run.errors.contains("jcap: recorded 4 files: 00:00:05.000 (240000 frames)"), run.errors)
-            XCTAssertTrue(run.errors.contains("a new file on every 2s boundary of the clock"), run.errors)
+        let moment = try startBeforeABoundary()
+        let jcap = try launchJcap(signalPorts(2) + ["--split", "2s", "--at", moment.at, "--for", "5s", "--meter", "json", "-v"])
+        // The server's frame at the start and at each boundary, read from its clock just after
+        // each moment, as jcap reads it then: on a loaded host the sample clock of a dummy
+        // server falls behind the wall clock (measured under tools/steal: 4,419 frames over
+        // 4.5 s, with no xrun), so a reading made before the take would not be where the cut is.
+        let instants = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
+        var observed: [UInt32] = []
+        for instant in instants {
+            let wait = instant + 20_000 - WallClockTime.nowMicrosecondsSinceEpoch()
+            if wait > 0 { usleep(UInt32(wait)) }
+            observed.append(frameNear(wallClock: instant))
         }
+        let expectedFrames = Array(observed.dropFirst())
+        let run = (status: try jcap.wait(), errors: jcap.errorOutput)
+        let account = try summaryAccount(jcap.output)
+        XCTAssertEqual(run.status, exitStatus(reporting: account), run.errors)
+        // Started half a second before a boundary, for 5 s: three boundaries, four files, each
+        // named for its start (the first for the take's, the others for their boundary's).
+        let starts = [moment.start] + (0..<3).map { moment.boundary + Int64($0) * 2 * Self.second }
+        let names = starts.map { "take-001-" + SplitNaming.timeStamp(microsecondsSinceEpoch: $0) + ".wav" }
+        let found = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".wav") }.sorted()
+        XCTAssertEqual(found, names)
+        let reports = try checkSplit(account, names: names)
+        XCTAssertEqual(reports.reduce(0) { $0 + $1.frames }, 240_000, "the take's frames, all of them, once")
+        // Half a second, two seconds, two seconds, and the rest, by the server's clock: the sample
+        // clock may run a few parts per million off the wall clock the boundaries follow (or,
+        // on a loaded host, as far off as the readings above show it ran), and each cut rests
+        // on the server's estimate of that clock, which a loaded host moves by a fraction of a
+        // millisecond (measured under tools/steal: 5 to 14 frames). An xrun jumps that
+        // estimate by the frames it cost, so a cut after one may move by as much as jcap
+        // reported lost, late or uncertain (measured: 73 to 1,302 frames with 2,048 to 4,096).
+        let disturbance = (account.lostSpans + account.lateCopySpans + account.uncertainSpans).reduce(0) { $0 + Int($1.frames) }
+        for (index, (report, nominal)) in zip(reports, [24_000, 96_000, 96_000] as [Int64]).enumerated() {
+            let serverFrames = Int64(FrameTime.distance(from: observed[index], to: observed[index + 1]))
+            let drift = abs(serverFrames - nominal)
+            XCTAssertLessThanOrEqual(abs(report.frames - nominal), nominal / 10_000 + 48 + drift + Int64(disturbance),
+                                     "\(report.frames) frames, about \(nominal) (the server's clock: \(serverFrames)); \(account)")
+        }
+        // Each cut is on the frame of its boundary (the observer's conversion is within a period).
+        for (report, expected) in zip(reports.dropFirst(), expectedFrames) {
+            XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: expected, to: report.first)), server.period + disturbance,
+                                     "a file begins near JACK frame \(expected); \(account)")
+        }
+        // A line for each file as it closes, with its JACK frames; then the whole take.
+        let lines = run.errors.split(separator: "\n").map(String.init)
+        for (name, report) in zip(names, reports) {
+            let line = try XCTUnwrap(lines.first { $0.hasPrefix("jcap: wrote \(name): ") && $0.contains("(\(report.frames) frames)") }, run.errors)
+            let jackFirst = try XCTUnwrap(number(after: "JACK frames ", in: line), line)
+            XCTAssertEqual(UInt32(jackFirst), report.first, line)
+        }
+        XCTAssertTrue(run.errors.contains("jcap: recorded 4 files: 00:00:05.000 (240000 frames)"), run.errors)
+        XCTAssertTrue(run.errors.contains("a new file on every 2s boundary of the clock"), run.errors)
     }
 
     /// Two recorders split on the same frames, and a third told to start at one of the boundaries
     /// (`--at`) starts on the frame the others cut at: one rule for both (`ClockStart`,
     /// `ClockSplit`), decided in the cycle the moment falls in from the times every client reads.
     func testTwoRecordersSplitOnTheSameFramesAndAStartAtABoundaryAgrees() throws {
-        // Repeated on xruns: the subject is the exact frames two recorders cut on, compared with
-        // each other, and an xrun moves the cycle a boundary is decided in.
-        let (a, b, c) = try withoutXruns { () -> ([TestSignalReport], [TestSignalReport], TestSignalReport) in
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory) { try FileManager.default.removeItem(atPath: path(name)) }
-            let boundary = try SplitInterval(parsing: "2s").nextBoundary(after: WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000)
-            var seconds = time_t(boundary / Self.second)
-            var local = tm()
-            localtime_r(&seconds, &local)
-            let at = String(format: "%02d:%02d:%02d", local.tm_hour, local.tm_min, local.tm_sec)
-            let first = try launchJcap(signalPorts(2) + ["--split", "2s", "--for", "6s", "-o", "a.wav", "--meter", "none"])
-            usleep(700_000)
-            let second = try launchJcap(signalPorts(2) + ["--split", "2s", "--for", "4.5s", "-o", "b.wav", "--meter", "none"])
-            let third = try launchJcap(signalPorts(2) + ["--at", at, "--for", "1000f", "-o", "c.wav", "--meter", "none"])
-            XCTAssertEqual(try first.wait(timeout: 30), 0, first.errorOutput)
-            XCTAssertEqual(try second.wait(timeout: 30), 0, second.errorOutput)
-            XCTAssertEqual(try third.wait(timeout: 30), 0, third.errorOutput)
-            let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-            return (try checkJoined(names.filter { $0.hasPrefix("a-") }.map(path)),
-                    try checkJoined(names.filter { $0.hasPrefix("b-") }.map(path)),
-                    try check("c.wav"))
+        let boundary = try SplitInterval(parsing: "2s").nextBoundary(after: WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000)
+        var seconds = time_t(boundary / Self.second)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        let at = String(format: "%02d:%02d:%02d", local.tm_hour, local.tm_min, local.tm_sec)
+        let first = try launchJcap(signalPorts(2) + ["--split", "2s", "--for", "6s", "-o", "a.wav", "--meter", "json"])
+        usleep(700_000)
+        let second = try launchJcap(signalPorts(2) + ["--split", "2s", "--for", "4.5s", "-o", "b.wav", "--meter", "json"])
+        let third = try launchJcap(signalPorts(2) + ["--at", at, "--for", "1000f", "-o", "c.wav", "--meter", "json"])
+        // Server xruns around each boundary from the first the three can share on: one there can
+        // skip a recorder's callback in the cycle the boundary falls in, and it cuts a cycle later.
+        let boundaries = (0..<3).map { boundary + Int64($0) * 2 * Self.second }
+        var xruns: [String: Int?] = [:]
+        for instant in boundaries { xruns[SplitNaming.timeStamp(microsecondsSinceEpoch: instant)] = serverXruns(aroundMoment: instant) }
+        var accounts: [TakeAccount] = []
+        for recorder in [first, second, third] {
+            let status = try recorder.wait(timeout: 30)
+            let account = try summaryAccount(recorder.output)
+            XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput)
+            // Every sample accounted for, and each file beginning where the last one ended.
+            _ = try checkSplit(account, names: account.files.map { ($0.path as NSString).lastPathComponent })
+            accounts.append(account)
         }
-        XCTAssertGreaterThanOrEqual(a.count, 3, "a: \(a)")
-        XCTAssertGreaterThanOrEqual(b.count, 3, "b: \(b)")
-        // Every boundary the second recorder crossed, the first (recording all the while) cut on
-        // the same frame.
-        let cutsA = Set(a.dropFirst().compactMap(\.firstFrameTime))
-        for report in b.dropFirst() {
-            XCTAssertTrue(cutsA.contains(try XCTUnwrap(report.firstFrameTime)),
-                          "b's file from frame \(report.firstFrameTime ?? -1) matches one of a's: \(cutsA.sorted())")
+        // Each file's first JACK frame, by the stamp in its name (a boundary's, after the first).
+        func cuts(_ account: TakeAccount, prefix: String) -> [String: UInt32] {
+            Dictionary(uniqueKeysWithValues: account.files.dropFirst().map { file in
+                (String((file.path as NSString).lastPathComponent.dropFirst(prefix.count).dropLast(4)), account.frameTime(atPosition: file.firstPosition))
+            })
         }
-        XCTAssertTrue(c.isIntact, c.description)
-        XCTAssertTrue(cutsA.contains(try XCTUnwrap(c.firstFrameTime)),
-                      "a start at a boundary, frame \(c.firstFrameTime ?? -1), is where a cut there: \(cutsA.sorted())")
+        let cutsA = cuts(accounts[0], prefix: "a-"), cutsB = cuts(accounts[1], prefix: "b-")
+        XCTAssertGreaterThanOrEqual(cutsA.count, 2, "a: \(accounts[0])")
+        XCTAssertGreaterThanOrEqual(cutsB.count, 2, "b: \(accounts[1])")
+        // On the same frame at every boundary both crossed, unless the server had an xrun around it
+        // or a recorder reported trouble there: then a period and what was reported apart at most.
+        func allowance(_ stamp: String, near frame: UInt32) -> Int {
+            let reported = accounts.flatMap { account in
+                (account.lostSpans + account.lateCopySpans + account.uncertainSpans).filter { span in
+                    abs(FrameTime.distance(from: account.frameTime(atPosition: span.position), to: frame)) < 2 * server.period
+                }
+            }.reduce(0) { $0 + Int($1.frames) }
+            return xruns[stamp, default: nil] == 0 && reported == 0 ? 0 : server.period + reported
+        }
+        for (stamp, cut) in cutsB {
+            let other = try XCTUnwrap(cutsA[stamp], "a cut at every boundary b cut at: \(cutsA), \(cutsB)")
+            XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: other, to: cut)), allowance(stamp, near: cut),
+                                     "b's file from frame \(cut) and a's from \(other), at \(stamp); xruns around it: \(String(describing: xruns[stamp]))")
+        }
+        // A start at a boundary is where a cut there.
+        let stamp = SplitNaming.timeStamp(microsecondsSinceEpoch: boundary)
+        let cutThere = try XCTUnwrap(cutsA[stamp], "a cut at \(stamp): \(cutsA)")
+        XCTAssertLessThanOrEqual(abs(FrameTime.distance(from: cutThere, to: accounts[2].startFrame)), allowance(stamp, near: cutThere),
+                                 "a start at a boundary, frame \(accounts[2].startFrame), is where a cut there, \(cutThere)")
     }
 
     func testASessionSplitsIntoTakesThatJoinWithoutAGap() throws {

@@ -51,62 +51,67 @@ final class MeteringTests: JackTestCase {
     }
 
     func testKnownSignalsReadTheirLevels() throws {
-        // Repeated on xruns: the meters' readings of a known signal are the subject; frames an xrun
-        // skips never reach the meters and change the levels read.
-        try withoutXruns {
-            let session = try meteredTake()
-            try session.start()
-            // Read the way a console does, 20 times a second, for 2 s: ~7 averaging time constants.
-            for _ in 0..<40 {
-                usleep(50_000)
-                session.updateMeters()
-            }
-            session.stop()
-            let report = session.finish()
-            XCTAssertEqual(report.outcome, .complete)
+        let session = try meteredTake()
+        try session.start()
+        // Read the way a console does, 20 times a second, for 2 s: ~7 averaging time constants.
+        for _ in 0..<40 {
+            usleep(50_000)
+            session.updateMeters()
+        }
+        session.stop()
+        let report = session.finish()
+        let account = try account(of: report, signalChannels: [0, 1, 2, 3])
+        XCTAssertEqual(report.outcome, outcome(reporting: account))
 
+        // The live readings, once no frame was reported in the take's last second: the meters
+        // never see a lost period, and the readings fall back over about a second.
+        let lastSecond = report.frames - Int64(server.sampleRate)
+        let troubled = (account.lostSpans + account.lateCopySpans + account.uncertainSpans).contains { $0.position + $0.frames > lastSecond }
+        if troubled {
+            print("note: \(name): the live readings not checked: jcap reported frames in the take's last second: \(account)")
+        } else {
             XCTAssertEqual(session.peakPower(forChannel: 0), 0, accuracy: 0.1, "full-scale sine peaks at 0 dBFS")
             XCTAssertEqual(session.averagePower(forChannel: 0), -3.01, accuracy: 0.1, "and averages -3.01 dBFS")
             XCTAssertEqual(session.peakPower(forChannel: 1), -20, accuracy: 0.1)
             XCTAssertEqual(session.averagePower(forChannel: 1), -23.01, accuracy: 0.1)
             XCTAssertGreaterThan(session.peakPower(forChannel: 2), 2.9, "beyond full scale reads above 0")
             XCTAssertEqual(session.averagePower(forChannel: 2), -0.01, accuracy: 0.1)
-            XCTAssertEqual(session.peakPower(forChannel: 3), -160)
-            XCTAssertEqual(session.averagePower(forChannel: 3), -160)
+        }
+        XCTAssertEqual(session.peakPower(forChannel: 3), -160)
+        XCTAssertEqual(session.averagePower(forChannel: 3), -160)
 
-            let hot = session.meterReading(forChannel: 2)
-            XCTAssertTrue(hot.isClipped, "the clip indicator latches")
-            XCTAssertGreaterThan(hot.clipCount, 1_000)
-            XCTAssertEqual(hot.highestPeak, 3, accuracy: 0.1)
-            XCTAssertFalse(session.meterReading(forChannel: 1).isClipped)
-            XCTAssertFalse(session.meterReading(forChannel: 3).isClipped)
-            XCTAssertEqual(session.meterReading(forChannel: 1).peakHold, -20, accuracy: 0.1)
+        let hot = session.meterReading(forChannel: 2)
+        XCTAssertTrue(hot.isClipped, "the clip indicator latches")
+        XCTAssertGreaterThan(hot.clipCount, 1_000)
+        XCTAssertEqual(hot.highestPeak, 3, accuracy: 0.1)
+        XCTAssertFalse(session.meterReading(forChannel: 1).isClipped)
+        XCTAssertFalse(session.meterReading(forChannel: 3).isClipped)
+        XCTAssertEqual(session.meterReading(forChannel: 1).peakHold, -20, accuracy: 0.1)
 
-            let levels = try XCTUnwrap(report.channelLevels)
-            XCTAssertEqual(levels[1].highestPeak, -20, accuracy: 0.1)
-            XCTAssertEqual(levels[1].clipCount, 0)
-            XCTAssertGreaterThan(levels[2].clipCount, 0)
-            XCTAssertEqual(levels[3].highestPeak, -160)
+        let levels = try XCTUnwrap(report.channelLevels)
+        XCTAssertEqual(levels[1].highestPeak, -20, accuracy: 0.1)
+        XCTAssertEqual(levels[1].clipCount, 0)
+        XCTAssertGreaterThan(levels[2].clipCount, 0)
+        XCTAssertEqual(levels[3].highestPeak, -160)
 
-            // The take's clips and peak are those of exactly the frames in the file (float: as played).
-            let file = try SoundFile.open(readingFrom: path("metered.wav"))
-            var samples = [Float](repeating: 0, count: 4_096 * 4)
-            var clips = [Int64](repeating: 0, count: 4)
-            var peaks = [Float](repeating: 0, count: 4)
-            while true {
-                let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: 4_096) }
-                guard read > 0 else { break }
-                for frame in 0..<read {
-                    for channel in 0..<4 {
-                        let magnitude = samples[frame * 4 + channel].magnitude
-                        if magnitude >= 1 { clips[channel] += 1 }
-                        peaks[channel] = max(peaks[channel], magnitude)
-                    }
+        // The take's clips and peak are those of exactly the frames in the file (float: as played).
+        let file = try SoundFile.open(readingFrom: path("metered.wav"))
+        var samples = [Float](repeating: 0, count: 4_096 * 4)
+        var clips = [Int64](repeating: 0, count: 4)
+        var peaks = [Float](repeating: 0, count: 4)
+        while true {
+            let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: 4_096) }
+            guard read > 0 else { break }
+            for frame in 0..<read {
+                for channel in 0..<4 {
+                    let magnitude = samples[frame * 4 + channel].magnitude
+                    if magnitude >= 1 { clips[channel] += 1 }
+                    peaks[channel] = max(peaks[channel], magnitude)
                 }
             }
-            XCTAssertEqual(levels.map(\.clipCount), clips, "clipped samples counted over the take's frames exactly")
-            XCTAssertEqual(levels[2].highestPeak, 20 * log10(peaks[2]), accuracy: 0.0001)
         }
+        XCTAssertEqual(levels.map(\.clipCount), clips, "clipped samples counted over the take's frames exactly")
+        XCTAssertEqual(levels[2].highestPeak, 20 * log10(peaks[2]), accuracy: 0.0001)
     }
 
     func testPeakFallsBackAfterTheSignalStops() throws {

@@ -280,19 +280,14 @@ final class PlayerTests: JackTestCase {
         XCTAssertTrue(player.isPlaying)
         // An xrun in the cycle the moment falls in can skip the player or the recorder there: it
         // then starts on the next cycle's first frame.
-        let wait = target - 300_000 - WallClockTime.nowMicrosecondsSinceEpoch()
-        if wait > 0 { usleep(useconds_t(wait)) }
-        let xrunsBefore = Self.serverXruns.load(ordering: .relaxed)
-        let after = target + 200_000 - WallClockTime.nowMicrosecondsSinceEpoch()
-        if after > 0 { usleep(useconds_t(after)) }
-        let xrunsAround = Self.serverXruns.load(ordering: .relaxed) - xrunsBefore
+        let xrunsAround = serverXruns(aroundMoment: target)
         var recording = try finishPlaybackRecording(recorder, player: nil, name: "attime-take.wav", frames: frames + 1_000)
         try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
         recording.underruns = underrunSpans(player, recordingFrom: recording.account.startFrame)
         XCTAssertNotNil(player.startedFrame)
-        let lags = xrunsAround > 0 || wait <= 0 ? -server.period...server.period : 0...0
+        let lags = xrunsAround == 0 ? 0...0 : -server.period...server.period
         // The file from the moment, then silence.
-        assertPlayed(recording, channel: 0, "from the moment (\(xrunsAround) xruns around it)", startLags: lags) { position in
+        assertPlayed(recording, channel: 0, "from the moment (\(xrunsAround.map(String.init) ?? "unknown") xruns around it)", startLags: lags) { position in
             position < 0 ? 0 : position < frames ? source[position] : 0
         }
     }

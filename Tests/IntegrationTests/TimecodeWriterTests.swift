@@ -27,37 +27,40 @@ final class TimecodeWriterTests: JackTestCase {
         XCTAssertTrue(timecode.errorOutput.hasPrefix("jcap timecode: the master's frame time on jcap-timecode:out, not connected"),
                       timecode.errorOutput)
         // The writer and the recorder share this server's clock: an xrun skips frames for both,
-        // and the recorder then fills them with silence, which is no timecode.
-        let (start, samples) = try withoutXruns { () -> (UInt32, [Float]) in
-            let jcap = try launchJcap(["--port", "jcap-timecode:out", "--for", "1s", "--format", "float", "-o", "tc.wav",
-                                       "--meter", "json", "--overwrite"])
-            let status = try jcap.wait(timeout: 30)
-            XCTAssertEqual(status, 0, jcap.errorOutput)
-            let line = try XCTUnwrap(jcap.output.split(separator: "\n").last { $0.hasPrefix("{\"summary\"") },
-                                     "no summary in \(jcap.output.suffix(500))")
-            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let summary = try XCTUnwrap(object["summary"] as? [String: Any])
-            let start = try XCTUnwrap((summary["start_frame"] as? NSNumber)?.uint32Value, "no start frame: \(line)")
-            let file = try SoundFile.open(readingFrom: path("tc.wav"))
-            XCTAssertEqual(file.channels, 1)
-            var samples = [Float](repeating: 0, count: Int(file.frames))
-            let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: $0.count) }
-            XCTAssertEqual(read, server.sampleRate, "1 s of frames")
-            return (start, Array(samples.prefix(read)))
-        }
-        XCTAssertEqual(samples.count, server.sampleRate)
+        // and the recorder then fills them with silence, which is no timecode. Periods the
+        // recording reported are passed over.
+        let jcap = try launchJcap(["--port", "jcap-timecode:out", "--for", "1s", "--format", "float", "-o", "tc.wav",
+                                   "--meter", "json", "--overwrite"])
+        let status = try jcap.wait(timeout: 30)
+        let account = try summaryAccount(jcap.output, signalChannel: { _ in 0 })
+        XCTAssertEqual(status, exitStatus(reporting: account), jcap.errorOutput)
+        let reported = account.lostSpans + account.lateCopySpans + account.uncertainSpans
+        let start = account.startFrame
+        let file = try SoundFile.open(readingFrom: path("tc.wav"))
+        XCTAssertEqual(file.channels, 1)
+        var samples = [Float](repeating: 0, count: Int(file.frames))
+        let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: $0.count) }
+        XCTAssertEqual(read, server.sampleRate, "1 s of frames")
         // Period by period, and the whole take at once.
         var position = 0
-        while position < samples.count {
-            let count = min(server.period, samples.count - position)
+        var checked = 0
+        while position < read {
+            let count = min(server.period, read - position)
+            defer { position += count }
+            guard !reported.contains(where: { $0.position < Int64(position + count) && Int64(position) < $0.position + $0.frames }) else { continue }
             let decoded = samples[position..<(position + count)].withUnsafeBufferPointer {
                 MasterTimecode.firstFrameTime(of: $0.baseAddress!, count: count)
             }
-            XCTAssertEqual(decoded, start &+ UInt32(position), "the period at take position \(position)")
-            position += count
+            XCTAssertEqual(decoded, start &+ UInt32(position), "the period at take position \(position); \(account)")
+            checked += 1
         }
-        let whole = samples.withUnsafeBufferPointer { MasterTimecode.firstFrameTime(of: $0.baseAddress!, count: $0.count) }
-        XCTAssertEqual(whole, start, "every frame of the take, each at its own frame time")
+        XCTAssertGreaterThan(checked, read / server.period / 2, "most periods checked: \(account)")
+        if reported.isEmpty {
+            let whole = samples.withUnsafeBufferPointer { MasterTimecode.firstFrameTime(of: $0.baseAddress!, count: read) }
+            XCTAssertEqual(whole, start, "every frame of the take, each at its own frame time")
+        } else {
+            print("note: \(name): \(checked) periods checked against \(account)")
+        }
         XCTAssertEqual(try stop(timecode, with: SIGINT), 0, timecode.errorOutput)
     }
 

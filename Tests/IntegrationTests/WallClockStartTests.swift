@@ -40,8 +40,9 @@ final class WallClockStartTests: JackTestCase {
         let a = try launchJcap(signalPorts(2) + ["--at", first, "--for", "2400f", "-o", "a.wav", "--meter", "json", "-v"])
         usleep(useconds_t(apart * 1_000_000))
         let b = try launchJcap(signalPorts(2) + ["--at", second, "--for", "2400f", "-o", "b.wav", "--meter", "json", "-v"])
-        let xruns = try xrunsBetween(microseconds: launched + Int64((ahead - xrunsCountFrom) * 1_000_000),
-                                     and: launched + Int64((ahead + 0.2) * 1_000_000))
+        guard let xruns = serverXruns(aroundMoment: launched + Int64(ahead * 1_000_000), before: xrunsCountFrom) else {
+            throw TestFailure("the test reached the moment late: its xruns are not known")
+        }
         _ = try a.wait(timeout: 30)
         _ = try b.wait(timeout: 30)
         // A recorder not ready by the moment (a loaded host) says so and records nothing; then the
@@ -67,20 +68,6 @@ final class WallClockStartTests: JackTestCase {
         }
         if xruns > 0 { print("note: \(name): \(xruns) server xruns around the moment; the starts: \(starts.map(\.0))") }
         return (first, starts, xruns > 0 ? Int64(server.period) : 0)
-    }
-
-    /// Server xruns from wall-clock time `from` to `to` (microseconds since the epoch), waiting
-    /// for each; the test must reach `from` first.
-    func xrunsBetween(microseconds from: Int64, and to: Int64) throws -> Int {
-        func sleep(until moment: Int64) {
-            let wait = moment - WallClockTime.nowMicrosecondsSinceEpoch()
-            if wait > 0 { usleep(useconds_t(wait)) }
-        }
-        guard WallClockTime.nowMicrosecondsSinceEpoch() < from else { throw TestFailure("the test reached its xrun window late") }
-        sleep(until: from)
-        let before = Self.serverXruns.load(ordering: .relaxed)
-        sleep(until: to)
-        return Self.serverXruns.load(ordering: .relaxed) - before
     }
 
     func assertStartsAgree(_ starts: [(reported: Int64, inFile: Int)], within frames: Int64, _ message: String, line: UInt = #line) {

@@ -159,6 +159,23 @@ class JackTestCase: XCTestCase {
         return Set(walk.compactMap { $0 as? String })
     }
 
+    /// Server xruns from `before` seconds before a wall-clock `moment` (microseconds since the
+    /// epoch) to `after` seconds after it, waiting until then; nil when the test reached the
+    /// window's start late, so that they are not known. An xrun there can skip a client's
+    /// callback in the cycle the moment falls in: it then decides a cycle later.
+    func serverXruns(aroundMoment moment: Int64, before: Double = 0.3, after: Double = 0.2) -> Int? {
+        func sleep(until instant: Int64) {
+            let wait = instant - WallClockTime.nowMicrosecondsSinceEpoch()
+            if wait > 0 { usleep(useconds_t(wait)) }
+        }
+        let from = moment - Int64(before * 1_000_000)
+        let known = WallClockTime.nowMicrosecondsSinceEpoch() < from
+        sleep(until: from)
+        let count = Self.serverXruns.load(ordering: .relaxed)
+        sleep(until: moment + Int64(after * 1_000_000))
+        return known ? Self.serverXruns.load(ordering: .relaxed) - count : nil
+    }
+
     /// Within `withoutXruns`: xruns from here on do not count (killing a client causes some).
     func closeXrunWindow() {
         xrunWindowEnd = Self.serverXruns.load(ordering: .relaxed)
