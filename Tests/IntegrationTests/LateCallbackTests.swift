@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import JackCapture
+import JackCaptureTestSignal
 
 /// A process callback that runs late reads the next cycle's frame time (JACK 2 reads its frame
 /// counter when asked), and runs again at once for the next cycle, reading the same time again.
@@ -29,15 +30,19 @@ final class LateCallbackTests: JackTestCase {
         let report = session.finish()
 
         XCTAssertGreaterThanOrEqual(lateCycles, 5, "the hook made callbacks read a later frame time than their cycle's")
+        // Each late copy is reported (a loaded host can add its own), and none loses a frame:
+        // silence only where JACK's clock itself skipped frames (a loaded host can make it).
         let lateCopies = report.events.filter { if case .lateCopy = $0 { true } else { false } }
-        XCTAssertEqual(lateCopies.count, 5, "each late copy is reported: \(report.events)")
-        XCTAssertEqual(report.outcome, .complete, "lost \(report.lostSpans), skipped \(report.skippedFrames)")
-        XCTAssertEqual(report.lostSpans, [])
-        XCTAssertEqual(report.skippedFrames, 0)
-        let file = try check("late.wav")
-        XCTAssertEqual(file.frames, 3 * 48_000)
-        XCTAssertTrue(file.isIntact, "every sample at its true position: \(file) \(file.firstWrong)")
-        XCTAssertEqual(file.firstFrameTime, signalTime(try XCTUnwrap(report.startFrame)), "the first frame is the start frame")
+        XCTAssertGreaterThanOrEqual(lateCopies.count, 5, "each late copy is reported: \(report.events)")
+        let skipped = report.events.compactMap { event -> LostSpan? in
+            if case .framesSkipped(let position, let frames) = event { LostSpan(position: position, frames: frames) } else { nil }
+        }
+        XCTAssertEqual(LostSpan.merged(report.lostSpans), LostSpan.merged(skipped), "lost only what JACK skipped: \(report.events)")
+        XCTAssertEqual(report.lostSpans.reduce(0) { $0 + $1.frames }, report.skippedFrames)
+        let account = try account(of: report)
+        XCTAssertEqual(report.outcome, outcome(reporting: account), "lost \(report.lostSpans), skipped \(report.skippedFrames)")
+        XCTAssertEqual(try SoundFile.open(readingFrom: path("late.wav")).frames, 3 * 48_000)
+        assertAccountedFor(account, "every sample at its true position")
     }
 
     /// Callbacks late by up to twelve periods: the server skips the client for the cycles it

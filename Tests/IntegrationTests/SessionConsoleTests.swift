@@ -108,16 +108,23 @@ final class SessionConsoleTests: JackTestCase {
     /// `--play-replaced`).
     func testAnOverdubOfSomeTracksPlaysTheOthers() throws {
         let file = try writeSession("dub", tracks: 3)
+        // Each run exits as its take's log entry and its player call for: a busy machine can lose
+        // a take frames, or the player a period ("playback fell behind"); both are reported.
+        func assertStatus(_ run: (status: Int32, errors: String), take: Int, line: UInt = #line) throws {
+            let entry = try XCTUnwrap(try entries("dub").first { $0.take == take }, run.errors, line: line)
+            let player: ExitStatus = run.errors.contains("jcap: playback fell behind: ") ? .lostFrames : .success
+            XCTAssertEqual(run.status, ExitStatus.worst(ExitStatus(for: entry.status), player).rawValue, "\(entry.status): \(run.errors)", line: line)
+        }
         let first = try runJcap(["session", file, "--for", "0.3s", "--meter", "none"])
-        XCTAssertEqual(first.status, 0, first.errors)
+        try assertStatus(first, take: 1)
         let dub = try runJcap(["session", file, "--overdub", "1", "--tracks", "B", "--at", "+0.3s", "--for", "0.3s", "--meter", "none"])
-        XCTAssertEqual(dub.status, 0, dub.errors)
+        try assertStatus(dub, take: 2)
         XCTAssertTrue(dub.errors.contains("dub-play:A"), dub.errors)
         XCTAssertTrue(dub.errors.contains("dub-play:C"), dub.errors)
         XCTAssertFalse(dub.errors.contains("dub-play:B"), "B is being replaced: not played: \(dub.errors)")
         let again = try runJcap(["session", file, "--overdub", "1", "--tracks", "B", "--play-replaced", "--at", "+0.3s",
                                  "--for", "0.3s", "--meter", "none"])
-        XCTAssertEqual(again.status, 0, again.errors)
+        try assertStatus(again, take: 3)
         XCTAssertTrue(again.errors.contains("dub-play:B"), again.errors)
         let takes = try entries("dub")
         XCTAssertEqual(takes.map { $0.tracks.map(\.name) }, [["A", "B", "C"], ["B"], ["B"]])
