@@ -30,6 +30,9 @@ public final class Take: @unchecked Sendable {
     public let settings: RecordingSettings
     /// The file's sample rate: the settings', else the server's.
     public let fileSampleRate: Int
+    /// The server's rate when the take was made: its frames are at this rate even after the
+    /// server changes rate mid-take, which stops it (the report's rate and the change's "from").
+    let serverSampleRate: Int
     /// The engine's number for the take.
     package let number: UInt32
     package let engine: CaptureEngine
@@ -113,6 +116,7 @@ public final class Take: @unchecked Sendable {
         let fileSampleRate = settings.sampleRate ?? client.sampleRate
         self.fileSampleRate = fileSampleRate
         let serverRate = client.sampleRate
+        serverSampleRate = serverRate
         let allocatedAhead = allocatedAhead
         let outputs = try Take.openFiles(layout.files, format: format, settings: settings,
                                          fileSampleRate: fileSampleRate, serverSampleRate: serverRate,
@@ -549,7 +553,7 @@ public final class Take: @unchecked Sendable {
         if let failure = writer.failure {
             outcome = .writeFailed(failure)
         } else if let rate = engine.changedSampleRate {
-            outcome = .sampleRateChanged(from: jack.sampleRate, to: rate)
+            outcome = .sampleRateChanged(from: serverSampleRate, to: rate)
         } else if status.phase == .missedStart {
             outcome = .missedStart
         } else if status.serverGone && status.phase != .finished {
@@ -573,7 +577,7 @@ public final class Take: @unchecked Sendable {
                                                       clipCount: engine.meters.clipCount(forChannel: $0)) }
             : nil
         var report = TakeReport(
-            outcome: outcome, path: path, format: format, sampleRate: jack.sampleRate,
+            outcome: outcome, path: path, format: format, sampleRate: serverSampleRate,
             sources: sources, portNames: engine.portNames,
             fileSampleRate: fileSampleRate, fileFrames: writer.framesInFile, frames: frames,
             startFrame: started ? status.startFrame : nil,

@@ -67,6 +67,13 @@ final class NetJackLink {
         guard result.status == 0 else { throw TestFailure("tools/netjack stall failed: \(result.output)") }
     }
 
+    /// Stops the master's jackd and starts it again at `rate` (`tools/netjack restart-master`):
+    /// the slaves take on the new rate, a sample-rate change their clients are told of.
+    func restartMaster(rate: Int) throws {
+        let result = try NetJackLink.tool(["restart-master", name, "--rate", "\(rate)"])
+        guard result.status == 0 else { throw TestFailure("tools/netjack restart-master failed: \(result.output)") }
+    }
+
     func stop() {
         guard running else { return }
         running = false
