@@ -313,15 +313,10 @@ final class PlaybackTests: JackTestCase {
     /// recording is the file from its first frame, frame for frame.
     func testAWallClockStartPlaysOnTheFrameARecorderStartsOn() throws {
         let expected = try writeSignalFile("clock.wav", frames: 20_000, channels: 1)
-        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_500_000) / 1_000 * 1_000
-        var seconds = time_t(target / 1_000_000)
-        var utc = tm()
-        gmtime_r(&seconds, &utc)
-        let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                            utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
-        let player = try launchJcap(["play", path("clock.wav"), "--name", "plc", "--no-connect", "--at", moment])
+        let (target, _, at) = moment(secondsAhead: 2.5)
+        let player = try launchJcap(["play", path("clock.wav"), "--name", "plc", "--no-connect", "--at", at])
         try waitForPorts(["plc:out_1"])
-        let recorder = try launchPlaybackRecorder(["plc:out_1"], at: moment, frames: 21_000, name: "clock-take.wav")
+        let recorder = try launchPlaybackRecorder(["plc:out_1"], at: at, frames: 21_000, name: "clock-take.wav")
         // An xrun in the cycle the moment falls in can skip one of the two there: it then starts on
         // the next cycle's first frame, a period or less from the other.
         let xrunsAround = serverXruns(aroundMoment: target)

@@ -267,13 +267,8 @@ final class PlayerTests: JackTestCase {
         let source = try signalFile("attime.wav", frames: frames)
         let player = try makePlayer("attime.wav", client: "pt")
         defer { player.close() }
-        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 2_000_000) / 1_000 * 1_000
-        var seconds = time_t(target / 1_000_000)
-        var utc = tm()
-        gmtime_r(&seconds, &utc)
-        let moment = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                            utc.tm_hour, utc.tm_min, utc.tm_sec, Int(target % 1_000_000) / 1_000)
-        let recorder = try launchPlaybackRecorder(["pt:out_1"], at: moment, frames: frames + 1_000, name: "attime-take.wav")
+        let (target, _, at) = moment(secondsAhead: 2)
+        let recorder = try launchPlaybackRecorder(["pt:out_1"], at: at, frames: frames + 1_000, name: "attime-take.wav")
         let deviceTime = Double(WallClockToJack.jackNanoseconds(atWallClockMicroseconds: target)) / 1e9
         XCTAssertEqual(deviceTime - player.deviceCurrentTime, 2, accuracy: 0.1, "deviceCurrentTime is JACK's clock")
         try player.play(atTime: deviceTime)

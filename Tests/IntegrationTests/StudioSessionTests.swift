@@ -49,11 +49,7 @@ final class StudioSessionTests: JackTestCase {
 
     func testASessionAndARecorderToldOneTimeOfDayStartOnTheSameFrame() throws {
         let session = try writeSession()
-        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + 1_800_000) / 1_000 * 1_000
-        var seconds = time_t(target / 1_000_000)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        let at = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, Int(target % 1_000_000) / 1_000)
+        let (target, at, _) = moment(secondsAhead: 1.8)
         let recorder = try launchJcap(signalPorts(1) + ["--at", at, "--for", "2400f", "-o", "alone.wav", "--meter", "json"])
         usleep(400_000)
         let sessionJcap = try launchJcap(["session", session, "--at", at, "--for", "2400f", "--meter", "none"])

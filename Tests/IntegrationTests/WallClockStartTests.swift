@@ -8,21 +8,6 @@ import jcap
 /// frame in the cycle the moment falls in, from that cycle's times, which every client of the
 /// server shares (`ClockStart`).
 final class WallClockStartTests: JackTestCase {
-    /// `HH:MM:SS.fff` (local) and `YYYY-MM-DDTHH:MM:SS.fffZ` for a moment `ahead` seconds from now,
-    /// on a millisecond.
-    func moment(secondsAhead ahead: Double) -> (timeOfDay: String, utc: String) {
-        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + Int64(ahead * 1_000_000)) / 1_000 * 1_000
-        var seconds = time_t(target / 1_000_000)
-        var local = tm()
-        localtime_r(&seconds, &local)
-        var utc = tm()
-        gmtime_r(&seconds, &utc)
-        let milliseconds = Int(target % 1_000_000) / 1_000
-        return (String(format: "%02d:%02d:%02d.%03d", local.tm_hour, local.tm_min, local.tm_sec, milliseconds),
-                String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                       utc.tm_hour, utc.tm_min, utc.tm_sec, milliseconds))
-    }
-
     /// Starts two jcap processes `apart` seconds apart, both told to start at a moment `ahead`
     /// seconds from now (written by `forms` for each: a time of day, a date), and returns the
     /// moment as written, for each the JACK frame it started on (from its report) and its file's
@@ -32,7 +17,7 @@ final class WallClockStartTests: JackTestCase {
     /// falls in from times every client shares; an xrun there can skip one recorder's callback,
     /// and it then starts on the next cycle's first frame.
     func twoRecorders(secondsAhead ahead: Double, apart: Double, xrunsCountFrom: Double = 0.3, attempt: Int = 1,
-                      _ forms: ((timeOfDay: String, utc: String)) -> (String, String) = { ($0.timeOfDay, $0.timeOfDay) })
+                      _ forms: ((microseconds: Int64, timeOfDay: String, utc: String)) -> (String, String) = { ($0.timeOfDay, $0.timeOfDay) })
         throws -> (at: String, starts: [(reported: Int64, inFile: Int)], mayDiffer: Int64) {
         for file in ["a.wav", "b.wav"] { try? FileManager.default.removeItem(atPath: path(file)) }
         let launched = WallClockTime.nowMicrosecondsSinceEpoch()

@@ -153,6 +153,21 @@ class JackTestCase: XCTestCase {
         return Set(walk.compactMap { $0 as? String })
     }
 
+    /// A moment `ahead` seconds from now, on a millisecond: microseconds since the epoch, as
+    /// `HH:MM:SS.fff` (local) and as `YYYY-MM-DDTHH:MM:SS.fffZ`, as `--at` takes them.
+    func moment(secondsAhead ahead: Double) -> (microseconds: Int64, timeOfDay: String, utc: String) {
+        let target = (WallClockTime.nowMicrosecondsSinceEpoch() + Int64(ahead * 1_000_000)) / 1_000 * 1_000
+        var seconds = time_t(target / 1_000_000)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        var utc = tm()
+        gmtime_r(&seconds, &utc)
+        let milliseconds = Int(target % 1_000_000) / 1_000
+        return (target, String(format: "%02d:%02d:%02d.%03d", local.tm_hour, local.tm_min, local.tm_sec, milliseconds),
+                String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                       utc.tm_hour, utc.tm_min, utc.tm_sec, milliseconds))
+    }
+
     /// Server xruns from `before` seconds before a wall-clock `moment` (microseconds since the
     /// epoch) to `after` seconds after it, waiting until then; nil when the test reached the
     /// window's start late, so that they are not known. An xrun there can skip a client's
