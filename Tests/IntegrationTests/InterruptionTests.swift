@@ -12,6 +12,8 @@ final class InterruptionTests: JackTestCase {
         // Repeated on xruns: the subject is the clock jumps of two period changes, counted and
         // matched to the silence; an xrun adds jumps of its own. A period change restarts the
         // server's driver, which sometimes shows as an xrun itself: a few more attempts.
+        // Not checked against jcap's report: that fails on every run, a known fault of jcap's
+        // (JACK 2 renumbers its clock at a period change; docs/faults.md, tools/period-change).
         let (report, delegate) = try withoutXruns(attempts: 5) {
             let (recorder, delegate) = try makeRecorder("bufsize.wav", channels: 4)
             try recorder.record(forDuration: 3)
