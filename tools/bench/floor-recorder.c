@@ -13,8 +13,13 @@
  * One interleaved file, or with --mono one file per channel (DIR/c0001.wav ...). The WAV header
  * fills the first block (a JUNK chunk pads it), so the audio starts at 4096.
  *
+ * With --zero-copy (mono files) a file's frames go to the disk straight from the ring, where a
+ * channel's frames lie one after another, whenever a pass begins and ends on whole blocks (at
+ * 1024-frame periods every pass does): the floor of a recorder whose ring is laid out by channel,
+ * which jcap's is not (a block of all channels a cycle).
+ *
  *   floor-recorder CHANNELS SECONDS PORT-PREFIX OUTPUT.wav
- *   floor-recorder --mono CHANNELS SECONDS PORT-PREFIX DIR
+ *   floor-recorder --mono [--zero-copy] CHANNELS SECONDS PORT-PREFIX DIR
  */
 #define _GNU_SOURCE
 #include <jack/jack.h>
@@ -33,7 +38,7 @@
 enum { block = 4096 };
 
 static jack_port_t **ports;
-static int channels, mono;
+static int channels, mono, zero_copy;
 static float *ring;                   /* channel c's frames at ring + c * ring_frames */
 static size_t ring_frames, take_frames;
 static size_t written_frames;         /* by the callback (release), read by the writer */
@@ -100,12 +105,31 @@ static void pwrite_all(int fd, const void *bytes, size_t count, off_t offset) {
     if (pwrite(fd, bytes, count, offset) != (ssize_t)count) fail("pwrite");
 }
 
+/* Whether a mono file's pass of `count` frames from `first` can go to the disk from the ring as
+ * it lies: no partial block carried over, and every run (two where the ring wraps) starting at an
+ * aligned address and ending on a whole block. The ring's memory is the kernel's to read until
+ * drain(), which each pass ends with, and the callback is seconds of ring behind. */
+static int straight_from_ring(int f, size_t first, size_t count, size_t carried) {
+    if (carried || (count * 4) % block) return 0;
+    size_t slot = first % ring_frames;
+    size_t head = ring_frames - slot < count ? ring_frames - slot : count;
+    uintptr_t start = (uintptr_t)(ring + (size_t)f * ring_frames + slot), wrapped = (uintptr_t)(ring + (size_t)f * ring_frames);
+    return start % block == 0 && (head * 4) % block == 0 && (head == count || wrapped % block == 0);
+}
+
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
 int main(int argc, char **argv) {
     int a = 1;
-    if (argc > 1 && !strcmp(argv[1], "--mono")) { mono = 1; a = 2; }
-    if (argc - a != 4) { fprintf(stderr, "usage: %s [--mono] CHANNELS SECONDS PORT-PREFIX OUTPUT\n", argv[0]); return 64; }
+    for (; a < argc && argv[a][0] == '-'; a++) {
+        if (!strcmp(argv[a], "--mono")) mono = 1;
+        else if (!strcmp(argv[a], "--zero-copy")) zero_copy = 1;
+        else break;
+    }
+    if (argc - a != 4 || (zero_copy && !mono)) {
+        fprintf(stderr, "usage: %s [--mono [--zero-copy]] CHANNELS SECONDS PORT-PREFIX OUTPUT\n", argv[0]);
+        return 64;
+    }
     channels = atoi(argv[a]);
     jack_client_t *client = jack_client_open("floor", JackNoStartServer, NULL);
     if (!client) { fprintf(stderr, "floor: no JACK server\n"); return 10; }
@@ -173,6 +197,17 @@ int main(int argc, char **argv) {
                 size_t most = mono ? (chunk_bytes - block) / 4 : least;
                 size_t count = available < most ? available : most;
                 for (int f = 0; f < files; f++) {
+                    if (zero_copy && straight_from_ring(f, read_frames, count, tail_bytes[f])) {
+                        for (size_t done_frames = 0; done_frames < count;) {
+                            size_t slot = (read_frames + done_frames) % ring_frames;
+                            size_t run = ring_frames - slot < count - done_frames ? ring_frames - slot : count - done_frames;
+                            queue_write(fds[f], ring + (size_t)f * ring_frames + slot, run * 4,
+                                        block + (off_t)(file_bytes[f] + done_frames * 4));
+                            done_frames += run;
+                        }
+                        file_bytes[f] += count * 4;
+                        continue;
+                    }
                     if (pool_used + chunk_bytes > pool_bytes) { drain(); pool_used = 0; }
                     unsigned char *out = pool + pool_used;
                     pool_used += chunk_bytes;
