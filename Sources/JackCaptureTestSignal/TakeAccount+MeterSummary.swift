@@ -32,6 +32,8 @@ extension TakeAccount {
         }
         // A jump of the master's clock (`--master-clock`) moves the signal on as a pause does.
         pauses += (summary.master_jumps ?? []).map { Pause(position: $0.position, skippedFrames: $0.frames) }
+        // So does JACK's own clock where it renumbered its frames at a period change.
+        pauses += (summary.clock_steps ?? []).map { Pause(position: $0.position, skippedFrames: $0.frames) }
         self.init(startFrame: start, files: files, pauses: pauses, lostSpans: summary.lost.map(\.span),
                   lateCopySpans: summary.late.map(\.span), uncertainSpans: summary.uncertain.map(\.span))
     }
@@ -78,6 +80,7 @@ private struct MeterSummaryLine: Decodable {
         let uncertain: [Span]
         let pauses: [Pause]
         let master_jumps: [Span]?
+        let clock_steps: [Span]?
         let patching: [Patch]?
         let channels: [Channel]
     }

@@ -24,7 +24,7 @@ extension TakeAccount {
         }
         let pauses = entry.pauses.compactMap { pause in
             pause.toFrame.map { Pause(position: pause.position, skippedFrames: Int64(FrameTime.distance(from: pause.fromFrame, to: $0))) }
-        } + entry.masterJumps.map { Pause(position: $0.position, skippedFrames: $0.frames) }
+        } + (entry.masterJumps + entry.clockSteps).map { Pause(position: $0.position, skippedFrames: $0.frames) }
         self.init(startFrame: start, files: files, pauses: pauses,
                   lostSpans: entry.lost.map { LostSpan(position: $0.position, frames: $0.frames) },
                   lateCopySpans: entry.late.map { LostSpan(position: $0.position, frames: $0.frames) },

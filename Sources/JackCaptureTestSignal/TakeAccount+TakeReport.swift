@@ -26,7 +26,7 @@ extension TakeAccount {
         }
         let pauses = report.pauses.compactMap { pause in
             pause.toFrame.map { Pause(position: pause.position, skippedFrames: Int64(FrameTime.distance(from: pause.fromFrame, to: $0))) }
-        } + report.masterClockJumps.map { Pause(position: $0.position, skippedFrames: $0.frames) }
+        } + (report.masterClockJumps + report.clockSteps).map { Pause(position: $0.position, skippedFrames: $0.frames) }
         self.init(startFrame: start, files: files, pauses: pauses, lostSpans: report.lostSpans,
                   lateCopySpans: report.lateCopySpans, uncertainSpans: report.uncertainSpans)
     }

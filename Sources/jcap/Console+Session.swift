@@ -162,6 +162,11 @@ extension Console {
                 line("jcap: take \(entry.take): master clock jump at " + Self.positions([jump.position], rate: rate, verbose: verbose)
                     + ": from there the files are \(groupedDigits(abs(jump.frames))) frames \(jump.frames < 0 ? "earlier" : "later") on the master's clock")
             }
+            for step in entry.clockSteps {
+                line("jcap: take \(entry.take): JACK's clock stepped \(step.frames > 0 ? "+" : "-")\(groupedDigits(abs(step.frames))) frames at the period change at "
+                    + Self.positions([step.position], rate: rate, verbose: verbose)
+                    + ", no frame missing: from there the files are \(groupedDigits(abs(step.frames))) frames \(step.frames < 0 ? "earlier" : "later") on JACK's clock")
+            }
             if !entry.xruns.isEmpty {
                 let count = entry.xruns.count
                 line("jcap: take \(entry.take): \(count) xrun\(count == 1 ? "" : "s") at "

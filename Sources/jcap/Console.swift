@@ -324,6 +324,11 @@ final class Console {
             line("jcap: master clock jump at \(at([jump.position])): from there the take's frames are \(size) "
                 + (jump.frames < 0 ? "earlier on the master's clock (repeated)" : "later on the master's clock (the master's frames between are not in the file)"))
         }
+        for step in report.clockSteps {
+            line("jcap: JACK's clock stepped \(step.frames > 0 ? "+" : "-")\(groupedDigits(abs(step.frames))) frames at the period change at "
+                + "\(at([step.position])), no frame missing: the take goes on without a break, its frames from there "
+                + "\(groupedDigits(abs(step.frames))) frames \(step.frames < 0 ? "earlier" : "later") on JACK's clock")
+        }
         let uncertain = report.uncertainSpans
         if !uncertain.isEmpty {
             let why = report.masterStartFrame == nil

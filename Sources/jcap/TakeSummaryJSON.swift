@@ -121,6 +121,7 @@ struct TakeSummaryJSON: Encodable {
         let dropouts: [Span]
         let master_start_frame: UInt32?
         let master_jumps: [Span]
+        let clock_steps: [Span]
         let pauses: [Pause]
         let patching: [Patch]
         let lost_events: Int
@@ -128,8 +129,8 @@ struct TakeSummaryJSON: Encodable {
         let channels: [Channel]
 
         enum CodingKeys: String, CodingKey {
-            case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, dropouts, master_start_frame, master_jumps, pauses,
-                 patching, lost_events, xruns, channels
+            case session, take, outcome, sample_rate, start_frame, frames, files, lost, late, uncertain, dropouts, master_start_frame, master_jumps, clock_steps,
+                 pauses, patching, lost_events, xruns, channels
         }
 
         /// Every key on every summary: null where there is nothing (no session, no start).
@@ -148,6 +149,7 @@ struct TakeSummaryJSON: Encodable {
             try container.encode(dropouts, forKey: .dropouts)
             try container.encode(master_start_frame, forKey: .master_start_frame)
             try container.encode(master_jumps, forKey: .master_jumps)
+            try container.encode(clock_steps, forKey: .clock_steps)
             try container.encode(pauses, forKey: .pauses)
             try container.encode(patching, forKey: .patching)
             try container.encode(lost_events, forKey: .lost_events)
@@ -183,6 +185,7 @@ struct TakeSummaryJSON: Encodable {
                        dropouts: report.linkDropouts.map { Span(position: $0.position, frames: $0.frames) },
                        master_start_frame: report.masterStartFrame,
                        master_jumps: report.masterClockJumps.map { Span(position: $0.position, frames: $0.frames) },
+                       clock_steps: report.clockSteps.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: report.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        patching: Patch.changes(in: report.events, channels: report.sources.count),
                        lost_events: report.lostEvents,
@@ -208,6 +211,7 @@ struct TakeSummaryJSON: Encodable {
                        dropouts: entry.dropouts.map { Span(position: $0.position, frames: $0.frames) },
                        master_start_frame: entry.masterStartFrame,
                        master_jumps: entry.masterJumps.map { Span(position: $0.position, frames: $0.frames) },
+                       clock_steps: entry.clockSteps.map { Span(position: $0.position, frames: $0.frames) },
                        pauses: entry.pauses.map { Pause(position: $0.position, from_frame: $0.fromFrame, to_frame: $0.toFrame) },
                        patching: entry.patching.map { patch in
                            Patch(position: patch.position, channel: (entry.tracks.firstIndex { $0.name == patch.track } ?? -1) + 1,

@@ -20,6 +20,7 @@ struct CaptureEventTests {
         #expect(CaptureEventRecord.transportRolledKind == CaptureEventRecord.Kind.transportRolled.rawValue)
         #expect(CaptureEventRecord.triggeredKind == CaptureEventRecord.Kind.triggered.rawValue)
         #expect(CaptureEventRecord.inputChangedKind == CaptureEventRecord.Kind.inputChanged.rawValue)
+        #expect(CaptureEventRecord.clockRenumberedKind == CaptureEventRecord.Kind.clockRenumbered.rawValue)
     }
 
     @Test("fixed records and named records come back as the events they stand for, in order")
@@ -37,6 +38,8 @@ struct CaptureEventTests {
         withUnsafePointer(to: &dropout) { ring.publish($0, dropped: dropped) }
         var jump = CaptureEventRecord(kind: CaptureEventRecord.masterClockJumpKind, frameTime: 12, position: 96_256, value: -2_048, extra: 0)
         withUnsafePointer(to: &jump) { ring.publish($0, dropped: dropped) }
+        var step = CaptureEventRecord(kind: CaptureEventRecord.clockRenumberedKind, frameTime: 13, position: 111_616, value: -1_536, extra: 0)
+        withUnsafePointer(to: &step) { ring.publish($0, dropped: dropped) }
         let drained = ring.drainEvents(withText: true)
         let events = drained.compactMap { CaptureEvent(record: $0.0, text: $0.1) }
         // A connection is no event until it is placed on its cycle (`ConnectionPlacement`).
@@ -48,6 +51,7 @@ struct CaptureEventTests {
             .sampleRateChanged(from: 48_000, to: 44_100, position: 10),
             .linkDropout(position: 79_872, frames: 44_032),
             .masterClockJump(position: 96_256, frames: -2_048),
+            .clockRenumbered(position: 111_616, frames: -1_536),
         ])
         #expect(ring.drainEvents(withText: true).isEmpty)
     }

@@ -12,6 +12,8 @@ struct CyclePlannerTests {
         var spans: [CycleSpan]
         var events: [PlannedEvent]
         var finished = false
+        /// JACK renumbered the cycle at a period change by this much (`PendingCycle.renumbered`).
+        var renumbered = 0
     }
 
     static let started = CaptureEventRecord.startedKind
@@ -33,7 +35,7 @@ struct CyclePlannerTests {
     func run(_ rows: [Row], sourceLocation: SourceLocation = #_sourceLocation) -> CyclePlanner {
         var planner = CyclePlanner()
         for (index, row) in rows.enumerated() {
-            let plan = planner.plan(cycleStart: row.start, frames: row.frames, requests: row.requests)
+            let plan = planner.plan(cycleStart: row.start, frames: row.frames, requests: row.requests, renumbered: row.renumbered)
             let spans = (0..<plan.spanCount).map { plan.spans[$0] }
             let events = (0..<plan.eventCount).map { plan.events[$0] }
             #expect(spans == row.spans, "cycle \(index) at \(row.start): spans", sourceLocation: sourceLocation)
@@ -103,6 +105,32 @@ struct CyclePlannerTests {
                 events: [Self.event(Self.skipped, 256, at: 256, 512)]),
         ])
         #expect(planner.position == 1_024)
+    }
+
+    @Test("a period change JACK numbered anew is no gap: the take goes on without a break and says where the clock stepped")
+    func clockRenumbered() {
+        let step = CaptureEventRecord.clockRenumberedKind
+        // JACK 2: 1024 -> 2048 frames numbers the next cycle 2048 on (+1,024); 2048 -> 512
+        // numbers it 512 on (-1,536). A stop on JACK's clock still lands on its frame.
+        let planner = run([
+            Row(start: 0, frames: 1_024, requests: TakeRequests(), spans: [Self.span(0, 1_024, at: 0)],
+                events: [Self.event(Self.started, 0, at: 0)]),
+            Row(start: 2_048, frames: 2_048, requests: TakeRequests(), spans: [Self.span(0, 2_048, at: 1_024)],
+                events: [Self.event(step, 2_048, at: 1_024, 1_024)], renumbered: 1_024),
+            Row(start: 2_560, frames: 512, requests: TakeRequests(stop: 2_816), spans: [Self.span(0, 256, at: 3_072)],
+                events: [Self.event(step, 2_560, at: 3_072, -1_536), Self.event(Self.stopped, 2_816, at: 3_328)],
+                finished: true, renumbered: -1_536),
+        ])
+        #expect(planner.position == 3_328)
+    }
+
+    @Test("a period change before the start moves nothing and says nothing: the start is on JACK's clock")
+    func clockRenumberedBeforeTheStart() {
+        run([
+            Row(start: 0, frames: 1_024, requests: TakeRequests(start: 3_000), spans: [], events: []),
+            Row(start: 2_048, frames: 2_048, requests: TakeRequests(start: 3_000), spans: [Self.span(952, 1_096, at: 0)],
+                events: [Self.event(Self.started, 3_000, at: 0)], renumbered: 1_024),
+        ])
     }
 
     @Test("a stop naming a frame in a cycle already planned segmentStarts the take back to it")
@@ -186,19 +214,6 @@ struct CyclePlannerTests {
             Row(start: 256, frames: 256, requests: TakeRequests(sampleRateChanged: true), spans: [],
                 events: [Self.event(Self.stopped, 256, at: 256)], finished: true),
         ])
-    }
-
-    @Test("a period change: every period is copied whole; the span JACK 2 skips across it is silence")
-    func periodChange() {
-        let planner = run([
-            Row(start: 0, frames: 256, requests: TakeRequests(), spans: [Self.span(0, 256, at: 0)],
-                events: [Self.event(Self.started, 0, at: 0)]),
-            Row(start: 256, frames: 1_024, requests: TakeRequests(), spans: [Self.span(0, 1_024, at: 256)], events: []),
-            // JACK 2 advances its clock by one old period across a change.
-            Row(start: 1_536, frames: 2_048, requests: TakeRequests(), spans: [Self.span(0, 2_048, at: 1_536)],
-                events: [Self.event(Self.skipped, 1_280, at: 1_280, 256)]),
-        ])
-        #expect(planner.position == 3_584)
     }
 
     @Test("a take that crosses the wrap of JACK's 32-bit frame clock keeps every frame in order")

@@ -121,6 +121,46 @@ struct CycleTimelineTests {
         #expect(frameTimes(of: [a, 256, 256, 512, 768]) == [a, 0, 256, 512, 768])
     }
 
+    /// Places cycles of the given readings and frame counts, each cycle whose count differs from
+    /// the last marked renumbered by the difference (as the process callback marks them).
+    func placements(ofCycles cycles: [(reading: UInt32, frames: Int)], renumbering: Bool = true) -> [CyclePlacement] {
+        var timeline = CycleTimeline()
+        var found: [CyclePlacement] = []
+        var last = 0
+        for (reading, frames) in cycles {
+            var cycle = PendingCycle(reading: reading, frames: frames)
+            if renumbering && last > 0 && frames != last { cycle.renumbered = frames - last }
+            last = frames
+            timeline.append(cycle)
+            if timeline.isFull { found.append(timeline.placeOldest().placement) }
+        }
+        while timeline.count > 0 { found.append(timeline.placeOldest().placement) }
+        return found
+    }
+
+    @Test("period changes JACK 2 numbers anew: every cycle where JACK's clock put it, nothing guessed, overlapped or late")
+    func periodChanges() {
+        // Measured (tools/period-change): 1024 -> 2048 frames steps +1,024, 2048 -> 512 steps -1,536.
+        let cycles: [(reading: UInt32, frames: Int)] = [(0, 1_024), (1_024, 1_024), (3_072, 2_048), (5_120, 2_048),
+                                                        (7_168, 2_048), (7_680, 512), (8_192, 512), (8_704, 512), (9_216, 512)]
+        let placed = placements(ofCycles: cycles)
+        #expect(placed.map(\.start) == cycles.map(\.reading))
+        #expect(placed.allSatisfy { !$0.guessed && $0.overlap == 0 && $0.misplacedBefore == 0 })
+        // Taken for late readings, the step back pulls the cycles before it 1,536 frames early
+        // and reports the stretch since the step ahead as placed late: what jcap did before.
+        let unmarked = placements(ofCycles: cycles, renumbering: false)
+        #expect(unmarked[3].start == 5_120 - 1_536)
+        #expect(unmarked.contains { $0.misplacedBefore > 0 })
+    }
+
+    @Test("a late callback at a period change is still put back where it belongs")
+    func lateAtAPeriodChange() {
+        // The first 512-frame cycle (true 7,680) ran late and read the next cycle's time.
+        let cycles: [(reading: UInt32, frames: Int)] = [(3_072, 2_048), (5_120, 2_048), (7_168, 2_048), (8_192, 512),
+                                                        (8_192, 512), (8_704, 512), (9_216, 512)]
+        #expect(placements(ofCycles: cycles).map(\.start) == [3_072, 5_120, 7_168, 7_680, 8_192, 8_704, 9_216])
+    }
+
     @Test("staged bytes and pending frames add up over the cycles held")
     func sums() {
         var timeline = CycleTimeline()

@@ -211,6 +211,21 @@ struct TakeLogTests {
         #expect(!TakeListing.problems(read).contains("frames lost"))
     }
 
+    @Test("JACK's clock renumbered at period changes: the steps after the master's jumps, read back and listed, the take complete")
+    func clockStepsKey() throws {
+        let log = folder.log
+        var entry = endRecord(1)
+        entry.status = .complete
+        entry.lost = []
+        entry.clockSteps = [TakeLogSpan(position: 54_272, frames: 1_024), TakeLogSpan(position: 111_616, frames: -1_536)]
+        try log.append(entry)
+        let line = try folder.logText()
+        #expect(line.contains(#""lost":[],"clock_steps":[{"position":54272,"frames":1024},{"position":111616,"frames":-1536}],"pauses""#), "\(line)")
+        let read = try #require(try log.entries().first)
+        #expect(read.clockSteps == entry.clockSteps)
+        #expect(TakeListing.problems(read).contains("JACK clock steps at a period change: +1024, -1536 frames, none missing"))
+    }
+
     @Test("patching during a take is written after the pauses, read back, and listed by jcap takes")
     func patchingKey() throws {
         let log = folder.log

@@ -52,6 +52,7 @@ struct TakeSummaryJSONTests {
             channelLevels: [ChannelLevels(highestPeak: -12.041, clipCount: 0), ChannelLevels(highestPeak: -.infinity, clipCount: 3)],
             events: [.started(frameTime: 1_000), .lateCopy(position: 8_192, frames: 1_024),
                      .placementUncertain(position: 20_480, frames: 1_024), .linkDropout(position: 30_720, frames: 45_056),
+                     .clockRenumbered(position: 50_000, frames: -1_536),
                      .paused(frameTime: 11_000, position: 10_000), .resumed(frameTime: 13_024, position: 10_000),
                      .portConnected(channel: 0, source: "sig:out_1", frameTime: 900, position: 0, timing: .near),
                      .portDisconnected(channel: 1, source: "sig:out_2", frameTime: 41_960, position: 40_960,
@@ -77,6 +78,7 @@ struct TakeSummaryJSONTests {
         #expect(summary["dropouts"] as? [[String: Int]] == [["position": 30_720, "frames": 45_056]])
         #expect(summary["master_start_frame"] is NSNull)
         #expect(summary["master_jumps"] as? [[String: Int]] == [])
+        #expect(summary["clock_steps"] as? [[String: Int]] == [["position": 50_000, "frames": -1_536]])
         #expect(summary["pauses"] as? [[String: Int]] == [["position": 10_000, "from_frame": 11_000, "to_frame": 13_024]])
         #expect(summary["lost_events"] as? Int == 0)
         // The connection made before the take's first frame is no change within it.

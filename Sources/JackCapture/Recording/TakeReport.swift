@@ -123,6 +123,15 @@ public struct TakeReport: Sendable {
         events.compactMap { if case .masterClockJump(let position, let frames) = $0 { LostSpan(position: position, frames: frames) } else { nil } }
     }
 
+    /// Where JACK 2 renumbered its clock at a period change (`CaptureEvent.clockRenumbered`),
+    /// each with the step in frames (negative: back): the take went on without a break, and from
+    /// each position on its frames sit that much later on JACK's clock.
+    public var clockSteps: [LostSpan] { Self.clockSteps(in: events) }
+
+    package static func clockSteps(in events: [CaptureEvent]) -> [LostSpan] {
+        events.compactMap { if case .clockRenumbered(let position, let frames) = $0 { LostSpan(position: position, frames: frames) } else { nil } }
+    }
+
     /// The late copies, uncertain placements and link dropouts among `events`, each in order
     /// (late copies and uncertain placements merged where they touch).
     package static func spans(in events: [CaptureEvent]) -> (late: [LostSpan], uncertain: [LostSpan], dropouts: [LostSpan]) {

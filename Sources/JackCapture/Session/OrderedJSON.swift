@@ -189,6 +189,7 @@ extension TakeLogRecord {
         object.add("uncertain", uncertain.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("dropouts", dropouts.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("master_jumps", masterJumps.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
+        object.add("clock_steps", clockSteps.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("pauses", pauses.map { .array($0.map(\.orderedJSON)) })
         object.add("patching", patching.flatMap { $0.isEmpty ? nil : .array($0.map(\.orderedJSON)) })
         object.add("lost_events", lostEvents.flatMap { $0 > 0 ? .integer(Int64($0)) : nil })

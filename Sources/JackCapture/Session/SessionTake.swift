@@ -218,6 +218,9 @@ public final class SessionTake: Sendable {
         entry.masterJumps = TakeReport.masterClockJumps(in: events)
             .filter { SessionTakeSegment.holds($0.position, in: segment) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
+        entry.clockSteps = TakeReport.clockSteps(in: events)
+            .filter { SessionTakeSegment.holds($0.position, in: segment) }
+            .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }
         entry.xruns = SessionTake.xruns(in: events, period: session.client.jack.bufferSize)
             .filter { SessionTakeSegment.holds($0.position, in: segment) }
             .map { TakeLogSpan(position: $0.position - segment.position, frames: $0.frames) }

@@ -149,6 +149,10 @@ public enum TakeListing {
             let jumps = entry.masterJumps.map { ($0.frames > 0 ? "+" : "") + "\($0.frames)" }.joined(separator: ", ")
             parts.append("master clock jump\(entry.masterJumps.count == 1 ? "" : "s"): \(jumps) frames")
         }
+        if !entry.clockSteps.isEmpty {
+            let steps = entry.clockSteps.map { ($0.frames > 0 ? "+" : "") + "\($0.frames)" }.joined(separator: ", ")
+            parts.append("JACK clock step\(entry.clockSteps.count == 1 ? "" : "s") at a period change: \(steps) frames, none missing")
+        }
         if !entry.late.isEmpty {
             parts.append("\(entry.late.count) late cop\(entry.late.count == 1 ? "y" : "ies")")
         }

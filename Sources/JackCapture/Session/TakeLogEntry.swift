@@ -118,6 +118,10 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
     /// jump in frames (the master's frames missing from the files there; negative: repeated),
     /// exact (`CaptureEvent.masterClockJump`).
     public var masterJumps: [TakeLogSpan] = []
+    /// Where JACK 2 renumbered its clock at a period change, each with the step in frames
+    /// (negative: back): the files go on without a break, and from each position their frames
+    /// sit that much later on JACK's clock (`CaptureEvent.clockRenumbered`).
+    public var clockSteps: [TakeLogSpan] = []
     /// Paused spans.
     public var pauses: [TakeLogPause]
     /// Sources connected to or disconnected from tracks during the take, in take order (none:
@@ -165,6 +169,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         case netjackLatencyCycles = "netjack_latency_cycles"
         case masterStartFrame = "master_start_frame"
         case masterJumps = "master_jumps"
+        case clockSteps = "clock_steps"
         case sampleRate = "sample_rate"
         case lostEvents = "lost_events"
         case frames, files, tracks, xruns, lost, late, uncertain, dropouts, pauses, patching, markers, mark, note
@@ -204,6 +209,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
         if !uncertain.isEmpty { try container.encode(uncertain, forKey: .uncertain) }
         if !dropouts.isEmpty { try container.encode(dropouts, forKey: .dropouts) }
         if !masterJumps.isEmpty { try container.encode(masterJumps, forKey: .masterJumps) }
+        if !clockSteps.isEmpty { try container.encode(clockSteps, forKey: .clockSteps) }
         try container.encode(pauses, forKey: .pauses)
         if !patching.isEmpty { try container.encode(patching, forKey: .patching) }
         if lostEvents > 0 { try container.encode(lostEvents, forKey: .lostEvents) }
@@ -228,6 +234,7 @@ public struct TakeLogEntry: Codable, Sendable, Equatable {
             return "span of \(span.frames) frames at \(span.position) is negative"
         }
         for jump in masterJumps where jump.position < 0 { return "master clock jump at \(jump.position) is negative" }
+        for step in clockSteps where step.position < 0 { return "clock step at \(step.position) is negative" }
         if let triggerPosition, triggerPosition < 0 { return "trigger position \(triggerPosition) is negative" }
         if let overdub, overdub.take < 1 { return "overdub of take \(overdub.take), below 1" }
         if let overdub, overdub.playbackLatency < 0 { return "playback latency \(overdub.playbackLatency) is negative" }

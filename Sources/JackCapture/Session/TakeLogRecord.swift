@@ -37,6 +37,7 @@ struct TakeLogRecord: Decodable, Equatable {
     var uncertain: [TakeLogSpan]?
     var dropouts: [TakeLogSpan]?
     var masterJumps: [TakeLogSpan]?
+    var clockSteps: [TakeLogSpan]?
     var pauses: [TakeLogPause]?
     var patching: [TakeLogPatch]?
     var lostEvents: Int?
@@ -83,6 +84,7 @@ struct TakeLogRecord: Decodable, Equatable {
         uncertain = entry.uncertain
         dropouts = entry.dropouts
         masterJumps = entry.masterJumps
+        clockSteps = entry.clockSteps
         patching = entry.patching
         lostEvents = entry.lostEvents
         pauses = entry.pauses
@@ -124,6 +126,7 @@ struct TakeLogRecord: Decodable, Equatable {
         uncertain = try container.decodeIfPresent([TakeLogSpan].self, forKey: .uncertain)
         dropouts = try container.decodeIfPresent([TakeLogSpan].self, forKey: .dropouts)
         masterJumps = try container.decodeIfPresent([TakeLogSpan].self, forKey: .masterJumps)
+        clockSteps = try container.decodeIfPresent([TakeLogSpan].self, forKey: .clockSteps)
         pauses = try container.decodeIfPresent([TakeLogPause].self, forKey: .pauses)
         patching = try container.decodeIfPresent([TakeLogPatch].self, forKey: .patching)
         lostEvents = try container.decodeIfPresent(Int.self, forKey: .lostEvents)
@@ -170,6 +173,7 @@ struct TakeLogRecord: Decodable, Equatable {
         if let uncertain { entry.uncertain = uncertain }
         if let dropouts { entry.dropouts = dropouts }
         if let masterJumps { entry.masterJumps = masterJumps }
+        if let clockSteps { entry.clockSteps = clockSteps }
         if let pauses { entry.pauses = pauses }
         if let patching { entry.patching = patching }
         if let lostEvents { entry.lostEvents = lostEvents }

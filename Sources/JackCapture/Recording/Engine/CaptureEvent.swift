@@ -44,6 +44,12 @@ public enum CaptureEvent: Equatable, Sendable {
     /// (a master xrun, a link dropout: that many of the master's frames are not in the file;
     /// earlier, when negative), exact to the frame.
     case masterClockJump(position: Int64, frames: Int64)
+    /// The period changed and JACK 2 numbered the first cycle after it by the new period,
+    /// though a whole old period of time had passed: its clock stepped `frames` frames (the new
+    /// period less the old) with no frame missing or repeated. The take goes on without a break;
+    /// from `position` on its frames sit `frames` frames later on JACK's clock than the ones
+    /// before (earlier when negative).
+    case clockRenumbered(position: Int64, frames: Int64)
     /// The server reported an xrun (jack_set_xrun_callback).
     case xrun(frameTime: UInt32, position: Int64)
     /// A source was connected to a channel's port: from `position` (`timing` says how exactly)
@@ -141,6 +147,8 @@ extension CaptureEvent: CustomStringConvertible {
             "NetJACK2 link dropout near take frame \(position): about \(frames) frames the master sent never reached this server; the rest of the take is that much earlier against the master's clock"
         case .masterClockJump(let position, let frames):
             "master clock jump at take frame \(position): from here on the take's frames are \(frames) frames \(frames < 0 ? "earlier" : "later") on the master's clock (\(frames < 0 ? "frames repeated" : "frames missing"))"
+        case .clockRenumbered(let position, let frames):
+            "JACK's clock stepped \(frames > 0 ? "+" : "")\(frames) frames at the period change (take frame \(position)), no frame missing; the take goes on without a break, \(abs(frames)) frames \(frames < 0 ? "earlier" : "later") on JACK's clock from here"
         case .xrun(let frame, let position): "xrun near JACK frame \(frame) (take frame \(position))"
         case .portConnected(let channel, let source, let frame, let position, let timing):
             "channel \(channel + 1): \(source) connected \(timing.preposition) JACK frame \(frame) (take frame \(position))"
@@ -177,6 +185,7 @@ struct CaptureEventRecord: Equatable {
         /// (`value` the channel, `extra` the cycle's frames). Paired with its announcement
         /// (`ConnectionPlacement`), never an event of its own.
         case inputChanged
+        case clockRenumbered
     }
 
     /// The process callback's kinds as plain constants: an enum's `rawValue` is a call the
@@ -195,6 +204,7 @@ struct CaptureEventRecord: Equatable {
     static var linkDropoutKind: Int32 { @_noAllocation @_noLocks get { 16 } }
     static var masterClockJumpKind: Int32 { @_noAllocation @_noLocks get { 17 } }
     static var inputChangedKind: Int32 { @_noAllocation @_noLocks get { 18 } }
+    static var clockRenumberedKind: Int32 { @_noAllocation @_noLocks get { 19 } }
     /// Set in a connection announcement's `value` (above the channel) when the other port is a
     /// hardware input.
     static var hardwareSourceFlag: Int64 { 1 << 32 }
@@ -296,6 +306,7 @@ extension CaptureEvent {
         case .placementUncertain: self = .placementUncertain(position: position, frames: record.value)
         case .linkDropout: self = .linkDropout(position: position, frames: record.value)
         case .masterClockJump: self = .masterClockJump(position: position, frames: record.value)
+        case .clockRenumbered: self = .clockRenumbered(position: position, frames: record.value)
         }
     }
 }

@@ -68,6 +68,11 @@ extension CaptureProcessState {
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
+        if own.pointee.lastCycleFrames > 0 && n != own.pointee.lastCycleFrames {
+            // JACK 2 numbers the first cycle after a period change by the new period.
+            cycle.renumbered = n - own.pointee.lastCycleFrames
+        }
+        own.pointee.lastCycleFrames = n
         own.pointee.cycleSerial &+= 1
         cycle.serial = own.pointee.cycleSerial
         if onNetJackSlave { cycle.callbackTime = jack_get_time() }
@@ -129,6 +134,7 @@ extension CaptureProcessState {
         let masterOffset = requestedMasterOffset.load(ordering: .relaxed)
         own.pointee.masterClock = MasterClockWatch(offset: masterOffset < 0 ? nil : UInt32(truncatingIfNeeded: masterOffset))
         own.pointee.timeline.reset()
+        own.pointee.lastCycleFrames = 0
         own.pointee.preRoll.removeAll()
         own.pointee.planner = CyclePlanner()
         own.pointee.clockStartFrame = -1
@@ -554,7 +560,7 @@ extension CaptureProcessState {
                  position: max(0, position - misplaced), value: min(misplaced, position))
         }
         let plan = own.pointee.planner.plan(cycleStart: FrameTime.advance(cycleStart, by: overlap),
-                                            frames: cycle.frames - overlap, requests: requests)
+                                            frames: cycle.frames - overlap, requests: requests, renumbered: cycle.renumbered)
         if plan.consumedPause {
             _ = requestedPause.compareExchange(expected: requests.pause, desired: Self.noRequest, ordering: .relaxed)
             own.pointee.requests.pause = Self.noRequest

@@ -198,11 +198,18 @@ struct CyclePlanner: Equatable {
 
     /// Plans the cycle of `frames` frames whose first frame is `cycleStart`. Cycles come in order;
     /// a `cycleStart` past the end of the previous cycle means JACK's clock jumped over frames
-    /// that reached no client (an xrun), one before it is treated as following on.
+    /// that reached no client (an xrun), one before it is treated as following on. A cycle JACK
+    /// `renumbered` at a period change (`PendingCycle.renumbered`) follows on from the previous
+    /// cycle's end moved by that much: the take goes on without a break, and says so.
     @_noAllocation @_noLocks
-    mutating func plan(cycleStart: UInt32, frames n: Int, requests: TakeRequests) -> CyclePlan {
+    mutating func plan(cycleStart: UInt32, frames n: Int, requests: TakeRequests, renumbered: Int = 0) -> CyclePlan {
         let before = self
-        var plan = planFrames(cycleStart: cycleStart, frames: n, requests: requests)
+        var plan = CyclePlan()
+        if renumbered != 0 && hasPlannedACycle && !isFinished {
+            nextFrame = FrameTime.advance(nextFrame, by: renumbered)
+            if hasStarted { plan.emit(CaptureEventRecord.clockRenumberedKind, frameTime: cycleStart, position: position, value: Int64(renumbered)) }
+        }
+        planFrames(&plan, cycleStart: cycleStart, frames: n, requests: requests)
         if requests.split != TakeRequests.none {
             placeSplit(&plan, at: UInt32(truncatingIfNeeded: requests.split), cycleStart: cycleStart, frames: n,
                        requests: requests, before: before)
@@ -269,9 +276,8 @@ struct CyclePlanner: Equatable {
 
     /// Plans the cycle's frames: every request but a split.
     @_noAllocation @_noLocks
-    private mutating func planFrames(cycleStart: UInt32, frames n: Int, requests: TakeRequests) -> CyclePlan {
-        var plan = CyclePlan()
-        guard !isFinished, n > 0 else { return plan }
+    private mutating func planFrames(_ plan: inout CyclePlan, cycleStart: UInt32, frames n: Int, requests: TakeRequests) {
+        guard !isFinished, n > 0 else { return }
         let gap = hasPlannedACycle ? max(0, FrameTime.distance(from: nextFrame, to: cycleStart)) : 0
         let firstCycle = !hasPlannedACycle
         hasPlannedACycle = true
@@ -281,7 +287,7 @@ struct CyclePlanner: Equatable {
         if phase == .waiting {
             if requests.sampleRateChanged {
                 finish(&plan, at: cycleStart, reportStop: false)
-                return plan
+                return
             }
             if requests.start == TakeRequests.none {
                 // Starts at the first cycle planned after arming, from its first frame.
@@ -295,17 +301,17 @@ struct CyclePlanner: Equatable {
                 phase = .finished
                 endFrame = start
                 plan.finished = true
-                return plan
+                return
             }
             let untilStart = FrameTime.distance(from: cycleStart, to: start)
-            if untilStart >= n { return plan }
+            if untilStart >= n { return }
             if untilStart < 0 {
                 let previousEnd = FrameTime.advance(cycleStart, by: -gap)
                 if firstCycle || FrameTime.distance(from: previousEnd, to: start) < 0 {
                     // The start frame had passed before the take could begin.
                     phase = .missedStart
                     plan.finished = true
-                    return plan
+                    return
                 }
                 // An xrun made JACK's clock jump over the start frame: those frames reached no
                 // client. The take still starts at the start frame; they become silence.
@@ -329,7 +335,7 @@ struct CyclePlanner: Equatable {
         // The sample rate changed: this cycle is at the new rate, and the take ends before it.
         if requests.sampleRateChanged {
             finish(&plan, at: cycleStart, reportStop: true)
-            return plan
+            return
         }
 
         // Walk the cycle from the take's first frame in it, switching between recording and
@@ -398,14 +404,14 @@ struct CyclePlanner: Equatable {
                     endFrame = finishFrame
                     plan.finished = true
                     plan.emit(CaptureEventRecord.stoppedKind, frameTime: endFrame, position: position)
-                    return plan
+                    return
                 }
             } else {
                 if requests.stop != TakeRequests.none
                     && FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: requests.stop)) < n {
                     // Stopped while paused: the take ends where it paused.
                     finish(&plan, at: FrameTime.advance(cycleStart, by: cursor), reportStop: true)
-                    return plan
+                    return
                 }
                 guard resumeRequest != TakeRequests.none else { break }
                 let untilResume = FrameTime.distance(from: cycleStart, to: UInt32(truncatingIfNeeded: resumeRequest))
@@ -418,7 +424,7 @@ struct CyclePlanner: Equatable {
                 plan.emit(CaptureEventRecord.resumedKind, frameTime: FrameTime.advance(cycleStart, by: cursor), position: position)
             }
         }
-        return plan
+        return
     }
 
     /// Ends the take at `frame` with the frames it has.

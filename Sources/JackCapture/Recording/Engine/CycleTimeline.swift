@@ -27,6 +27,10 @@ struct PendingCycle: Equatable {
     var lastChangedInput = -1
     /// `ProcessCallbackState.cycleSerial` when the cycle was read.
     var serial: Int64 = 0
+    /// The first cycle after a period change: JACK 2 numbers it by the new period, though a whole
+    /// old period of time has passed, so its clock steps this many frames (new period less old)
+    /// past the last cycle's end with no frame between (0: any other cycle).
+    var renumbered = 0
 
     @_noAllocation @_noLocks
     init(reading: UInt32, frames: Int, stagedBytes: Int = 0, dropped: Bool = false, afterRateChange: Bool = false) {
@@ -90,6 +94,11 @@ struct CyclePlacement: Equatable {
 /// that would begin before the last one ended) puts the timeline back on JACK's clock at once:
 /// the cycle's frames that fall on frames already placed are dropped, and the stretch placed late
 /// is reported. Every placement is at or after the true one, so nothing is ever placed early.
+///
+/// A period change is no gap and no late reading: JACK 2 numbers the cycle after it `renumbered`
+/// frames past the last one's end (measured with `tools/period-change`: +1,024 from 1024 to 2048
+/// frames, -1,536 from 2048 to 512, every callback on time). The bounds across it, and the end the
+/// cycle follows on from, step with the clock.
 struct CycleTimeline {
     /// Cycles read past a cycle before it is planned.
     static var lookahead: Int { @_noAllocation @_noLocks get { 3 } }
@@ -177,7 +186,7 @@ struct CycleTimeline {
         var elapsed = 0
         var index = 1
         while index < count {
-            elapsed += self[index - 1].frames
+            elapsed += self[index - 1].frames + self[index].renumbered
             let bound = FrameTime.advance(self[index].reading, by: -elapsed)
             if FrameTime.distance(from: best, to: bound) < 0 {
                 best = bound
@@ -190,10 +199,17 @@ struct CycleTimeline {
 
         var placement = CyclePlacement(start: best, guessed: bestIndex > 0 && bestIndex == count)
         let end = FrameTime.advance(best, by: cycle.frames)
-        guard let previousEnd = placedEnd else {
+        guard var previousEnd = placedEnd else {
             placedEnd = end
             lateSince = best
             return (placement, cycle)
+        }
+        if cycle.renumbered != 0 {
+            // The clock stepped with no frame between: the cycle follows on from the last one's
+            // end as JACK now numbers it.
+            previousEnd = FrameTime.advance(previousEnd, by: cycle.renumbered)
+            placedEnd = previousEnd
+            lateSince = FrameTime.advance(lateSince, by: cycle.renumbered)
         }
         let overlap = FrameTime.distance(from: best, to: previousEnd)
         if overlap > 0 {
