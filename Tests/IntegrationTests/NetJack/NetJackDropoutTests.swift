@@ -129,8 +129,14 @@ final class NetJackDropoutTests: NetJackTestCase {
         let verification = TakeVerification.verify(account)
         XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
         if let first = jumps.first, let last = jumps.last {
-            XCTAssertGreaterThan(first.frames, 0)
-            XCTAssertGreaterThan(jumps.reduce(Int64(0)) { $0 + $1.frames }, 0)
+            if biggest.frames > Int64(4 * link.period) {
+                // The master's frames that never arrived: the file jumps ahead there, first. Once,
+                // beside a busy build, the file lacked none of the master's frames (two jumps back
+                // of a period each, the slave rendering periods twice, every sample accounted for
+                // above): then there is no jump ahead to look for.
+                XCTAssertGreaterThan(first.frames, 0, "\(allJumps), xruns \(take.xruns)")
+                XCTAssertGreaterThan(jumps.reduce(Int64(0)) { $0 + $1.frames }, 0, "\(allJumps)")
+            }
             XCTAssertLessThanOrEqual(last.position - first.position, Int64(4 * link.period), "jumps reported: \(jumps)")
             for jump in allJumps {
                 XCTAssertEqual(jump.frames % Int64(link.period), 0, "the master's frames come in whole periods: \(allJumps)")
@@ -138,7 +144,7 @@ final class NetJackDropoutTests: NetJackTestCase {
         }
         XCTAssertTrue(errors.contains("master clock jump at"), errors)
         print("note: dropout of 100 ms on the master's clock: jcap reported \(account.lostSpans) lost and a jump of "
-            + "\(jumps.map(\.frames)) frames at \(jumps.map(\.position))")
+            + "\(jumps.map(\.frames)) frames at \(jumps.map(\.position)); xruns \(take.xruns)")
     }
 
     /// The same stall with the slave on its own clock (no timecode): what the master's clock did
