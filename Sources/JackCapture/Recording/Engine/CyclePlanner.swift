@@ -424,7 +424,6 @@ struct CyclePlanner: Equatable {
                 plan.emit(CaptureEventRecord.resumedKind, frameTime: FrameTime.advance(cycleStart, by: cursor), position: position)
             }
         }
-        return
     }
 
     /// Ends the take at `frame` with the frames it has.
