@@ -47,6 +47,41 @@ final class InterruptionTests: JackTestCase {
         XCTAssertTrue(jcap.errorOutput.contains("jcap: JACK's clock stepped -1,536 frames at the period change"), jcap.errorOutput)
     }
 
+    func testASessionTakeLogsWhereThePeriodChangesSteppedJacksClock() throws {
+        defer { try? setPeriod(1_024) }
+        let session = path("steps.toml")
+        try """
+            [session]
+            name = "steps"
+            format = "wav"
+            bit_depth = "float"
+
+            [[track]]
+            name = "one"
+            source = "sig:out_1"
+
+            [[track]]
+            name = "two"
+            source = "sig:out_2"
+            """.write(toFile: session, atomically: true, encoding: .utf8)
+        let jcap = try launchJcap(["session", session, "--for", "3s", "--meter", "none"])
+        let log = path("steps/takes.jsonl")
+        try Self.waitFor("the take's start in its log", saying: { jcap.errorOutput }) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\"recording\"")
+        }
+        usleep(700_000)
+        try setPeriod(2_048)
+        usleep(700_000)
+        try setPeriod(512)
+        let status = try jcap.wait(timeout: 30)
+        let account = try takeLogAccount(folder: path("steps"), take: 1)
+        XCTAssertEqual(try TakeLog(folder: path("steps")).entries().first?.clockSteps.map(\.frames), [1_024, -1_536], jcap.errorOutput)
+        XCTAssertEqual(account.pauses.map(\.skippedFrames), [1_024, -1_536])
+        assertAccountedFor(account)
+        XCTAssertEqual(status, exitStatus(reportingAll: [account]), jcap.errorOutput)
+        XCTAssertTrue(jcap.errorOutput.contains("JACK's clock stepped -1,536 frames at the period change"), jcap.errorOutput)
+    }
+
     /// 0.7 s into the take the period goes to 2048 frames, 0.7 s later to 512.
     private func changePeriodTwice(_ delegate: RecordingDelegate) throws {
         usleep(700_000)
