@@ -16,21 +16,25 @@ final class InterruptionTests: JackTestCase {
         _ = try delegate.waitForFinish()
         let report = try XCTUnwrap(recorder.finalReport)
         XCTAssertEqual(report.frames, 144_000, "3 s exactly, across two period changes")
-        // JACK 2 numbers the first cycle after a change by the new period, though an old period
-        // of time has passed (tools/period-change): its clock steps by new less old, with no
-        // frame missing. jcap says where, and the take has no break.
-        XCTAssertEqual(report.clockSteps.map(\.frames), [1_024, -1_536], "\(delegate.events)")
-        // Every sample is the signal where JACK's clock (steps included) put it, or inside a span
-        // jcap reported.
+        // Every sample is the signal where JACK's clock (its steps included) put it, or inside a
+        // span jcap reported.
         assertAccountedFor(try account(of: report))
         XCTAssertFalse(delegate.events.contains { if case .overrun = $0 { true } else { false } }, "jcap dropped nothing")
+        // JACK 2 numbers the first cycle after a change by the new period, though an old period
+        // of time has passed (tools/period-change): its clock steps by new less old, with no
+        // frame missing. jcap says where, and the take has no break. (A late callback at a change
+        // can hide a step in the readings: then the take is as an xrun leaves it, reported.)
         if Self.serverXruns.load(ordering: .relaxed) == xrunsBefore {
+            XCTAssertEqual(report.clockSteps.map(\.frames), [1_024, -1_536], "\(delegate.events)")
             XCTAssertEqual(report.outcome, .complete, "no xrun, nothing missing: \(delegate.events)")
+        } else {
+            XCTAssertTrue(Set(report.clockSteps.map(\.frames)).isSubset(of: [1_024, -1_536]), "\(delegate.events)")
         }
     }
 
     func testJcapSaysWhereThePeriodChangesSteppedJacksClock() throws {
         defer { try? setPeriod(1_024) }
+        let xrunsBefore = Self.serverXruns.load(ordering: .relaxed)
         let jcap = try launchJcap(signalPorts(2) + ["--for", "3s", "--meter", "json", "-o", "steps.wav"])
         try Self.waitFor("recording") { jcap.errorOutput.contains("jcap: recording") }
         usleep(700_000)
@@ -40,15 +44,18 @@ final class InterruptionTests: JackTestCase {
         let status = try jcap.wait(timeout: 20)
         let account = try summaryAccount(jcap.output)
         // The summary's clock_steps move the signal on as pauses do: without them the check fails.
-        XCTAssertEqual(account.pauses.map(\.skippedFrames), [1_024, -1_536], jcap.output)
         assertAccountedFor(account)
         XCTAssertEqual(status, exitStatus(reporting: account), jcap.errorOutput)
-        XCTAssertTrue(jcap.errorOutput.contains("jcap: JACK's clock stepped +1,024 frames at the period change"), jcap.errorOutput)
-        XCTAssertTrue(jcap.errorOutput.contains("jcap: JACK's clock stepped -1,536 frames at the period change"), jcap.errorOutput)
+        if Self.serverXruns.load(ordering: .relaxed) == xrunsBefore {
+            XCTAssertEqual(account.pauses.map(\.skippedFrames), [1_024, -1_536], jcap.output)
+            XCTAssertTrue(jcap.errorOutput.contains("jcap: JACK's clock stepped +1,024 frames at the period change"), jcap.errorOutput)
+            XCTAssertTrue(jcap.errorOutput.contains("jcap: JACK's clock stepped -1,536 frames at the period change"), jcap.errorOutput)
+        }
     }
 
     func testASessionTakeLogsWhereThePeriodChangesSteppedJacksClock() throws {
         defer { try? setPeriod(1_024) }
+        let xrunsBefore = Self.serverXruns.load(ordering: .relaxed)
         let session = path("steps.toml")
         try """
             [session]
@@ -75,11 +82,13 @@ final class InterruptionTests: JackTestCase {
         try setPeriod(512)
         let status = try jcap.wait(timeout: 30)
         let account = try takeLogAccount(folder: path("steps"), take: 1)
-        XCTAssertEqual(try TakeLog(folder: path("steps")).entries().first?.clockSteps.map(\.frames), [1_024, -1_536], jcap.errorOutput)
-        XCTAssertEqual(account.pauses.map(\.skippedFrames), [1_024, -1_536])
         assertAccountedFor(account)
         XCTAssertEqual(status, exitStatus(reportingAll: [account]), jcap.errorOutput)
-        XCTAssertTrue(jcap.errorOutput.contains("JACK's clock stepped -1,536 frames at the period change"), jcap.errorOutput)
+        if Self.serverXruns.load(ordering: .relaxed) == xrunsBefore {
+            XCTAssertEqual(try TakeLog(folder: path("steps")).entries().first?.clockSteps.map(\.frames), [1_024, -1_536], jcap.errorOutput)
+            XCTAssertEqual(account.pauses.map(\.skippedFrames), [1_024, -1_536])
+            XCTAssertTrue(jcap.errorOutput.contains("JACK's clock stepped -1,536 frames at the period change"), jcap.errorOutput)
+        }
     }
 
     /// 0.7 s into the take the period goes to 2048 frames, 0.7 s later to 512.

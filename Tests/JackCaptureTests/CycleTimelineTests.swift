@@ -121,16 +121,19 @@ struct CycleTimelineTests {
         #expect(frameTimes(of: [a, 256, 256, 512, 768]) == [a, 0, 256, 512, 768])
     }
 
-    /// Places cycles of the given readings and frame counts, each cycle whose count differs from
-    /// the last marked renumbered by the difference (as the process callback marks them).
+    /// Places cycles of the given readings and frame counts, each marked renumbered as the process
+    /// callback marks it (`PendingCycle.renumbering`), or none with `renumbering` false.
     func placements(ofCycles cycles: [(reading: UInt32, frames: Int)], renumbering: Bool = true) -> [CyclePlacement] {
         var timeline = CycleTimeline()
         var found: [CyclePlacement] = []
-        var last = 0
+        var last = (frames: 0, reading: UInt32(0))
         for (reading, frames) in cycles {
             var cycle = PendingCycle(reading: reading, frames: frames)
-            if renumbering && last > 0 && frames != last { cycle.renumbered = frames - last }
-            last = frames
+            if renumbering {
+                cycle.renumbered = PendingCycle.renumbering(frames: frames, reading: reading, lastFrames: last.frames,
+                                                            lastReading: last.reading)
+            }
+            last = (frames, reading)
             timeline.append(cycle)
             if timeline.isFull { found.append(timeline.placeOldest().placement) }
         }
@@ -151,6 +154,31 @@ struct CycleTimelineTests {
         let unmarked = placements(ofCycles: cycles, renumbering: false)
         #expect(unmarked[3].start == 5_120 - 1_536)
         #expect(unmarked.contains { $0.misplacedBefore > 0 })
+    }
+
+    @Test("a period change is a renumbering when the readings show JACK 2's step, not when they count on by the old period")
+    func renumbering() {
+        // JACK 2, measured: the new period's first cycle read one new period after the last reading.
+        #expect(PendingCycle.renumbering(frames: 2_048, reading: 2_048, lastFrames: 1_024, lastReading: 0) == 1_024)
+        #expect(PendingCycle.renumbering(frames: 512, reading: 7_680, lastFrames: 2_048, lastReading: 7_168) == -1_536)
+        // The new cycle's callback ran late and read the next cycle's time: still JACK 2's step.
+        #expect(PendingCycle.renumbering(frames: 512, reading: 8_192, lastFrames: 2_048, lastReading: 7_168) == -1_536)
+        // Counting on by the old period (a server that does not renumber): no step.
+        #expect(PendingCycle.renumbering(frames: 2_048, reading: 1_024, lastFrames: 1_024, lastReading: 0) == 0)
+        #expect(PendingCycle.renumbering(frames: 512, reading: 9_216, lastFrames: 2_048, lastReading: 7_168) == 0)
+        // The same period, or no cycle before: no step; across the 32-bit clock's wrap as anywhere.
+        #expect(PendingCycle.renumbering(frames: 1_024, reading: 5_000, lastFrames: 1_024, lastReading: 0) == 0)
+        #expect(PendingCycle.renumbering(frames: 2_048, reading: 2_048, lastFrames: 0, lastReading: 0) == 0)
+        #expect(PendingCycle.renumbering(frames: 2_048, reading: 1_024, lastFrames: 1_024, lastReading: UInt32.max - 1_023) == 1_024)
+    }
+
+    @Test("a server that counts on by the old period across a change: every cycle on its reading, nothing marked")
+    func periodChangesCountedOn() {
+        let cycles: [(reading: UInt32, frames: Int)] = [(0, 1_024), (1_024, 1_024), (2_048, 2_048), (4_096, 2_048),
+                                                        (6_144, 2_048), (8_192, 512), (8_704, 512), (9_216, 512)]
+        let placed = placements(ofCycles: cycles)
+        #expect(placed.map(\.start) == cycles.map(\.reading))
+        #expect(placed.allSatisfy { !$0.guessed && $0.overlap == 0 && $0.misplacedBefore == 0 })
     }
 
     @Test("a late callback at a period change is still put back where it belongs")

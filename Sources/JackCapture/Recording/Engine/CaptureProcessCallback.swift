@@ -68,11 +68,10 @@ extension CaptureProcessState {
         let rateChanged = changedSampleRate.load(ordering: .acquiring) != 0
 
         var cycle = PendingCycle(reading: reading, frames: n, afterRateChange: rateChanged)
-        if own.pointee.lastCycleFrames > 0 && n != own.pointee.lastCycleFrames {
-            // JACK 2 numbers the first cycle after a period change by the new period.
-            cycle.renumbered = n - own.pointee.lastCycleFrames
-        }
+        cycle.renumbered = PendingCycle.renumbering(frames: n, reading: reading, lastFrames: own.pointee.lastCycleFrames,
+                                                    lastReading: own.pointee.lastCycleReading)
         own.pointee.lastCycleFrames = n
+        own.pointee.lastCycleReading = reading
         own.pointee.cycleSerial &+= 1
         cycle.serial = own.pointee.cycleSerial
         if onNetJackSlave { cycle.callbackTime = jack_get_time() }

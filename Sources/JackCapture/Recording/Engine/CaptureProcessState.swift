@@ -339,9 +339,11 @@ struct ProcessCallbackState {
     var inputBuffersKnown = false
     /// Counts the cycles the callback has run: tells a cycle's input changes from later ones'.
     var cycleSerial: Int64 = 0
-    /// The frame count of the last cycle the take's timeline read (0: none yet this take): a
-    /// cycle of another count is the first after a period change (`PendingCycle.renumbered`).
+    /// The frame count and reading of the last cycle the take's timeline read (0 frames: none yet
+    /// this take): a cycle of another count is the first after a period change
+    /// (`PendingCycle.renumbering`).
     var lastCycleFrames = 0
+    var lastCycleReading: UInt32 = 0
 
     init(preRollCapacity: Int = 1, channelCount: Int = 0) {
         inputChannelCount = channelCount

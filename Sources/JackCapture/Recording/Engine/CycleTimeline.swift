@@ -32,6 +32,19 @@ struct PendingCycle: Equatable {
     /// past the last cycle's end with no frame between (0: any other cycle).
     var renumbered = 0
 
+    /// How far a server numbered a cycle of `frames` frames read at `reading` past where the last
+    /// cycle (`lastFrames` frames, read at `lastReading`; 0 frames: none) ended: JACK 2 numbers the
+    /// first cycle after a period change by the new period (`tools/period-change`), so the step is
+    /// the new period less the old. A server that counts on by the old period, as the readings
+    /// then show (PipeWire's JACK, as far as it is known, counts the frames it played), is not
+    /// renumbering: 0, as for every cycle of the same count as the last.
+    @_noAllocation @_noLocks
+    static func renumbering(frames: Int, reading: UInt32, lastFrames: Int, lastReading: UInt32) -> Int {
+        guard lastFrames > 0, frames != lastFrames,
+              FrameTime.distance(from: lastReading, to: reading) != lastFrames else { return 0 }
+        return frames - lastFrames
+    }
+
     @_noAllocation @_noLocks
     init(reading: UInt32, frames: Int, stagedBytes: Int = 0, dropped: Bool = false, afterRateChange: Bool = false) {
         self.reading = reading
