@@ -114,7 +114,7 @@ extension JackTestCase {
     func finishPlaybackRecording(_ recorder: Subprocess, player: Subprocess?, name: String, frames: Int,
                                  file: StaticString = #filePath, line: UInt = #line) throws -> PlayedRecording {
         let status = try recorder.wait(timeout: 30)
-        let account = try summaryAccount(recorder.output, signalChannel: { _ in 0 }, file: file, line: line)
+        let account = try summaryAccount(recorder.output, errors: recorder.errorOutput, signalChannel: { _ in 0 }, file: file, line: line)
         XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput, file: file, line: line)
         var underruns: [LostSpan] = []
         if let player {

@@ -12,7 +12,7 @@ extension JackTestCase {
                                        "-o", name, "--meter", "json"])
         try player.play(atFrame: start)
         let status = try recorder.wait(timeout: 30)
-        let account = try summaryAccount(recorder.output, file: file, line: line)
+        let account = try summaryAccount(recorder.output, errors: recorder.errorOutput, file: file, line: line)
         XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput, file: file, line: line)
         XCTAssertEqual(account.startFrame, start, file: file, line: line)
         try Self.waitFor("the end", timeout: 30) { !player.isPlaying }

@@ -11,10 +11,12 @@ import jcap
 extension JackTestCase {
     /// jcap's `--meter json` summary line (the last one in `output`) as an account, file paths
     /// inside the test's directory; `signalChannel` as `TakeAccount(meterSummaryLine:)` takes it.
-    func summaryAccount(_ output: String, signalChannel: (String) -> Int? = TakeAccount.signalChannel(ofPort:),
+    /// `errors`, jcap's standard error, goes into the failure when there is no summary line.
+    func summaryAccount(_ output: String, errors: String = "", signalChannel: (String) -> Int? = TakeAccount.signalChannel(ofPort:),
                         file: StaticString = #filePath, line: UInt = #line) throws -> TakeAccount {
         let last = try XCTUnwrap(output.split(separator: "\n").last { $0.hasPrefix("{\"summary\"") },
-                                 "no summary line in: \(output.suffix(2_000))", file: file, line: line)
+                                 "no summary line in: \(output.suffix(2_000)); standard error: \(errors.suffix(2_000))",
+                                 file: file, line: line)
         var account = try XCTUnwrap(TakeAccount(meterSummaryLine: last, signalChannel: signalChannel), String(last), file: file, line: line)
         account.files = account.files.map { var each = $0; each.path = each.path.hasPrefix("/") ? each.path : path(each.path); return each }
         return account
