@@ -255,8 +255,8 @@ final class RecorderTests: JackTestCase {
         XCTAssertNotNil(recorder.finalReport)
         XCTAssertTrue(recording.events.contains(where: \.isStopped), "\(recording.events)")
         let start = Date()
-        recorder.stop()  // already stopped: returns at once, no second finish
-        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+        recorder.stop()  // already stopped: returns without waiting for a finish, no second finish
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "stop() waited for a finish that will not come")
         usleep(100_000)
         XCTAssertEqual(recording.finished.count, 1)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path("stopped-by-delegate.wav")))
