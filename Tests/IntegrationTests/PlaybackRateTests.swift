@@ -60,10 +60,6 @@ final class PlaybackRateTests: JackTestCase {
         return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * Double(sampleRate)
     }
 
-    func frameAhead(_ seconds: Double) -> UInt32 {
-        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
-    }
-
     func waitForPorts(_ names: [String]) throws {
         try Self.waitFor("ports \(names)") { names.allSatisfy { observer.audioOutputPorts().contains($0) } }
     }
@@ -91,7 +87,7 @@ final class PlaybackRateTests: JackTestCase {
         let expectedMono = try offline(mono, channels: 1, inputRate: 2, outputRate: 1)
         let expectedStereo = try offline(stereo, channels: 2, inputRate: 2, outputRate: 1)
         XCTAssertEqual(expectedMono[0].count, played)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("fast-a.wav"), path("fast-b.wav"), "--name", "plr", "--no-connect",
                                      "--at", "@\(start)", "--rate", "2"])
         let ports = ["plr:out_1", "plr:out_2", "plr:out_3"]
@@ -119,7 +115,7 @@ final class PlaybackRateTests: JackTestCase {
         let fastest = try offline(samples, channels: 1, inputRate: 2, outputRate: 1, quality: .fastest)[0]
         let best = try offline(samples, channels: 1, inputRate: 2, outputRate: 1)[0]
         XCTAssertNotEqual(fastest, best, "the two converters differ on this file")
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("quality.wav"), "--name", "plq", "--no-connect", "--at", "@\(start)",
                                      "--rate", "2", "--src-quality", "fastest"])
         try waitForPorts(["plq:out_1"])
@@ -142,7 +138,7 @@ final class PlaybackRateTests: JackTestCase {
         XCTAssertEqual(played, 16_460)
         let samples = try writeSineFile("loop.wav", frames: frames, swelling: true)
         let expected = try offline(samples + samples, channels: 1, inputRate: ratio.input, outputRate: ratio.output)[0]
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("loop.wav"), "--name", "prl", "--no-connect", "--at", "@\(start)",
                                      "--loops", "1", "--rate", "1.5"])
         try waitForPorts(["prl:out_1"])
@@ -162,7 +158,7 @@ final class PlaybackRateTests: JackTestCase {
         XCTAssertEqual(played, 48_008)
         let samples = try writeSineFile("cd.wav", frames: frames, sampleRate: 44_100, swelling: true)
         let expected = try offline(samples, channels: 1, inputRate: 44_100, outputRate: 48_000)[0]
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("cd.wav"), "--name", "plcd", "--no-connect", "--at", "@\(start)"])
         try waitForPorts(["plcd:out_1"])
         let recorder = try launchPlaybackRecorder(["plcd:out_1"], at: "@\(FrameTime.advance(start, by: -1_000))", frames: played + 2_000,
@@ -236,7 +232,7 @@ final class PlaybackRateTests: JackTestCase {
         player.delegate = finish
         XCTAssertEqual(player.rate, 0.5)
         XCTAssertEqual(player.duration, Double(frames) / Double(server.sampleRate), "the file's seconds")
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let recordingStart = FrameTime.advance(start, by: -1_000)
         let recorder = try launchPlaybackRecorder(["prs:out_1"], at: "@\(recordingStart)", frames: 2 * frames + 2_000, name: "slow-take.wav")
         try player.play(atFrame: start)
@@ -264,7 +260,7 @@ final class PlaybackRateTests: JackTestCase {
         XCTAssertEqual(player.currentFrame, 12_345)
         let fromStop = try offline(Array(samples[12_345...]), channels: 1, inputRate: 2, outputRate: 1)[0]
         let fromSeek = try offline(Array(samples[60_000...]), channels: 1, inputRate: 2, outputRate: 1)[0]
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let recorder = try launchPlaybackRecorder(["prk:out_1"], at: "@\(start)", frames: 40_000, name: "seek-take.wav")
         try player.play(atFrame: start)
         waitUntil(FrameTime.advance(start, by: 10_000))
@@ -303,7 +299,7 @@ final class PlaybackRateTests: JackTestCase {
         let samples = try writeSineFile("change.wav", frames: frames, swelling: true)
         let player = try makePlayer("change.wav", client: "prc", rate: 2)
         defer { player.close() }
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let recorder = try launchPlaybackRecorder(["prc:out_1"], at: "@\(start)", frames: 60_000, name: "change-take.wav")
         try player.play(atFrame: start)
         waitUntil(FrameTime.advance(start, by: 10_000))
@@ -358,7 +354,7 @@ final class PlaybackRateTests: JackTestCase {
         // Each step (a chunk converted, or a block written) then 60 ms: a 4096-frame block
         // (85 ms) about every 120 ms, so the reader runs at about 0.7 times real time.
         player.readerDelayMicroseconds = 60_000
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let (take, account) = try recordPlaying(player, port: "pru:out_1", start: start, frames: 4 * 48_000, name: "under-take.wav")
         let reported = account.lostSpans + account.lateCopySpans + account.uncertainSpans
         func isReported(_ index: Int) -> Bool { reported.contains { $0.position <= index && index < $0.position + $0.frames } }

@@ -27,11 +27,6 @@ final class PlaybackTests: JackTestCase {
         return perChannel
     }
 
-    /// A frame `seconds` ahead of JACK's clock.
-    func frameAhead(_ seconds: Double) -> UInt32 {
-        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
-    }
-
     func waitForPorts(_ names: [String]) throws {
         try Self.waitFor("ports \(names)") { names.allSatisfy { observer.audioOutputPorts().contains($0) } }
     }
@@ -44,7 +39,7 @@ final class PlaybackTests: JackTestCase {
         // Checked against what the recorder and the player reported (`assertPlayed`), as every
         // recording of a player here.
         let expected = try writeSignalFile("source.wav", frames: frames)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("source.wav"), "--name", "pl", "--no-connect", "--at", "@\(start)"])
         try waitForPorts(["pl:out_1", "pl:out_2"])
         let recorder = try launchPlaybackRecorder(["pl:out_1", "pl:out_2"], at: "@\(FrameTime.advance(start, by: -1_000))",
@@ -70,7 +65,7 @@ final class PlaybackTests: JackTestCase {
         // with silence, or leaves one late or uncertain, in the middle of a run the player played
         // without a break (measured under tools/steal: runs split at such periods in 3 of 3 takes).
         _ = try writeSignalFile("keys.wav", frames: frames, channels: 1, base: base)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let keys = Pipe()
         let player = try Subprocess(try Executables.built("jcap"),
                                     ["play", path("keys.wav"), "--name", "plk", "--no-connect", "--at", "@\(start)"],
@@ -174,7 +169,7 @@ final class PlaybackTests: JackTestCase {
         try assertStatusMatchesLog(recording, folder: path("band"))
         let kick = try readChannels("band/take-001-Kick In.wav")
         let overheads = try readChannels("band/take-001-overheads.wav")
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", session, "--take", "1", "--name", "plt", "--no-connect", "--at", "@\(start)"])
         try waitForPorts(["plt:Kick In", "plt:OH L", "plt:OH R"])
         let recorder = try launchPlaybackRecorder(["plt:Kick In", "plt:OH L", "plt:OH R"], at: "@\(start)", frames: 24_000, name: "again.wav")
@@ -191,7 +186,7 @@ final class PlaybackTests: JackTestCase {
     func testTwoFilesPlayInSyncFromAPosition() throws {
         let first = try writeSignalFile("a.wav", frames: 20_000, channels: 1, base: 1_000)
         let second = try writeSignalFile("b.wav", frames: 20_000, channels: 2, base: 500_000)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("a.wav"), path("b.wav"), "--name", "pl2", "--no-connect",
                                      "--at", "@\(start)", "--from", "5000f"])
         try waitForPorts(["pl2:out_1", "pl2:out_2", "pl2:out_3"])
@@ -250,7 +245,7 @@ final class PlaybackTests: JackTestCase {
     func testLoopsPlayExactlyThreeCopiesBackToBack() throws {
         let frames = 10_000
         let expected = try writeSignalFile("loop.wav", frames: frames, channels: 1)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("loop.wav"), "--name", "pll", "--no-connect", "--at", "@\(start)",
                                      "--loops", "2"])
         try waitForPorts(["pll:out_1"])
@@ -265,7 +260,7 @@ final class PlaybackTests: JackTestCase {
     /// `--volume 0.5`: every sample is the file's times 0.5 exactly: -6.02 dB.
     func testVolumeHalfMeasuresMinus6dB() throws {
         let expected = try writeSignalFile("vol.wav", frames: 20_000, channels: 1)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("vol.wav"), "--name", "plv", "--no-connect", "--at", "@\(start)",
                                      "--volume", "0.5"])
         try waitForPorts(["plv:out_1"])
@@ -290,7 +285,7 @@ final class PlaybackTests: JackTestCase {
     func testPanHardLeftSilencesTheRight() throws {
         let stereo = try writeSignalFile("st.wav", frames: 20_000, channels: 2)
         let mono = try writeSignalFile("mo.wav", frames: 20_000, channels: 1, base: 300_000)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", path("st.wav"), path("mo.wav"), "--name", "plp", "--no-connect",
                                      "--at", "@\(start)", "--pan", "-1"])
         try waitForPorts(["plp:out_1", "plp:out_2", "plp:out_3", "plp:out_4"])

@@ -30,10 +30,6 @@ final class PlayerTests: JackTestCase {
         return player
     }
 
-    func frameAhead(_ seconds: Double) -> UInt32 {
-        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
-    }
-
     func waitUntilFrame(_ frame: UInt32) {
         while FrameTime.distance(from: observer.estimatedFrameTime, to: frame) > 0 { usleep(5_000) }
     }
@@ -89,7 +85,7 @@ final class PlayerTests: JackTestCase {
         XCTAssertEqual(player.numberOfChannels, 1)
         XCTAssertEqual(player.duration, 2, accuracy: 1e-9)
         XCTAssertEqual(player.url.lastPathComponent, "resume.wav")
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let length = 4 * 48_000
         let recorder = try launchPlaybackRecorder(["pr:out_1"], at: "@\(start)", frames: length, name: "resume-take.wav")
         try player.play(atFrame: start)
@@ -131,7 +127,7 @@ final class PlayerTests: JackTestCase {
         defer { player.close() }
         player.currentFrame = 12_345
         XCTAssertEqual(player.currentFrame, 12_345)
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let recorder = try launchPlaybackRecorder(["ps:out_1"], at: "@\(start)", frames: 60_000, name: "seek-take.wav")
         try player.play(atFrame: start)
         waitUntilFrame(FrameTime.advance(start, by: 20_000))
@@ -164,7 +160,7 @@ final class PlayerTests: JackTestCase {
         let source = try signalFile("ramp.wav", frames: frames)
         let player = try makePlayer("ramp.wav", client: "pv")
         defer { player.close() }
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let recorder = try launchPlaybackRecorder(["pv:out_1"], at: "@\(start)", frames: frames, name: "ramp-take.wav")
         try player.play(atFrame: start)
         waitUntilFrame(FrameTime.advance(start, by: 30_000))
@@ -213,7 +209,7 @@ final class PlayerTests: JackTestCase {
         defer { player.close() }
         // A 4096-frame block (85 ms) every 150 ms: the reader runs at about half speed.
         player.readerDelayMicroseconds = 150_000
-        let start = frameAhead(2)
+        let start = frameAhead(3)
         let length = 4 * 48_000
         let (take, account) = try recordPlaying(player, port: "pu:out_1", start: start, frames: length, name: "slow-take.wav")
         let reported = account.lostSpans + account.lateCopySpans + account.uncertainSpans

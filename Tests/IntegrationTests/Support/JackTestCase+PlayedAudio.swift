@@ -101,6 +101,13 @@ extension JackTestCase {
         var underruns: [LostSpan]
     }
 
+    /// A frame `seconds` ahead of JACK's clock. The playback tests start 3 s ahead: a player and
+    /// a recorder, each a JACK client, must be ready by then on a server that other test
+    /// processes' servers share the machine with (2 s was once too little beside three of them).
+    func frameAhead(_ seconds: Double) -> UInt32 {
+        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
+    }
+
     /// Starts jcap recording `ports` from `at` (`@FRAME` or a moment) for `frames` frames into
     /// `name`: a float WAV, with `--meter json` so that it reports every span.
     func launchPlaybackRecorder(_ ports: [String], at: String, frames: Int, name: String) throws -> Subprocess {
@@ -114,6 +121,7 @@ extension JackTestCase {
     func finishPlaybackRecording(_ recorder: Subprocess, player: Subprocess?, name: String, frames: Int,
                                  file: StaticString = #filePath, line: UInt = #line) throws -> PlayedRecording {
         let status = try recorder.wait(timeout: 30)
+        if try missedTheStart(recorder) { throw TestFailure("the recorder missed its start, not ready in the lead the test gave: \(recorder.errorOutput)") }
         let account = try summaryAccount(recorder.output, errors: recorder.errorOutput, signalChannel: { _ in 0 }, file: file, line: line)
         XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput, file: file, line: line)
         var underruns: [LostSpan] = []

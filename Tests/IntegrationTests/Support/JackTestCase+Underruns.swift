@@ -12,6 +12,7 @@ extension JackTestCase {
                                        "-o", name, "--meter", "json"])
         try player.play(atFrame: start)
         let status = try recorder.wait(timeout: 30)
+        if try missedTheStart(recorder) { throw TestFailure("the recorder missed its start, not ready in the lead the test gave: \(recorder.errorOutput)") }
         let account = try summaryAccount(recorder.output, errors: recorder.errorOutput, file: file, line: line)
         XCTAssertEqual(status, exitStatus(reporting: account), recorder.errorOutput, file: file, line: line)
         XCTAssertEqual(account.startFrame, start, file: file, line: line)

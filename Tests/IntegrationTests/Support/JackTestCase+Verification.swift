@@ -22,6 +22,14 @@ extension JackTestCase {
         return account
     }
 
+    /// Whether jcap `process` (ended) missed its start: not ready by the time it was told, as on a
+    /// loaded host. It says so in its summary ("missed start") when the take was armed in time,
+    /// or refuses the time as passed before arming; exit status 13 either way, and no file.
+    func missedTheStart(_ process: Subprocess) throws -> Bool {
+        guard try process.wait() == ExitStatus.startInPast.rawValue else { return false }
+        return process.output.contains("\"outcome\":\"missed start\"") || process.errorOutput.contains("has already passed")
+    }
+
     /// Runs jcap to the end with `--meter json`: its status, standard error and the account its
     /// summary line gives (nil when it printed none, as when it refused to start).
     func runJcapReporting(_ arguments: [String], timeout: TimeInterval = 60) throws
