@@ -161,22 +161,34 @@ final class StudioSessionTests: JackTestCase {
     }
 
     func testPrettyNamesAndPortOrderAreJackMetadata() throws {
-        let session = try writeSession("meta")
+        // "Amp: Left" becomes port "Amp- Left": its pretty name says what the port name could
+        // not. "Kick In" is its port's name already, so it has an order and no pretty name.
+        let session = try writeSession("meta", tracks: """
+            [[track]]
+            name = "Kick In"
+            source = "sig:out_1"
+
+            [[track]]
+            name = "Amp: Left"
+            source = "sig:out_2"
+            """)
         let keys = Pipe()
         let jcap = try Subprocess(try Executables.built("jcap"), ["session", session, "--meter", "none"],
                                   server: server.name, directory: directory, standardInput: keys.fileHandleForReading)
-        try Self.waitFor("the session's ports") { observer.audioPorts(flags: JackPortIsInput).contains("meta:Kick In") }
+        try Self.waitFor("the session's ports") { observer.audioPorts(flags: JackPortIsInput).contains("meta:Amp- Left") }
         // The properties are set once the ports are connected: listed by then.
-        var listing = ""
-        try Self.waitFor("the pretty names in jack_property -l") {
-            listing = (try? runProgram(try Executables.system("jack_property"), ["-l"])) ?? ""
-            return listing.contains("Snare Bottom")
+        let jackProperty = try Executables.system("jack_property")
+        var amp = "", kick = ""
+        try Self.waitFor("the properties in jack_property") {
+            amp = (try? runProgram(jackProperty, ["--port", "-l", "meta:Amp- Left"])) ?? ""
+            kick = (try? runProgram(jackProperty, ["--port", "-l", "meta:Kick In"])) ?? ""
+            return amp.contains(JackClient.orderKey) && kick.contains(JackClient.orderKey)
         }
         keys.fileHandleForWriting.write(Data("q".utf8))
         XCTAssertEqual(try jcap.wait(timeout: 20), 0, jcap.errorOutput)
-        XCTAssertTrue(listing.contains("Snare Bottom"), listing)
-        XCTAssertTrue(listing.contains(JackClient.prettyNameKey), listing)
-        XCTAssertTrue(listing.contains(JackClient.orderKey), listing)
+        XCTAssertTrue(amp.contains(JackClient.prettyNameKey) && amp.contains("Amp: Left"), amp)
+        XCTAssertTrue(amp.contains("value: 2 "), amp)
+        XCTAssertFalse(kick.contains(JackClient.prettyNameKey), kick)
     }
 
     func testKeysRecordStopAndDiscardAndNumbersNeverRepeat() throws {

@@ -70,12 +70,14 @@ extension JackClient {
         }
     }
 
-    /// Removes the port's pretty name and display rank (what a session sets), each by its key.
+    /// Removes the port's pretty name and display rank (what a session sets), each by its key,
+    /// where the port has it (a session sets a pretty name only where it differs from the port's
+    /// name; looking is a read of the local database, removing a request to the server).
     /// Not jack_remove_properties: jack2 1.9.21 walks the whole metadata database for each
     /// subject, so removing 1024 ports' properties that way took most of a second of CPU.
     package func removeDisplayMetadata(ofPort port: OpaquePointer) {
         let subject = uuid(of: port)
-        for key in [JackClient.prettyNameKey, JackClient.orderKey] {
+        for key in [JackClient.prettyNameKey, JackClient.orderKey] where property(forKey: key, of: subject) != nil {
             try? removeProperty(forKey: key, of: subject)
         }
     }

@@ -115,8 +115,11 @@ public final class StudioSession: Sendable {
         client.isMeteringEnabled = true
         for (order, (track, port)) in zip(definition.tracks, client.engine.ports).enumerated() {
             // Shown by qjackctl and `jack_property -l`; a server without metadata support just
-            // shows the port names.
-            try? jack.setPrettyName(track.name, ofPort: port)
+            // shows the port names. A pretty name only where the port's name is not the track's
+            // (a ':' replaced, a name cut to fit): elsewhere a patchbay shows the same name
+            // without it, and each property set or removed is a notification to every client of
+            // the server (2,048 for 512 tracks with both, BENCHMARKS.md).
+            if track.portName != track.name { try? jack.setPrettyName(track.name, ofPort: port) }
             try? jack.setOrder(order + 1, ofPort: port)
         }
         return client
