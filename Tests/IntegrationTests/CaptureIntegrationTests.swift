@@ -63,7 +63,7 @@ final class CaptureIntegrationTests: JackTestCase {
     }
 
     func testAbsoluteStartFrameAndLengthAreExact() throws {
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let start = frameAhead(3)
         let (run, account, report) = try reportedTake(signalPorts(4) + ["--at", "@\(start)", "--for", "12345f", "-o", "at.wav"],
                                                       file: "at.wav")
         XCTAssertEqual(report.frames, 12_345)

@@ -50,7 +50,7 @@ final class LatencyAlignmentTests: JackTestCase {
     func ports(_ numbers: [Int]) -> [String] { numbers.flatMap { ["--port", "lat:out_\($0)"] } }
 
     func testEachChannelStartsWithTheSoundAtTheConverterAtTheStartFrame() throws {
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let start = frameAhead(3)
         let run = try runJcapReporting(ports([1, 2]) + ["--align-latency", "--at", "@\(start)", "--for", "4800f", "-o", "aligned.wav"])
         let reported = try XCTUnwrap(run.account, run.errors)
         XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
@@ -60,7 +60,7 @@ final class LatencyAlignmentTests: JackTestCase {
     }
 
     func testWithoutTheFlagNothingMoves() throws {
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let start = frameAhead(3)
         let run = try runJcapReporting(ports([1, 2]) + ["--at", "@\(start)", "--for", "4800f", "-o", "plain.wav"])
         let reported = try XCTUnwrap(run.account, run.errors)
         XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
@@ -79,7 +79,7 @@ final class LatencyAlignmentTests: JackTestCase {
     }
 
     func testOneLatencyOnEveryChannelShiftsTheWholeTake() throws {
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let start = frameAhead(3)
         let run = try runJcapReporting(ports([1, 3]) + ["--align-latency", "--at", "@\(start)", "--for", "2000f", "-o", "uniform.wav"])
         let reported = try XCTUnwrap(run.account, run.errors)
         XCTAssertEqual(run.status, exitStatus(reporting: reported), run.errors)
@@ -141,7 +141,7 @@ final class LatencyAlignmentTests: JackTestCase {
             source = "lat:out_2"
             """
         try text.write(toFile: path("latent.toml"), atomically: true, encoding: .utf8)
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let start = frameAhead(3)
         let run = try runJcap(["session", path("latent.toml"), "--at", "@\(start)", "--for", "4800f", "--meter", "none"])
         let entry = try XCTUnwrap(try TakeLog(folder: path("latent")).entries().first)
         let reported = try takeLogAccount(folder: path("latent"), take: entry.take)
@@ -185,7 +185,7 @@ final class LatencyAlignmentTests: JackTestCase {
         defer { session.close() }
         // Far (1000 frames) is disarmed: the take runs 300 frames behind, nothing is delayed.
         do {
-            let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            let start = frameAhead(3)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
             let entry = try XCTUnwrap(finished(take).last)
             let reported = try XCTUnwrap(TakeAccount(entry, folder: path("armed")), "\(entry)")
@@ -201,7 +201,7 @@ final class LatencyAlignmentTests: JackTestCase {
         // Armed, Far moves the take 1000 frames behind and is in it, aligned.
         try session.setArmed(true, track: "Far")
         do {
-            let start = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+            let start = frameAhead(3)
             let take = try session.record(at: .frame(start), length: .frames(4_800))
             let entry = try XCTUnwrap(finished(take).last)
             let reported = try XCTUnwrap(TakeAccount(entry, folder: path("armed")), "\(entry)")

@@ -17,7 +17,7 @@ final class MasterClockTests: JackTestCase {
             _ = try? timecode.wait(timeout: 10)
         }
         try Self.waitFor("jcap timecode", saying: { timecode.errorOutput }) { timecode.errorOutput.contains("jcap timecode:") }
-        let frame = FrameTime.advance(observer.estimatedFrameTime, by: 48_000)
+        let frame = frameAhead(3)
         let jcap = try launchJcap(signalPorts(2) + ["--master-clock", "tc:out", "--at", "@\(frame)", "--for", "24000f",
                                                     "-o", "take.wav", "--format", "float", "--meter", "json"])
         let status = try jcap.wait(timeout: 30)

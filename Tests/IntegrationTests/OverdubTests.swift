@@ -266,7 +266,7 @@ final class OverdubTests: JackTestCase {
     func testAnOverdubOnAChosenFrameLogsItAndThePlayerStartsThere() throws {
         let session = try writeSession(alignLatency: true)
         _ = try recordTakeOne(session)
-        let playFrame = FrameTime.advance(observer.estimatedFrameTime, by: server.sampleRate)
+        let playFrame = frameAhead(3)
         let run = try runJcap(["session", session, "--overdub", "1", "--at", "@\(playFrame)", "--for", "4800f",
                                "--playback-port", "loop:playback_*", "--meter", "none", "-v"])
         let overdub = try XCTUnwrap(try TakeLog(folder: path("dub")).entries().first { $0.take == 2 }, run.errors)

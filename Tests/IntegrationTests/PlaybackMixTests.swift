@@ -65,7 +65,7 @@ final class PlaybackMixTests: JackTestCase {
         // track on the wrong side, shows.
         XCTAssertNotEqual(expected[0], expected[1])
         // Checked against what the recorder and the player reported (`firstUnexplainedSample`).
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let start = frameAhead(3)
         let player = try launchJcap(["play", session, "--take", "1", "--mix", "--name", "plm", "--no-connect", "--at", "@\(start)"])
         try Self.waitFor("the mix's ports") { ["plm:mix_L", "plm:mix_R"].allSatisfy(observer.audioOutputPorts().contains) }
         XCTAssertFalse(observer.audioOutputPorts().contains("plm:Kick"), "no port of its own for a mixed track")
@@ -103,7 +103,7 @@ final class PlaybackMixTests: JackTestCase {
                                  mix: PlaybackMix(pans: [-0.5, 0, 0.25]))
         player.setSoloed(true, file: 1)
         XCTAssertEqual(player.mix?.soloed, [1])
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let start = frameAhead(3)
         let (soloed, account) = try recordMix(of: "pls", from: start, frames: 12_000, into: "solo.wav") { try player.play(atFrame: start) }
         try Self.waitFor("the end", timeout: 30) { !player.isPlaying }
         let underruns = player.underruns.map { LostSpan(position: Int64(FrameTime.distance(from: start, to: $0.jackFrame)), frames: Int64($0.frames)) }
@@ -131,7 +131,7 @@ final class PlaybackMixTests: JackTestCase {
         let files = try ["mixing/take-001-Kick.wav", "mixing/take-001-Bass.wav", "mixing/take-001-overheads.wav"].map(readChannels)
         let whole = Self.expectedMix(files, pans: [-0.5, 0, 0.25], frames: frames)
         let bassAlone = Self.expectedMix(files, pans: [-0.5, 0, 0.25], audible: [1], frames: frames)
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * rate)
+        let start = frameAhead(3)
         let keys = Pipe()
         let player = try Subprocess(try Executables.built("jcap"),
                                     ["play", session, "--take", "1", "--mix", "--name", "plk", "--no-connect", "--at", "@\(start)"],

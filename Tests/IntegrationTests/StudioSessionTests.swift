@@ -76,7 +76,7 @@ final class StudioSessionTests: JackTestCase {
 
     func testOneTakeAtAFrameWritesSevenFilesEverySampleInPlace() throws {
         let session = try writeSession()
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let start = frameAhead(3)
         let run = try runJcap(["session", session, "--at", "@\(start)", "--for", "24000f", "--meter", "none"])
         let account = try takeLogAccount(folder: folder(), take: 1)
         XCTAssertEqual(run.status, exitStatus(reportingAll: [account]), run.errors)
@@ -124,7 +124,7 @@ final class StudioSessionTests: JackTestCase {
 
     func testThreeTakesBackToBackLoseAndRepeatNothing() throws {
         let session = try writeSession()
-        let start = FrameTime.advance(observer.estimatedFrameTime, by: 2 * server.sampleRate)
+        let start = frameAhead(3)
         let run = try runJcap(["session", session, "--at", "@\(start)", "--for", "20000f", "--takes", "3", "--meter", "none"])
         let entries = try logEntries()
         XCTAssertEqual(entries.map(\.take), [1, 2, 3])

@@ -101,13 +101,6 @@ extension JackTestCase {
         var underruns: [LostSpan]
     }
 
-    /// A frame `seconds` ahead of JACK's clock. The playback tests start 3 s ahead: a player and
-    /// a recorder, each a JACK client, must be ready by then on a server that other test
-    /// processes' servers share the machine with (2 s was once too little beside three of them).
-    func frameAhead(_ seconds: Double) -> UInt32 {
-        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
-    }
-
     /// Starts jcap recording `ports` from `at` (`@FRAME` or a moment) for `frames` frames into
     /// `name`: a float WAV, with `--meter json` so that it reports every span.
     func launchPlaybackRecorder(_ ports: [String], at: String, frames: Int, name: String) throws -> Subprocess {

@@ -68,6 +68,14 @@ class JackTestCase: XCTestCase {
     var server: PrivateJackServer { Self.server }
     var observer: JackClient { Self.observer }
 
+    /// A frame `seconds` ahead of JACK's clock. Tests that start jcap on a frame give it 3 s:
+    /// each program started (a player, a recorder, a session) must be a ready JACK client by
+    /// then on a machine that other test processes' servers share (2 s was once too little for
+    /// a player and a recorder beside three of them; 1 s left a single recorder no margin).
+    func frameAhead(_ seconds: Double) -> UInt32 {
+        FrameTime.advance(observer.estimatedFrameTime, by: Int(seconds * Double(server.sampleRate)))
+    }
+
     /// `--port` arguments for the first `count` test-signal channels.
     func signalPorts(_ count: Int) -> [String] {
         (1...count).flatMap { ["--port", "sig:out_\($0)"] }
