@@ -126,7 +126,11 @@ final class ServerRestartSessionTests: JackTestCase {
         let names = try FileManager.default.contentsOfDirectory(atPath: path("scheduled")).filter { $0.hasPrefix("take-") }.sorted()
         XCTAssertEqual(names, ["take-001-A.wav", "take-001-B.wav"], "no empty files left of the take that never began")
         let entry = try XCTUnwrap(entries.first)
-        XCTAssertTrue([.complete, .framesLost].contains(entry.status), "\(entry.status)")
+        // An xrun on a busy machine loses frames or places a period by a guess: what the take
+        // reports, and every sample checked against it.
+        let account = try XCTUnwrap(TakeAccount(entry, folder: path("scheduled")), "\(entry)")
+        XCTAssertEqual(entry.status, takeStatus(reporting: account), errors)
+        assertAccountedFor(account)
         XCTAssertEqual(entry.frames, 48_000)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
