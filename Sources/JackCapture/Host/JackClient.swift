@@ -93,6 +93,25 @@ package final class JackClient: @unchecked Sendable {
     /// Whether `close` has been called.
     package var isClosed: Bool { open.withLock { !$0 } }
 
+    /// Whether the server still answers this client: its own UUID asked by its name, one request
+    /// and its reply, which fails once libjack has seen the server go. For a client kept open
+    /// without a host (`StudioSession`'s, while its sources are missing), which has no shutdown
+    /// callback to say so.
+    package var serverAnswers: Bool {
+        guard let name = whileOpen(nil, { jack_get_client_name($0).map { String(cString: $0) } }) else { return false }
+        return uuid(ofClientNamed: name) != nil
+    }
+
+    /// The UUID of the client called `name` on this client's server (jack_get_uuid_for_client_name,
+    /// a request to the server), or nil when there is none or the server does not answer.
+    package func uuid(ofClientNamed name: String) -> String? {
+        whileOpen(nil) { client in
+            guard let uuid = jack_get_uuid_for_client_name(client, name) else { return nil }
+            defer { jack_free(uuid) }
+            return String(cString: uuid)
+        }
+    }
+
     /// Whether libjack has finished closing the client (jack_client_close returned), which after
     /// a server shutdown can take seconds or never happen (`closeAfterServerShutdown`). Until
     /// then no other client may be opened in this process: libjack, opening a client after a

@@ -44,6 +44,10 @@ public final class StudioSession: Sendable {
     private struct State {
         var current: SessionTake?
         var lastTakeNumber: Int?
+        /// The client opened on a returned server whose tracks' sources were not all there yet:
+        /// kept open for the next try, and the session's client once they are
+        /// (`clientOnReturnedServer` says why).
+        var clientAwaitingSources: JackClient?
         /// Whether each track (in `definition.tracks` order) is armed now, and their names.
         private(set) var armed: [Bool] = []
         private(set) var armedNames: [String] = []
@@ -118,7 +122,7 @@ public final class StudioSession: Sendable {
             // shows the port names. A pretty name only where the port's name is not the track's
             // (a ':' replaced, a name cut to fit): elsewhere a patchbay shows the same name
             // without it, and each property set or removed is a notification to every client of
-            // the server (2,048 for 512 tracks with both, BENCHMARKS.md).
+            // the server (2,048 for 512 tracks with both).
             if track.portName != track.name { try? jack.setPrettyName(track.name, ofPort: port) }
             try? jack.setOrder(order + 1, ofPort: port)
         }
@@ -130,6 +134,10 @@ public final class StudioSession: Sendable {
     /// Finishes a take still recording, then closes the client and lets go of the folder.
     public func close() {
         if let take = state.withLock({ $0.current }) { _ = take.finish() }
+        if let waiting = state.withLock({ state in defer { state.clientAwaitingSources = nil }; return state.clientAwaitingSources }),
+           !waiting.isClosed {
+            if waiting.serverAnswers { waiting.close() } else { _ = waiting.closeAfterServerShutdown(timeout: .seconds(2)) }
+        }
         // The ports' metadata goes first, while this client still reads its notifications:
         // jack2 1.9.21 closing a client removes each port's properties and notifies every client,
         // this one included, whose notification thread no longer reads then; with more than a few
@@ -161,7 +169,7 @@ public final class StudioSession: Sendable {
         // the old one under that close (`JackClient.hasLetGo`): the server is not back for this
         // process until it returned.
         guard dead.jack.hasLetGo else { return .notYet }
-        guard let jack = try? JackClient(name: definition.name, server: serverName) else { return .notYet }
+        guard let jack = clientOnReturnedServer() else { return .notYet }
         if let rate = definition.sampleRate, rate != jack.sampleRate {
             jack.close()
             throw .sampleRateMismatch(definition.error(
@@ -170,8 +178,9 @@ public final class StudioSession: Sendable {
         }
         let sources: [String]
         do throws(StudioSessionError) { sources = try StudioSession.resolveSources(of: definition, on: jack) } catch {
-            // A source's client starts after its server: waited for, not an error.
-            jack.close()
+            // A source's client starts after its server: waited for, not an error, with this
+            // client kept open for the next try.
+            state.withLock { $0.clientAwaitingSources = jack }
             return .sourcesMissing(error)
         }
         let reopened: CaptureClient
@@ -181,6 +190,32 @@ public final class StudioSession: Sendable {
         }
         context.replaceClient(with: reopened)
         return .reopened
+    }
+
+    /// The client to open the session on, on a server that came back: the one kept from the try
+    /// before while the sources were missing, or a new one (nil: the server is not there, or the
+    /// kept client's server went again, which is then closed for the next try).
+    ///
+    /// Kept, not closed and opened again: with jack2 1.9.21, a client closed while a source's
+    /// client (starting after its server) was still opening, and the next opened under the same
+    /// number, was triggered by the server every cycle and never woken: its process callback never
+    /// ran, jackd logged "client = ... was not finished, state = Triggered", and the session waited
+    /// for ever (1 in 12 to 1 in 25 restarts of `ServerRestartSessionTests` on a loaded machine).
+    /// The likely cause is jack2 issue 721: a client still opening misses the removal of one
+    /// closed meanwhile, keeps its semaphore under that number, and wakes the stale one.
+    private func clientOnReturnedServer() -> JackClient? {
+        if let kept = state.withLock({ $0.clientAwaitingSources }) {
+            if !kept.isClosed && kept.serverAnswers {
+                state.withLock { $0.clientAwaitingSources = nil }
+                return kept
+            }
+            // Its server went again: closed as the session's own client is after a shutdown, and
+            // no other opened before libjack has let it go (`JackClient.hasLetGo`).
+            if !kept.isClosed { _ = kept.closeAfterServerShutdown(timeout: .seconds(2)) }
+            guard kept.hasLetGo else { return nil }
+            state.withLock { $0.clientAwaitingSources = nil }
+        }
+        return try? JackClient(name: definition.name, server: serverName)
     }
 
     /// Each track's source port, armed or not (a track armed later is already connected): a
