@@ -11,12 +11,7 @@ import jcap
 /// come, numbered after the last. Its own class: it stops and restarts its server.
 final class ServerRestartSessionTests: JackTestCase {
     func testASessionWaitsForTheServerAndRecordsTheNextTakesWhenItIsBack() throws {
-        let session = try writeSession("restart")
-        let jcap = try launchJcap(["session", session, "--takes", "2", "--for", "2s", "--meter", "none"])
-        try Self.waitFor("take 1") { jcap.errorOutput.contains("recording takes 1 to 2") }
-        usleep(1_000_000)
-        stopServer()
-        try Self.waitFor("jcap to wait for the server") { jcap.errorOutput.contains("waiting for it to come back") }
+        let jcap = try sessionCutInItsFirstTake("restart", after: 1_000_000)
         usleep(1_000_000)
         XCTAssertNil(jcap.process.isRunning ? nil : "exited", "jcap waits: \(jcap.errorOutput)")
 
@@ -42,12 +37,7 @@ final class ServerRestartSessionTests: JackTestCase {
     /// closed and opened again (jack2 1.9.21 can leave a client opened again under the closed
     /// one's number never woken, `StudioSession.clientOnReturnedServer`).
     func testTheClientThatWaitsForTheSourcesIsTheOneThatRecords() throws {
-        let session = try writeSession("kept")
-        let jcap = try launchJcap(["session", session, "--takes", "2", "--for", "2s", "--meter", "none"])
-        try Self.waitFor("take 1") { jcap.errorOutput.contains("recording takes 1 to 2") }
-        usleep(500_000)
-        stopServer()
-        try Self.waitFor("jcap to wait for the server") { jcap.errorOutput.contains("waiting for it to come back") }
+        let jcap = try sessionCutInItsFirstTake("kept", after: 500_000)
         try server.restart()
         Self.observer = try JackClient(name: "observer", server: server.name)
         try Self.observer.activate()
@@ -206,6 +196,18 @@ final class ServerRestartSessionTests: JackTestCase {
     }
 
     /// The server goes, and with it the test signal and this test's own client.
+    /// jcap recording session `name`, two 2 s takes, with the server stopped `microseconds` into
+    /// the first and jcap waiting for it.
+    private func sessionCutInItsFirstTake(_ name: String, after microseconds: useconds_t) throws -> Subprocess {
+        let session = try writeSession(name)
+        let jcap = try launchJcap(["session", session, "--takes", "2", "--for", "2s", "--meter", "none"])
+        try Self.waitFor("take 1") { jcap.errorOutput.contains("recording takes 1 to 2") }
+        usleep(microseconds)
+        stopServer()
+        try Self.waitFor("jcap to wait for the server") { jcap.errorOutput.contains("waiting for it to come back") }
+        return jcap
+    }
+
     private func stopServer() {
         server.stop()
         Self.signal.signal(SIGTERM)
