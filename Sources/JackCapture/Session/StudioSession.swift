@@ -1,9 +1,10 @@
 import Foundation
 
 /// A studio session, open: its JACK client named after the session, one input port per track
-/// (named after the track, with JACK metadata pretty names and order), connected to the tracks'
-/// sources and metered, recording take after take into the session folder, one file per armed
-/// track (or group), each take numbered, timestamped (BWF, iXML) and logged (`takes.jsonl`).
+/// (named after the track, with its order in JACK metadata and a pretty name where the port name
+/// had to differ), connected to the tracks' sources and metered, recording take after take into
+/// the session folder, one file per armed track (or group), each take numbered, timestamped
+/// (BWF, iXML) and logged (`takes.jsonl`).
 ///
 /// Tracks are armed and disarmed between takes (`setArmed`), as on a field recorder: every track
 /// has its port and goes through the ring, so arming one needs no new port or connection; a take
@@ -99,8 +100,9 @@ public final class StudioSession: Sendable {
         state.withLock { [trackNames] in $0.arm(definition.tracks.map(\.armed), names: trackNames) }
     }
 
-    /// The session's capture client on `jack`: one port per track (named after it, with JACK
-    /// metadata pretty names and order), connected to `sources`, metered.
+    /// The session's capture client on `jack`: one port per track (named after it, with its order
+    /// in JACK metadata and a pretty name where the port name had to differ), connected to
+    /// `sources`, metered.
     private static func openCapture(_ definition: SessionDefinition, serverName: String?, jack: JackClient,
                                     sources: [String]) throws(StudioSessionError) -> CaptureClient {
         var configuration = CaptureConfiguration()
@@ -155,7 +157,7 @@ public final class StudioSession: Sendable {
 
     /// After the server went away: tries once to reach it again (without starting one) and, when
     /// it is back with every track's source, opens the session's client on it as it was: the same
-    /// client and port names, pretty names and order, each port connected to its track's source.
+    /// client and port names, order and pretty names, each port connected to its track's source.
     /// The dead server's client is closed first (libjack keeps per-process state of the server it
     /// reached; it goes with the last client).
     ///
