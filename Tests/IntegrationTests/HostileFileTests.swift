@@ -62,7 +62,9 @@ final class HostileFileTests: JackTestCase {
         // A track name and a note carrying ESC sequences (clear the screen, red), a C1 CSI and a BEL.
         let session = try writeSession("escapes", tracks: "[[track]]\nname = \"\\u001B[2JVox\\u009B31m\\u0007\"\nsource = \"sig:out_1\"\n")
         let take = try runJcap(["session", session, "--for", "4800f", "--meter", "none"])
-        XCTAssertEqual(take.status, 0, take.errors)
+        let accounts = try takeLogAccounts(folder: path("escapes"))
+        XCTAssertEqual(take.status, exitStatus(reportingAll: accounts), take.errors)
+        for account in accounts { assertAccountedFor(account) }
         XCTAssertTrue(take.errors.contains("\\u{1B}[2JVox\\u{9B}31m\\u{7}"), take.errors)
         let note = "\u{1B}]0;owned\u{7}\u{1B}[31mbest take\u{7F}"
         let setNote = try runJcap(["takes", session, "--note", "1", note])

