@@ -175,8 +175,9 @@ class NetJackTestCase: XCTestCase {
     /// see: from take position `position` on, the file is `frames` later on the master's clock.
     struct MasterStep: Equatable, CustomStringConvertible {
         let position: Int64
+        /// 0: the period at `position` mixes the master's periods (`verifySlaveTake`).
         let frames: Int64
-        var description: String { "\(frames) frames at \(position)" }
+        var description: String { frames == 0 ? "a mixed period at \(position)" : "\(frames) frames at \(position)" }
     }
 
     /// Checks a take recorded on the slave without the master's timecode against jcap's report
@@ -185,7 +186,12 @@ class NetJackTestCase: XCTestCase {
     /// not (docs/netjack.md), so only the master's server can tell. For each xrun the master
     /// reported during the take, the file may step once to a new offset against the master, by a
     /// whole number of periods; before and after each step every sample must be the signal in
-    /// place or inside a span jcap reported. With no master xrun, no step.
+    /// place or inside a span jcap reported. With no master xrun, no step. Where a step leaves the
+    /// same period out of place on other channels, the period holds parts of two of the master's
+    /// (NetJACK2 plays a cycle with the packets that came, and a master late with its cycle has sent
+    /// part of it): that period is excused instead, in place of the step, as one of the master's
+    /// xruns (a CI run on a busy host: 95 master xruns in a 2 s take, channels 1-26 of one period in
+    /// place and 27-64 a period ahead).
     func verifySlaveTake(_ account: TakeAccount, masterXruns: Int) -> (verification: TakeVerification, steps: [MasterStep]) {
         var account = account
         var steps: [MasterStep] = []
@@ -197,6 +203,12 @@ class NetJackTestCase: XCTestCase {
             }
             let step = signalDistance(from: first.expected, to: found)
             guard step != 0, step % link.period == 0 else { return (verification, steps) }
+            if let last = steps.last, last.position == first.position, last.frames != 0 {
+                account.pauses.removeLast()
+                steps[steps.count - 1] = MasterStep(position: first.position, frames: 0)
+                account.uncertainSpans.append(LostSpan(position: first.position, frames: Int64(link.period)))
+                continue
+            }
             steps.append(MasterStep(position: first.position, frames: Int64(step)))
             account.pauses.append(TakeAccount.Pause(position: first.position, skippedFrames: Int64(step)))
         }
