@@ -18,6 +18,8 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
         public var expected: Int
         /// The frame time the sample decodes to on its channel; nil for silence or no signal.
         public var found: Int?
+        /// The sample is exactly 0: silence, not a sample of some other signal.
+        public var isSilence = false
     }
 
     /// A reported lost span that holds something other than silence.
@@ -39,6 +41,9 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
     /// reported as a late copy or a guess truly was one.
     public var excusedMisplacedSamples: Int64 = 0
     public var misplacedSamples: Int64 = 0
+    /// Of those, the samples that are exactly 0: where a file holds silence nobody reported (a
+    /// NetJACK2 slave's driver fills what never arrived with it), rather than audio out of place.
+    public var silentMisplacedSamples: Int64 = 0
     public var firstMisplaced: [MisplacedSample] = []
     public var falseSpans: [FalseSpan] = []
     /// Files that could not be read, had the wrong channel count or another length than reported.
@@ -49,14 +54,15 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
     public var isAccountedFor: Bool { misplacedSamples == 0 && falseSpans.isEmpty && fileProblems.isEmpty && files > 0 }
 
     public var description: String {
-        var text = "\(checkedSamples) samples in \(files) file\(files == 1 ? "" : "s"): \(misplacedSamples) unreported misplaced, "
+        var text = "\(checkedSamples) samples in \(files) file\(files == 1 ? "" : "s"): \(misplacedSamples) unreported misplaced "
+            + "(\(silentMisplacedSamples) of them silence), "
             + "\(falseSpans.count) falsely reported lost span\(falseSpans.count == 1 ? "" : "s"), "
             + "\(silentReportedSamples) silent in reported lost spans, \(excusedSamples) in reported late/uncertain periods "
             + "(\(excusedMisplacedSamples) of them not in place)"
         if !firstMisplaced.isEmpty {
             text += "; first misplaced: " + firstMisplaced.prefix(4).map {
                 "\($0.path) channel \($0.channel + 1) frame \($0.frame) (take position \($0.position)): expected frame time "
-                    + "\($0.expected), found \($0.found.map(String.init) ?? "no signal")"
+                    + "\($0.expected), found \($0.found.map(String.init) ?? ($0.isSilence ? "silence" : "no signal"))"
             }.joined(separator: "; ")
         }
         if !falseSpans.isEmpty {
@@ -132,11 +138,13 @@ public struct TakeVerification: Equatable, Sendable, CustomStringConvertible {
                         continue
                     }
                     misplacedSamples += 1
+                    if sample == 0 { silentMisplacedSamples += 1 }
                     if firstMisplaced.count < 8 {
                         firstMisplaced.append(MisplacedSample(
                             path: file.path, frame: frame + Int64(local), position: position, channel: channel,
                             expected: Int(due) % TestSignal.timeModulus,
-                            found: sample == 0 ? nil : TestSignal.frameTime(decoding: sample, channel: file.signalChannels[channel])))
+                            found: sample == 0 ? nil : TestSignal.frameTime(decoding: sample, channel: file.signalChannels[channel]),
+                            isSilence: sample == 0))
                     }
                 }
             }

@@ -64,6 +64,20 @@ struct TakeVerificationTests {
         #expect(result.description.contains("unreported misplaced"), "\(result)")
     }
 
+    @Test("a sample that is no signal at all is misplaced and not counted as silence")
+    func noSignal() throws {
+        var samples = Self.rightSamples()
+        // 0.7 is no sample of the signal: 0.7 × 2^23 is no whole number.
+        for frame in 5_000..<5_004 { samples[frame] = [0.7, 0.7] }
+        let path = try Self.write(samples)
+        defer { unlink(path) }
+        let result = TakeVerification.verify(Self.account(path))
+        #expect(result.misplacedSamples == 8 && result.silentMisplacedSamples == 0, "\(result)")
+        let first = try #require(result.firstMisplaced.first)
+        #expect(first.found == nil && !first.isSilence && first.frame == 5_000)
+        #expect(result.description.contains("found no signal"), "\(result)")
+    }
+
     @Test("a silence nobody reported is misplaced; the same silence reported lost is accounted for")
     func unreportedSilence() throws {
         var samples = Self.rightSamples()
@@ -73,6 +87,11 @@ struct TakeVerificationTests {
         let unreported = TakeVerification.verify(Self.account(path))
         #expect(unreported.misplacedSamples == 512, "\(unreported)")
         #expect(unreported.firstMisplaced.first?.found == nil)
+        // Told apart from a sample of no signal: counted as silence, and said so.
+        #expect(unreported.silentMisplacedSamples == 512)
+        #expect(unreported.firstMisplaced.first?.isSilence == true)
+        #expect(unreported.description.contains("512 unreported misplaced (512 of them silence)"), "\(unreported)")
+        #expect(unreported.description.contains("found silence"), "\(unreported)")
         let reported = TakeVerification.verify(Self.account(path, lost: [LostSpan(position: 2_048, frames: 256)]))
         #expect(reported.isAccountedFor, "\(reported)")
         #expect(reported.silentReportedSamples == 512)
