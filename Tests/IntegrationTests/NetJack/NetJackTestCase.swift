@@ -171,47 +171,15 @@ class NetJackTestCase: XCTestCase {
         return (now.master - mark.master, now.slave - mark.slave)
     }
 
-    /// A step of a slave's file against the master's clock that no recorder on the slave could
-    /// see: from take position `position` on, the file is `frames` later on the master's clock.
-    struct MasterStep: Equatable, CustomStringConvertible {
-        let position: Int64
-        /// 0: the period at `position` mixes the master's periods (`verifySlaveTake`).
-        let frames: Int64
-        var description: String { frames == 0 ? "a mixed period at \(position)" : "\(frames) frames at \(position)" }
-    }
+    typealias MasterStep = SlaveTakeVerification.MasterStep
 
     /// Checks a take recorded on the slave without the master's timecode against jcap's report
-    /// (`account`, at the link's offset its first frame showed) and the master's own: a master
-    /// that misses a deadline jumps its clock, the jump crosses the link and the slave's clock does
-    /// not (docs/netjack.md), so only the master's server can tell. For each xrun the master
-    /// reported during the take, the file may step once to a new offset against the master, by a
-    /// whole number of periods; before and after each step every sample must be the signal in
-    /// place or inside a span jcap reported. With no master xrun, no step. Where a step leaves the
-    /// same period out of place on other channels, the period holds parts of two of the master's
-    /// (NetJACK2 plays a cycle with the packets that came, and a master late with its cycle has sent
-    /// part of it): that period is excused instead, in place of the step, as one of the master's
-    /// xruns (a CI run on a busy host: 95 master xruns in a 2 s take, channels 1-26 of one period in
-    /// place and 27-64 a period ahead).
+    /// (`account`, at the link's offset its first frame showed) and the master's own xruns
+    /// (`SlaveTakeVerification`: each may account for a step of the file against the master's
+    /// clock, or for one period not filled from one of the master's; with none, nothing beyond
+    /// jcap's report is allowed).
     func verifySlaveTake(_ account: TakeAccount, masterXruns: Int) -> (verification: TakeVerification, steps: [MasterStep]) {
-        var account = account
-        var steps: [MasterStep] = []
-        while true {
-            let verification = TakeVerification.verify(account)
-            guard !verification.isAccountedFor, steps.count < masterXruns, verification.misplacedSamples > 0,
-                  let first = verification.firstMisplaced.first, let found = first.found else {
-                return (verification, steps)
-            }
-            let step = signalDistance(from: first.expected, to: found)
-            guard step != 0, step % link.period == 0 else { return (verification, steps) }
-            if let last = steps.last, last.position == first.position, last.frames != 0 {
-                account.pauses.removeLast()
-                steps[steps.count - 1] = MasterStep(position: first.position, frames: 0)
-                account.uncertainSpans.append(LostSpan(position: first.position, frames: Int64(link.period)))
-                continue
-            }
-            steps.append(MasterStep(position: first.position, frames: Int64(step)))
-            account.pauses.append(TakeAccount.Pause(position: first.position, skippedFrames: Int64(step)))
-        }
+        SlaveTakeVerification.verify(account, masterXruns: masterXruns, period: link.period)
     }
 
     /// The exit status jcap's report of a take calls for: 3 with frames lost, a master clock jump
@@ -244,9 +212,7 @@ class NetJackTestCase: XCTestCase {
 
     /// Frames from `earlier` to `later`, both modulo 2^22, as the signed distance nearest zero.
     func signalDistance(from earlier: Int, to later: Int) -> Int {
-        let modulus = TestSignal.timeModulus
-        let forward = ((later - earlier) % modulus + modulus) % modulus
-        return forward > modulus / 2 ? forward - modulus : forward
+        SlaveTakeVerification.distance(from: earlier, to: later)
     }
 
     /// The account of a take jcap recorded on the slave from `system:capture_1...N`, from its
