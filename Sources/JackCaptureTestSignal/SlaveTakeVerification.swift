@@ -21,7 +21,7 @@ public enum SlaveTakeVerification {
             self.frames = frames
         }
 
-        public var description: String { frames == 0 ? "a mixed period at \(position)" : "\(frames) frames at \(position)" }
+        public var description: String { frames == 0 ? "a period not one of the master's at \(position)" : "\(frames) frames at \(position)" }
     }
 
     /// `account` verified with up to `masterXruns` of the master's xruns accounted for, found one
