@@ -40,13 +40,27 @@ final class NetJackDropoutTests: NetJackTestCase {
         // their own (`verifySlaveTake`), and nothing else may move.
         let (verification, steps) = verifySlaveTake(account, masterXruns: take.xruns.master + 1)
         XCTAssertTrue(verification.isAccountedFor, "\(verification); steps \(steps), xruns \(take.xruns)\n\(errors)")
-        guard let slip = steps.max(by: { $0.frames < $1.frames }) else {
+        let unpatched = account.files.flatMap { $0.unpatchedSpans.joined() }.map(\.position).min()
+        if unpatched == nil, take.xruns.master > 0, !dropouts.isEmpty, steps.allSatisfy({ $0.frames <= Int64(link.period) }) {
+            // A master stalled through the drop (its xruns) sent nothing meanwhile: the file holds
+            // the master's audio in order but for its xruns' own steps of a period each, and jcap
+            // reports the stall as a link dropout, as docs/netjack.md says (seen beside
+            // tools/steal: 64 master xruns, one step of 1,024 frames at 27,648, a dropout of
+            // 94,208 frames reported at 74,752).
+            XCTAssertLessThanOrEqual(dropouts.count - 1, take.xruns.master,
+                                     "link dropouts reported: \(dropouts), xruns \(take.xruns)\n\(errors)")
+            XCTAssertTrue(errors.contains("NetJACK2 link dropout near"), errors)
+            print("note: the master stalled through the drop: dropout \(dropouts), steps \(steps), xruns \(take.xruns)")
+            return
+        }
+        guard unpatched == nil, let slip = steps.max(by: { $0.frames < $1.frames }) else {
             // A master so loaded that the link stayed down for seconds (measured in CI: 58 master
             // xruns, a dropout of 94,208 frames) makes the slave's driver start again with new
             // capture ports: jcap reports each channel disconnected and records silence from
-            // there, so no step can show. The disconnection must then come with the dropout.
-            let unpatchedFrom = try XCTUnwrap(account.files.flatMap { $0.unpatchedSpans.joined() }.map(\.position).min(),
-                                              "the link lost nothing beyond what jcap reported: \(verification)")
+            // there, so the dropout shows no step (the master's xruns before it may show steps
+            // of their own: seen beside tools/steal, one of 1,024 frames at 27,648, the dropout
+            // reported at 74,752). The disconnection must then come with the dropout.
+            let unpatchedFrom = try XCTUnwrap(unpatched, "the link lost nothing beyond what jcap reported: \(verification)")
             XCTAssertLessThanOrEqual(dropouts.count - 1, take.xruns.master,
                                      "link dropouts reported: \(dropouts), xruns \(take.xruns)\n\(errors)")
             let nearest = dropouts.map { abs($0.position - unpatchedFrom) }.min() ?? .max
@@ -110,7 +124,11 @@ final class NetJackDropoutTests: NetJackTestCase {
         // The link's offset the file shows is the one the timecode named.
         XCTAssertEqual(take.linkOffset,
                        signalDistance(from: Int(startFrame) % TestSignal.timeModulus, to: Int(masterStart) % TestSignal.timeModulus))
-        XCTAssertEqual(status, 3, errors)
+
+        // Taken as jcap reported it (the take's frames moving on by the jump there, as a pause's
+        // do: `slaveAccount`), every sample is the master's signal or inside a span jcap reported.
+        let verification = TakeVerification.verify(account)
+        XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
 
         // One jump over the periods that never arrived; measured, sometimes followed a period
         // later by a jump back of one period: the slave, catching up, rendered the next period's
@@ -118,16 +136,21 @@ final class NetJackDropoutTests: NetJackTestCase {
         // Under load the master's own xruns jump its clock too, and the timecode names those
         // jumps as well: one each at most, away from the dropout's.
         let allJumps = try reportedSpans("master_jumps", in: output)
-        let biggest = try XCTUnwrap(allJumps.max { $0.frames < $1.frames }, "no master clock jump reported\n\(errors)")
+        guard let biggest = allJumps.max(by: { $0.frames < $1.frames }) else {
+            // A master stalled through the drop (its xruns) sent nothing meanwhile: no frame of
+            // its is missing, so there is no jump, and the take is as jcap reported it (seen beside
+            // tools/steal: callbacks late and placements uncertain across the drop, exit 9).
+            XCTAssertGreaterThan(take.xruns.master, 0, "no master clock jump reported, and no master xrun\n\(errors)")
+            XCTAssertEqual(status, exitStatus(reporting: account), errors)
+            print("note: dropout of 100 ms on the master's clock: the master stalled through it, no jump; xruns \(take.xruns)")
+            return
+        }
+        XCTAssertEqual(status, 3, errors)
         let jumps = allJumps.filter { abs($0.position - biggest.position) <= Int64(4 * link.period) }
         XCTAssertLessThanOrEqual(allJumps.count - jumps.count, take.xruns.master,
                                  "jumps besides the dropout's: \(allJumps), xruns \(take.xruns)\n\(errors)")
         XCTAssertLessThanOrEqual(jumps.count, 3, "master clock jumps reported: \(allJumps)\n\(errors)")
         XCTAssertEqual(try reportedDropouts(output), [], "the timecode's jump replaces the callbacks' estimate")
-        // Taken as jcap reported it (the take's frames moving on by the jump there, as a pause's
-        // do: `slaveAccount`), every sample is the master's signal or inside a span jcap reported.
-        let verification = TakeVerification.verify(account)
-        XCTAssertTrue(verification.isAccountedFor, "\(verification)\n\(errors)")
         if let first = jumps.first, let last = jumps.last {
             if biggest.frames > Int64(4 * link.period) {
                 // The master's frames that never arrived: the file jumps ahead there, first. Once,
